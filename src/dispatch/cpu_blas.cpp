@@ -1,0 +1,112 @@
+// Finds the CPU BLAS that every call not run on the GPU is forwarded to.
+#include "dispatch/cpu_blas.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "dispatch/log.h"
+#include "policy/config.h"
+
+namespace blasoffload {
+
+CpuBlas g_cpu;
+
+namespace {
+
+void* g_named_handle = nullptr;  // BLASOFFLOAD_CPU_BLAS, when given
+
+const void* our_base() {
+  static const void* base = [] {
+    Dl_info info{};
+    dladdr(reinterpret_cast<const void*>(&our_base), &info);
+    return info.dli_fbase;
+  }();
+  return base;
+}
+
+int collect_object(struct dl_phdr_info* info, size_t, void* data) {
+  auto* names = static_cast<std::vector<std::string>*>(data);
+  if (info->dlpi_name && info->dlpi_name[0] && reinterpret_cast<const void*>(info->dlpi_addr) != our_base())
+    names->emplace_back(info->dlpi_name);
+  return 0;
+}
+
+// Libraries loaded in a local scope (dlopen RTLD_LOCAL) are invisible to RTLD_NEXT and RTLD_DEFAULT;
+// ask each loaded object directly, in load order.
+void* find_in_loaded_objects(const char* symbol) {
+  std::vector<std::string> names;
+  dl_iterate_phdr(collect_object, &names);
+  for (const auto& name : names) {
+    void* h = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) continue;
+    void* p = dlsym(h, symbol);
+    dlclose(h);  // RTLD_NOLOAD only took a reference; the object stays loaded by its owner
+    if (p && !is_our_address(p)) return p;
+  }
+  return nullptr;
+}
+
+void* find_default(const char* symbol) {
+  void* p = dlsym(RTLD_NEXT, symbol);
+  if (p && !is_our_address(p)) return p;
+  return find_in_loaded_objects(symbol);
+}
+
+void* find_cpu_symbol(const char* symbol) {
+  if (g_named_handle) {
+    if (void* p = dlsym(g_named_handle, symbol); p && !is_our_address(p)) return p;
+    log_debug("%s not in BLASOFFLOAD_CPU_BLAS; looking it up in the process", symbol);
+  }
+  return find_default(symbol);
+}
+
+std::string object_of(const void* p) {
+  Dl_info info{};
+  if (p && dladdr(p, &info) && info.dli_fname) return info.dli_fname;
+  return "(not found)";
+}
+
+}  // namespace
+
+bool is_our_address(const void* p) {
+  Dl_info info{};
+  return dladdr(p, &info) && info.dli_fbase == our_base();
+}
+
+void* find_foreign_symbol(const char* symbol) {
+  void* p = dlsym(RTLD_DEFAULT, symbol);
+  if (p && !is_our_address(p)) return p;
+  return find_cpu_symbol(symbol);
+}
+
+void resolve_cpu_blas() {
+  const Settings& s = settings();
+  if (!s.cpu_blas.empty()) {
+    g_named_handle = dlopen(s.cpu_blas.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!g_named_handle) {
+      log_warning("BLASOFFLOAD_CPU_BLAS=%s cannot be loaded: %s", s.cpu_blas.c_str(), dlerror());
+      std::abort();
+    }
+  }
+#define BO_ROUTINE(lower, UPPER)                                                          \
+  g_cpu.lower##_f = reinterpret_cast<lower##_fortran_t*>(find_cpu_symbol(#lower "_"));    \
+  g_cpu.lower##_c = reinterpret_cast<lower##_cblas_t*>(find_cpu_symbol("cblas_" #lower));
+#include "routines.def"
+#undef BO_ROUTINE
+  g_cpu.library = object_of(reinterpret_cast<const void*>(g_cpu.sgemm_f));
+  log_debug("CPU BLAS: %s", g_cpu.library.c_str());
+}
+
+void cpu_blas_missing(const char* symbol) {
+  log_warning(
+      "no CPU BLAS defines %s, so this call cannot be forwarded. Set BLASOFFLOAD_CPU_BLAS to a BLAS library "
+      "(e.g. BLASOFFLOAD_CPU_BLAS=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3), or link/load one after "
+      "libblasoffload.so. Aborting.",
+      symbol);
+  std::abort();
+}
+
+}  // namespace blasoffload

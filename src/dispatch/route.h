@@ -1,0 +1,67 @@
+// Runs one checked BLAS call where the policy says, falls back to the CPU on GPU failure, and counts it.
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+
+#include "dispatch/log.h"
+#include "dispatch/stats.h"
+#include "offload/cuda_module_api.h"
+#include "offload/module_loader.h"
+#include "policy/policy.h"
+
+namespace blasoffload {
+
+extern const Settings* g_settings;  // set by initialisation; read-only afterwards
+
+inline std::uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// `cpu()` runs the call on the CPU BLAS. `gpu(module)` returns a bo_cuda_status and, unless it returns
+// BO_CUDA_OK, has written nothing. `describe(buf, size)` formats the arguments for BLASOFFLOAD_LOG=calls.
+template <class Cpu, class Gpu, class Describe>
+inline void route(Routine r, std::uint64_t bytes, Cpu&& cpu, Gpu&& gpu, Describe&& describe) {
+  const Settings& s = *g_settings;
+  const bool counting = s.log >= LogLevel::kSummary;
+  const std::uint64_t t0 = counting ? now_ns() : 0;
+  Where where = Where::kCpu;
+  bool fell_back = false;
+  if (decide(s, r) == Target::kGpu) {
+    int st = BO_CUDA_NO_DEVICE;
+    if (const bo_cuda_module* m = gpu_module()) st = gpu(m);
+    if (st == BO_CUDA_OK) {
+      where = Where::kGpu;
+    } else {
+      if (gpu_module()) note_gpu_failure(routine_name(r), st);
+      fell_back = true;
+    }
+  }
+  if (where == Where::kCpu) cpu();
+  if (!counting) return;
+  const std::uint64_t dt = now_ns() - t0;
+  auto& c = thread_stats().r[index(r)];
+  c.calls[static_cast<int>(where)].add(1);
+  c.ns[static_cast<int>(where)].add(dt);
+  c.bytes.add(bytes);
+  if (fell_back) c.fallbacks.add(1);
+  if (s.log >= LogLevel::kCalls) {
+    char args[160];
+    describe(args, sizeof args);
+    log_call("%s(%s) -> %s%s, %.3f ms", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu",
+             fell_back ? " (GPU fallback)" : "", dt * 1e-6);
+  }
+}
+
+// Counts a call that ended in XERBLA or a reference quick return.
+inline void count_error(Routine r) {
+  if (g_settings->log >= LogLevel::kSummary) thread_stats().r[index(r)].errors.add(1);
+}
+inline void count_quick_return(Routine r) {
+  if (g_settings->log >= LogLevel::kSummary) thread_stats().r[index(r)].quick.add(1);
+}
+
+}  // namespace blasoffload

@@ -1,0 +1,127 @@
+// Per-routine logic shared by the Fortran and CBLAS entry points: reference checks and quick returns,
+// then the GPU or the CPU BLAS.
+#include "dispatch/routines.h"
+
+#include <cstdio>
+
+#include "abi/arg_checks.h"
+#include "dispatch/cpu_blas.h"
+#include "dispatch/route.h"
+
+namespace blasoffload {
+
+namespace {
+constexpr std::uint64_t kF = sizeof(float);
+inline std::uint64_t u(blas_int v) { return static_cast<std::uint64_t>(v); }
+// Elements a strided vector of n entries spans in memory (what BLAS may touch).
+inline std::uint64_t span(blas_int n, blas_int inc) { return n > 0 ? 1 + u(n - 1) * u(inc < 0 ? -inc : inc) : 0; }
+}  // namespace
+
+void forward_sgemm(const SgemmCall& c) {
+  if (!g_cpu.sgemm_f) cpu_blas_missing("sgemm_");
+  g_cpu.sgemm_f(c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.a, c.lda, c.b, c.ldb, c.beta, c.c, c.ldc,
+                c.transa_len, c.transb_len);
+}
+
+void forward_sgemv(const SgemvCall& c) {
+  if (!g_cpu.sgemv_f) cpu_blas_missing("sgemv_");
+  g_cpu.sgemv_f(c.trans, c.m, c.n, c.alpha, c.a, c.lda, c.x, c.incx, c.beta, c.y, c.incy, c.trans_len);
+}
+
+void forward_strsv(const StrsvCall& c) {
+  if (!g_cpu.strsv_f) cpu_blas_missing("strsv_");
+  g_cpu.strsv_f(c.uplo, c.trans, c.diag, c.n, c.a, c.lda, c.x, c.incx, c.uplo_len, c.trans_len, c.diag_len);
+}
+
+float forward_snrm2(const blas_int* n, const float* x, const blas_int* incx) {
+  if (!g_cpu.snrm2_f) cpu_blas_missing("snrm2_");
+  return g_cpu.snrm2_f(n, x, incx);
+}
+
+void run_sgemm(const SgemmCall& c) {
+  const char ta = upper(*c.transa), tb = upper(*c.transb);
+  const blas_int m = *c.m, n = *c.n, k = *c.k;
+  if (blas_int info = check_sgemm(ta, tb, m, n, k, *c.lda, *c.ldb, *c.ldc)) {
+    count_error(Routine::sgemm);
+    report_xerbla("SGEMM ", info);
+    return;
+  }
+  const float alpha = *c.alpha, beta = *c.beta;
+  if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) {
+    count_quick_return(Routine::sgemm);
+    return;
+  }
+  const std::uint64_t bytes = kF * (u(m) * u(k) + u(k) * u(n) + u(m) * u(n));
+  route(
+      Routine::sgemm, bytes, [&] { forward_sgemm(c); },
+      [&](const bo_cuda_module* g) {
+        return g->sgemm(ta, tb, m, n, k, alpha, c.a, *c.lda, c.b, *c.ldb, beta, c.c, *c.ldc);
+      },
+      [&](char* buf, std::size_t size) {
+        std::snprintf(buf, size, "%c%c m=%d n=%d k=%d", ta, tb, int(m), int(n), int(k));
+      });
+}
+
+void run_sgemv(const SgemvCall& c) {
+  const char t = upper(*c.trans);
+  const blas_int m = *c.m, n = *c.n;
+  if (blas_int info = check_sgemv(t, m, n, *c.lda, *c.incx, *c.incy)) {
+    count_error(Routine::sgemv);
+    report_xerbla("SGEMV ", info);
+    return;
+  }
+  const float alpha = *c.alpha, beta = *c.beta;
+  if (m == 0 || n == 0 || (alpha == 0.0f && beta == 1.0f)) {
+    count_quick_return(Routine::sgemv);
+    return;
+  }
+  const blas_int lenx = t == 'N' ? n : m, leny = t == 'N' ? m : n;
+  const std::uint64_t bytes = kF * (u(m) * u(n) + u(lenx) + u(leny));
+  route(
+      Routine::sgemv, bytes, [&] { forward_sgemv(c); },
+      [&](const bo_cuda_module* g) {
+        return g->sgemv(t, m, n, alpha, c.a, *c.lda, c.x, *c.incx, beta, c.y, *c.incy);
+      },
+      [&](char* buf, std::size_t size) {
+        std::snprintf(buf, size, "%c m=%d n=%d incx=%d incy=%d", t, int(m), int(n), int(*c.incx), int(*c.incy));
+      });
+}
+
+void run_strsv(const StrsvCall& c) {
+  const char ul = upper(*c.uplo), t = upper(*c.trans), d = upper(*c.diag);
+  const blas_int n = *c.n;
+  if (blas_int info = check_strsv(ul, t, d, n, *c.lda, *c.incx)) {
+    count_error(Routine::strsv);
+    report_xerbla("STRSV ", info);
+    return;
+  }
+  if (n == 0) {
+    count_quick_return(Routine::strsv);
+    return;
+  }
+  const std::uint64_t bytes = kF * (u(n) * u(n + 1) / 2 + u(n));
+  route(
+      Routine::strsv, bytes, [&] { forward_strsv(c); },
+      [&](const bo_cuda_module* g) { return g->strsv(ul, t, d, n, c.a, *c.lda, c.x, *c.incx); },
+      [&](char* buf, std::size_t size) {
+        std::snprintf(buf, size, "%c%c%c n=%d incx=%d", ul, t, d, int(n), int(*c.incx));
+      });
+}
+
+float run_snrm2(const blas_int* n, const float* x, const blas_int* incx) {
+  // Libraries disagree for incx <= 0 (reference: norm of |incx| stride or sqrt(n)|x1|; OpenBLAS: 0), so
+  // those calls always go to the CPU library: the user gets their own library's answer.
+  if (*n <= 0) {
+    count_quick_return(Routine::snrm2);
+    return 0.0f;
+  }
+  float result = 0.0f;
+  const blas_int nn = *n, inc = *incx;
+  route(
+      Routine::snrm2, kF * span(nn, inc), [&] { result = forward_snrm2(n, x, incx); },
+      [&](const bo_cuda_module* g) { return inc > 0 ? g->snrm2(nn, x, inc, &result) : int(BO_CUDA_UNSUPPORTED); },
+      [&](char* buf, std::size_t size) { std::snprintf(buf, size, "n=%d incx=%d", int(nn), int(inc)); });
+  return result;
+}
+
+}  // namespace blasoffload

@@ -1,0 +1,58 @@
+// First-call initialisation, and the exit and fork hooks it installs.
+#include "dispatch/runtime.h"
+
+#include <pthread.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "dispatch/cpu_blas.h"
+#include "dispatch/log.h"
+#include "dispatch/stats.h"
+#include "offload/module_loader.h"
+#include "policy/config.h"
+
+namespace blasoffload {
+
+const Settings* g_settings = nullptr;
+
+namespace detail {
+
+std::atomic<bool> g_initialized{false};
+thread_local int t_depth = 0;
+
+namespace {
+
+std::mutex g_init_mutex;
+
+// Registered with atexit on the first call, so it runs before any library's destructors: the CPU BLAS
+// and the CUDA runtime are still loaded while we shut the GPU down and print.
+void at_exit() {
+  gpu_shutdown();
+  if (log_level() >= LogLevel::kSummary) print_summary();
+}
+
+void at_fork_child() {
+  stats_reset_after_fork();
+  gpu_forked_child();
+}
+
+}  // namespace
+
+void initialize_slow() {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (g_initialized.load(std::memory_order_relaxed)) return;
+  try {
+    g_settings = &settings();
+    resolve_cpu_blas();
+  } catch (...) {
+    log_warning("initialisation failed (out of memory?); aborting");
+    std::abort();
+  }
+  std::atexit(at_exit);
+  pthread_atfork(nullptr, nullptr, at_fork_child);
+  g_initialized.store(true, std::memory_order_release);
+}
+
+}  // namespace detail
+}  // namespace blasoffload

@@ -1,0 +1,161 @@
+// Keeps every thread's counters reachable for the summary, merging a thread's counts when it exits.
+#include "dispatch/stats.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dispatch/cpu_blas.h"
+#include "dispatch/log.h"
+#include "offload/module_loader.h"
+#include "policy/config.h"
+
+namespace blasoffload {
+namespace {
+
+// Never destroyed: threads may still exit (and merge) while the process tears down.
+std::mutex& registry_mutex() {
+  static auto* m = new std::mutex();
+  return *m;
+}
+std::vector<ThreadStats*>& registry() {
+  static auto* v = new std::vector<ThreadStats*>();
+  return *v;
+}
+ThreadStats& retired() {
+  static auto* t = new ThreadStats();
+  return *t;
+}
+
+void merge_into(ThreadStats& to, const ThreadStats& from) {
+  for (std::size_t i = 0; i < kNumRoutines; ++i) {
+    auto& d = to.r[i];
+    const auto& s = from.r[i];
+    for (int w = 0; w < 2; ++w) {
+      d.calls[w].add(s.calls[w].get());
+      d.ns[w].add(s.ns[w].get());
+    }
+    d.bytes.add(s.bytes.get());
+    d.errors.add(s.errors.get());
+    d.quick.add(s.quick.get());
+    d.fallbacks.add(s.fallbacks.get());
+  }
+}
+
+// Owns a thread's block: registers it on construction, merges and unregisters it at thread exit.
+struct ThreadSlot {
+  ThreadStats* stats = new ThreadStats();
+  ThreadSlot() {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    registry().push_back(stats);
+  }
+  ~ThreadSlot() {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    merge_into(retired(), *stats);
+    auto& reg = registry();
+    for (auto it = reg.begin(); it != reg.end(); ++it)
+      if (*it == stats) {
+        reg.erase(it);
+        break;
+      }
+    delete stats;
+  }
+};
+
+std::string human_bytes(std::uint64_t b) {
+  char buf[32];
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1000.0 && u < 4) {
+    v /= 1000.0;
+    ++u;
+  }
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+// When nothing reached us, say why that usually happens, naming the LAPACK the process uses.
+std::string nothing_intercepted_hint() {
+  std::string hint = "no BLAS call reached blasoffload.";
+  void* getrf = dlsym(RTLD_DEFAULT, "sgetrf_");
+  Dl_info info{};
+  if (getrf && dladdr(getrf, &info) && info.dli_fname) {
+    hint += std::string(" LAPACK here comes from ") + info.dli_fname +
+            "; a LAPACK built into the BLAS library (e.g. OpenBLAS's own) calls its BLAS internally, bypassing "
+            "blasoffload. Use reference LAPACK (Debian: liblapack3) to route its BLAS calls through "
+            "blasoffload.";
+  } else {
+    hint += " Calls made inside a BLAS library (e.g. OpenBLAS's own LAPACK) bypass blasoffload.";
+  }
+  return hint;
+}
+
+}  // namespace
+
+ThreadStats& thread_stats() {
+  static thread_local ThreadSlot slot;
+  return *slot.stats;
+}
+
+void stats_reset_after_fork() {
+  // Only the forking thread exists in the child; the mutex may have been held by a vanished thread.
+  new (&registry_mutex()) std::mutex();
+  auto zero = [](ThreadStats& t) {
+    for (auto& r : t.r) {
+      for (int w = 0; w < 2; ++w) {
+        r.calls[w].reset();
+        r.ns[w].reset();
+      }
+      r.bytes.reset();
+      r.errors.reset();
+      r.quick.reset();
+      r.fallbacks.reset();
+    }
+  };
+  for (ThreadStats* t : registry()) zero(*t);
+  zero(retired());
+}
+
+void print_summary() {
+  ThreadStats total;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    merge_into(total, retired());
+    for (ThreadStats* t : registry()) merge_into(total, *t);
+  }
+  const Settings& s = settings();
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "blasoffload summary (pid %d, mode %s)\n", static_cast<int>(getpid()),
+                mode_name(s.mode));
+  out += line;
+  out += "  CPU BLAS: " + g_cpu.library + "\n";
+  out += "  GPU: " + gpu_status_line() + "\n";
+  std::snprintf(line, sizeof line, "  %-8s %12s %12s %12s %9s %9s %11s %12s %12s\n", "routine", "calls", "cpu", "gpu",
+                "fallback", "errors", "bytes", "cpu time(s)", "gpu time(s)");
+  out += line;
+  std::uint64_t intercepted = 0;
+  for (std::size_t i = 0; i < kNumRoutines; ++i) {
+    const auto& r = total.r[i];
+    std::uint64_t cpu = r.calls[0].get(), gpu = r.calls[1].get();
+    std::uint64_t calls = cpu + gpu + r.errors.get() + r.quick.get();
+    intercepted += calls;
+    std::snprintf(line, sizeof line,
+                  "  %-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %9" PRIu64 " %9" PRIu64 " %11s %12.4f %12.4f\n",
+                  routine_name(static_cast<Routine>(i)), calls, cpu, gpu, r.fallbacks.get(), r.errors.get(),
+                  human_bytes(r.bytes.get()).c_str(), r.ns[0].get() * 1e-9, r.ns[1].get() * 1e-9);
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "  total: %" PRIu64 " calls intercepted\n", intercepted);
+  out += line;
+  if (intercepted == 0) out += "  note: " + nothing_intercepted_hint() + "\n";
+  log_raw(out);
+}
+
+}  // namespace blasoffload

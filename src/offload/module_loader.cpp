@@ -1,0 +1,122 @@
+// Loads libblasoffload_cuda.so lazily and keeps the reason when it cannot be used.
+#include "offload/module_loader.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "dispatch/log.h"
+#include "policy/config.h"
+
+namespace blasoffload {
+namespace {
+
+std::once_flag g_once;
+std::atomic<const bo_cuda_module*> g_module{nullptr};
+std::atomic<bool> g_forked{false};
+std::atomic<bool> g_tried{false};
+std::string* g_unavailable = nullptr;  // why not, when g_module stays null
+std::atomic<unsigned> g_warned_kinds{0};
+
+const char* status_name(int st) {
+  switch (st) {
+    case BO_CUDA_NO_DEVICE: return "no usable CUDA device";
+    case BO_CUDA_OUT_OF_MEMORY: return "out of GPU memory";
+    case BO_CUDA_LAUNCH_FAILED: return "GPU launch or copy failure";
+    case BO_CUDA_UNSUPPORTED: return "not supported on the GPU";
+    case BO_CUDA_FORKED_CHILD: return "fork() child of a CUDA process";
+    default: return "unknown GPU failure";
+  }
+}
+
+// The module sits next to libblasoffload.so unless BLASOFFLOAD_CUDA_MODULE names it.
+std::string module_path() {
+  const std::string& configured = settings().cuda_module;
+  if (!configured.empty()) return configured;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&module_path), &info) && info.dli_fname) {
+    std::string self = info.dli_fname;
+    auto slash = self.rfind('/');
+    if (slash != std::string::npos) return self.substr(0, slash + 1) + "libblasoffload_cuda.so";
+  }
+  return "libblasoffload_cuda.so";
+}
+
+const char* host_config(const char* key) { return config_value(key); }
+void host_log(int level, const char* message) {
+  if (level <= 0) log_warning("%s", message);
+  else if (level == BO_LOG_SUMMARY) log_info("%s", message);
+  else if (level == BO_LOG_CALLS) log_call("%s", message);
+  else log_debug("%s", message);
+}
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log};
+
+void load() {
+  g_tried.store(true);
+  g_unavailable = new std::string();
+  std::string path = module_path();
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    *g_unavailable = std::string("CUDA module not loadable (") + dlerror() + ")";
+    return;
+  }
+  auto entry = reinterpret_cast<bo_cuda_module_entry_fn>(dlsym(h, BO_CUDA_MODULE_ENTRY));
+  const bo_cuda_module* m = entry ? entry() : nullptr;
+  if (!m || m->version != BO_CUDA_API_VERSION) {
+    *g_unavailable = path + " is not a compatible blasoffload CUDA module";
+    return;
+  }
+  int st = m->init(&kHost);
+  if (st != BO_CUDA_OK) {
+    *g_unavailable = std::string(m->name) + ": " + status_name(st);
+    return;
+  }
+  log_info("GPU path ready: %s", m->name);
+  g_module.store(m, std::memory_order_release);
+}
+
+}  // namespace
+
+const bo_cuda_module* gpu_module() {
+  if (g_forked.load(std::memory_order_relaxed)) return nullptr;
+  if (const bo_cuda_module* m = g_module.load(std::memory_order_acquire)) return m;
+  std::call_once(g_once, [] {
+    load();
+    // An explicit request for the GPU that cannot be met is worth one line; auto mode stays silent.
+    if (!g_module.load() && settings().mode == Mode::kGpu)
+      log_warning("BLASOFFLOAD_MODE=gpu but %s; running on the CPU BLAS", g_unavailable->c_str());
+    else if (!g_module.load())
+      log_debug("GPU unavailable: %s", g_unavailable->c_str());
+  });
+  return g_module.load(std::memory_order_acquire);
+}
+
+void note_gpu_failure(const char* routine, int status) {
+  unsigned bit = 1u << (status & 31);
+  if (g_warned_kinds.fetch_or(bit) & bit) {
+    log_call("%s: GPU failed (%s); ran on the CPU", routine, status_name(status));
+    return;
+  }
+  if (status != BO_CUDA_UNSUPPORTED)
+    log_warning("%s: %s; this and later such calls run on the CPU BLAS", routine, status_name(status));
+}
+
+void gpu_forked_child() {
+  g_forked.store(true);
+  if (const bo_cuda_module* m = g_module.load()) m->forked_child();
+}
+
+void gpu_shutdown() {
+  if (g_forked.load()) return;
+  if (const bo_cuda_module* m = g_module.load()) m->shutdown();
+}
+
+std::string gpu_status_line() {
+  if (g_forked.load()) return "not used (fork() child)";
+  if (const bo_cuda_module* m = g_module.load()) return m->name;
+  if (!g_tried.load()) return "not used (no call was routed to the GPU)";
+  return g_unavailable ? "unavailable: " + *g_unavailable : "initialising";
+}
+
+}  // namespace blasoffload

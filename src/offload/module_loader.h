@@ -1,0 +1,26 @@
+// Core-side loader of the CUDA module: dlopen on first GPU-bound call, never at library load time.
+#pragma once
+
+#include <string>
+
+#include "offload/cuda_module_api.h"
+
+namespace blasoffload {
+
+// The module, loaded and initialised on first use; nullptr when no GPU can be used in this process (the
+// reason is logged once and shown in the summary). Thread-safe; O(1) after the first call.
+const bo_cuda_module* gpu_module();
+
+// Remembers a failed GPU call's kind and warns once per kind.
+void note_gpu_failure(const char* routine, int status);
+
+// fork() child: tell the module never to touch CUDA again, and stop routing to it.
+void gpu_forked_child();
+
+// Exit: let the module release the device before the summary is printed.
+void gpu_shutdown();
+
+// One line for the summary: what happened with the GPU in this process.
+std::string gpu_status_line();
+
+}  // namespace blasoffload

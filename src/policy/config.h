@@ -1,0 +1,35 @@
+// Run-time configuration: environment variables (secure_getenv semantics) over an optional config file.
+#pragma once
+
+#include <string>
+
+#include "dispatch/routine.h"
+
+namespace blasoffload {
+
+enum class Mode { kAuto, kCpu, kGpu };
+enum class LogLevel { kOff = 0, kSummary = 1, kCalls = 2, kDebug = 3 };
+
+const char* mode_name(Mode m);
+
+struct Settings {
+  Mode mode = Mode::kAuto;
+  Mode routine_mode[kNumRoutines];  // BLASOFFLOAD_<ROUTINE>, defaults to `mode`
+  LogLevel log = LogLevel::kOff;
+  std::string log_file;     // BLASOFFLOAD_LOG_FILE; empty = stderr
+  std::string cpu_blas;     // BLASOFFLOAD_CPU_BLAS; empty = automatic lookup
+  std::string cuda_module;  // BLASOFFLOAD_CUDA_MODULE; empty = next to libblasoffload.so
+  std::string config_file;  // the file actually read, empty if none
+};
+
+// Reads the environment and the config file once; later calls return the same object.
+const Settings& settings();
+
+// Looks a key up: the environment first, then the config file. Returns nullptr when unset.
+// Valid after settings() has run; used by the CUDA module through the host services.
+const char* config_value(const char* key);
+
+// Where the config file is searched, in order (documented in README.md).
+std::string config_search_path_description();
+
+}  // namespace blasoffload

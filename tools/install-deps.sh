@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what building and testing blasoffload needs on Debian 12 (run as root). The CUDA toolkit is not
+# a Debian package of the right version: it must already be in /usr/local/cuda (nvcc, CUDA runtime).
+set -euo pipefail
+pkgs=(cmake g++ gfortran make python3 libgtest-dev libbenchmark-dev libblas-dev liblapack-dev
+      libblas-test liblapack-test libtmglib3 libopenblas0-pthread)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "install-deps: no CUDA toolkit (nvcc) found: the CUDA module will not be built; the CPU path still is." >&2
+fi
