@@ -7,13 +7,22 @@ namespace blasoffload {
 
 // LSAME for one option letter: case-insensitive, only the first character counts.
 inline char upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
-inline bool is_trans(char c) { c = upper(c); return c == 'N' || c == 'T' || c == 'C'; }
-inline bool is_uplo(char c) { c = upper(c); return c == 'U' || c == 'L'; }
-inline bool is_diag(char c) { c = upper(c); return c == 'U' || c == 'N'; }
+inline bool is_trans(char c) {
+  c = upper(c);
+  return c == 'N' || c == 'T' || c == 'C';
+}
+inline bool is_uplo(char c) {
+  c = upper(c);
+  return c == 'U' || c == 'L';
+}
+inline bool is_diag(char c) {
+  c = upper(c);
+  return c == 'U' || c == 'N';
+}
 inline blas_int max1(blas_int v) { return v > 1 ? v : 1; }
 
-inline blas_int check_sgemm(char transa, char transb, blas_int m, blas_int n, blas_int k, blas_int lda,
-                            blas_int ldb, blas_int ldc) {
+inline blas_int check_sgemm(char transa, char transb, blas_int m, blas_int n, blas_int k, blas_int lda, blas_int ldb,
+                            blas_int ldc) {
   const blas_int nrowa = upper(transa) == 'N' ? m : k;
   const blas_int nrowb = upper(transb) == 'N' ? k : n;
   if (!is_trans(transa)) return 1;

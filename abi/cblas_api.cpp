@@ -19,19 +19,26 @@ const char kN = 'N', kT = 'T', kC = 'C', kU = 'U', kL = 'L';
 // Option letter for a CBLAS transpose; nullptr if the enum value is invalid.
 const char* trans_letter(CBLAS_TRANSPOSE t) {
   switch (t) {
-    case CblasNoTrans: return &kN;
-    case CblasTrans: return &kT;
-    case CblasConjTrans: return &kC;
-    default: return nullptr;
+    case CblasNoTrans:
+      return &kN;
+    case CblasTrans:
+      return &kT;
+    case CblasConjTrans:
+      return &kC;
+    default:
+      return nullptr;
   }
 }
 // Row-major flips a transpose: A^T in row-major is A in column-major (conjugation is moot for reals).
 const char* flipped_trans_letter(CBLAS_TRANSPOSE t) {
   switch (t) {
-    case CblasNoTrans: return &kT;
+    case CblasNoTrans:
+      return &kT;
     case CblasTrans:
-    case CblasConjTrans: return &kN;
-    default: return nullptr;
+    case CblasConjTrans:
+      return &kN;
+    default:
+      return nullptr;
   }
 }
 const char* uplo_letter(CBLAS_UPLO u, bool flip) {
@@ -69,8 +76,8 @@ BO_EXPORT void cblas_sgemm(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE tran
   // Row-major C = A B is column-major C^T = B^T A^T.
   const SgemmCall call = row ? SgemmCall{tb, ta, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc, 1, 1}
                              : SgemmCall{ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1};
-  valid = valid && check_sgemm(*call.transa, *call.transb, *call.m, *call.n, *call.k, *call.lda, *call.ldb,
-                               *call.ldc) == 0;
+  valid =
+      valid && check_sgemm(*call.transa, *call.transb, *call.m, *call.n, *call.k, *call.lda, *call.ldb, *call.ldc) == 0;
   if (!valid || was_reentered) {
     cpu_cblas(g_cpu.sgemm_c, "cblas_sgemm")(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
@@ -78,9 +85,9 @@ BO_EXPORT void cblas_sgemm(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE tran
   run_sgemm(call);
 }
 
-BO_EXPORT void cblas_sgemv(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE trans, const CBLAS_INT m,
-                           const CBLAS_INT n, const float alpha, const float* a, const CBLAS_INT lda, const float* x,
-                           const CBLAS_INT incx, const float beta, float* y, const CBLAS_INT incy) noexcept {
+BO_EXPORT void cblas_sgemv(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE trans, const CBLAS_INT m, const CBLAS_INT n,
+                           const float alpha, const float* a, const CBLAS_INT lda, const float* x, const CBLAS_INT incx,
+                           const float beta, float* y, const CBLAS_INT incy) noexcept {
   const bool was_reentered = reentered();
   CallScope scope;
   ensure_initialized();
@@ -107,8 +114,7 @@ BO_EXPORT void cblas_strsv(const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, con
   const char* ul = uplo_letter(uplo, row);
   const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
   const char* d = diag_letter(diag);
-  const bool valid =
-      (row || layout == CblasColMajor) && ul && t && d && check_strsv(*ul, *t, *d, n, lda, incx) == 0;
+  const bool valid = (row || layout == CblasColMajor) && ul && t && d && check_strsv(*ul, *t, *d, n, lda, incx) == 0;
   if (!valid || was_reentered) {
     cpu_cblas(g_cpu.strsv_c, "cblas_strsv")(layout, uplo, trans, diag, n, a, lda, x, incx);
     return;

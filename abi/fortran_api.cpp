@@ -46,9 +46,9 @@ BO_EXPORT float snrm2_(const blas_int* n, const float* x, const blas_int* incx) 
 }
 
 // The other spellings compilers and NVBLAS-era codes use resolve to the same functions.
-#define BO_ROUTINE(lower, UPPER)                                                   \
-  BO_EXPORT lower##_fortran_t lower __attribute__((alias(#lower "_"), nothrow));            \
-  BO_EXPORT lower##_fortran_t UPPER __attribute__((alias(#lower "_"), nothrow));            \
+#define BO_ROUTINE(lower, UPPER)                                                 \
+  BO_EXPORT lower##_fortran_t lower __attribute__((alias(#lower "_"), nothrow)); \
+  BO_EXPORT lower##_fortran_t UPPER __attribute__((alias(#lower "_"), nothrow)); \
   BO_EXPORT lower##_fortran_t UPPER##_ __attribute__((alias(#lower "_"), nothrow));
 #include "routines.def"
 #undef BO_ROUTINE

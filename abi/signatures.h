@@ -9,8 +9,8 @@
 namespace blasoffload {
 
 using sgemm_fortran_t = void(const char* transa, const char* transb, const blas_int* m, const blas_int* n,
-                             const blas_int* k, const float* alpha, const float* a, const blas_int* lda,
-                             const float* b, const blas_int* ldb, const float* beta, float* c, const blas_int* ldc,
+                             const blas_int* k, const float* alpha, const float* a, const blas_int* lda, const float* b,
+                             const blas_int* ldb, const float* beta, float* c, const blas_int* ldc,
                              fortran_strlen transa_len, fortran_strlen transb_len);
 using sgemv_fortran_t = void(const char* trans, const blas_int* m, const blas_int* n, const float* alpha,
                              const float* a, const blas_int* lda, const float* x, const blas_int* incx,

@@ -91,8 +91,8 @@ void resolve_cpu_blas() {
       std::abort();
     }
   }
-#define BO_ROUTINE(lower, UPPER)                                                          \
-  g_cpu.lower##_f = reinterpret_cast<lower##_fortran_t*>(find_cpu_symbol(#lower "_"));    \
+#define BO_ROUTINE(lower, UPPER)                                                       \
+  g_cpu.lower##_f = reinterpret_cast<lower##_fortran_t*>(find_cpu_symbol(#lower "_")); \
   g_cpu.lower##_c = reinterpret_cast<lower##_cblas_t*>(find_cpu_symbol("cblas_" #lower));
 #include "routines.def"
 #undef BO_ROUTINE

@@ -9,7 +9,7 @@
 namespace blasoffload {
 
 struct CpuBlas {
-#define BO_ROUTINE(lower, UPPER)    \
+#define BO_ROUTINE(lower, UPPER)          \
   lower##_fortran_t* lower##_f = nullptr; \
   lower##_cblas_t* lower##_c = nullptr;
 #include "routines.def"

@@ -40,11 +40,11 @@ void log_configure(LogLevel level, const std::string& file) {
 
 LogLevel log_level() { return g_level; }
 
-#define BO_LOG_BODY(cond)   \
-  if (!(cond)) return;      \
-  va_list ap;               \
-  va_start(ap, fmt);        \
-  vwrite(fmt, ap);          \
+#define BO_LOG_BODY(cond) \
+  if (!(cond)) return;    \
+  va_list ap;             \
+  va_start(ap, fmt);      \
+  vwrite(fmt, ap);        \
   va_end(ap)
 
 void log_warning(const char* fmt, ...) { BO_LOG_BODY(true); }

@@ -19,8 +19,8 @@ inline std::uint64_t span(blas_int n, blas_int inc) { return n > 0 ? 1 + u(n - 1
 
 void forward_sgemm(const SgemmCall& c) {
   if (!g_cpu.sgemm_f) cpu_blas_missing("sgemm_");
-  g_cpu.sgemm_f(c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.a, c.lda, c.b, c.ldb, c.beta, c.c, c.ldc,
-                c.transa_len, c.transb_len);
+  g_cpu.sgemm_f(c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.a, c.lda, c.b, c.ldb, c.beta, c.c, c.ldc, c.transa_len,
+                c.transb_len);
 }
 
 void forward_sgemv(const SgemvCall& c) {
@@ -79,9 +79,7 @@ void run_sgemv(const SgemvCall& c) {
   const std::uint64_t bytes = kF * (u(m) * u(n) + u(lenx) + u(leny));
   route(
       Routine::sgemv, bytes, [&] { forward_sgemv(c); },
-      [&](const bo_cuda_module* g) {
-        return g->sgemv(t, m, n, alpha, c.a, *c.lda, c.x, *c.incx, beta, c.y, *c.incy);
-      },
+      [&](const bo_cuda_module* g) { return g->sgemv(t, m, n, alpha, c.a, *c.lda, c.x, *c.incx, beta, c.y, *c.incy); },
       [&](char* buf, std::size_t size) {
         std::snprintf(buf, size, "%c m=%d n=%d incx=%d incy=%d", t, int(m), int(n), int(*c.incx), int(*c.incy));
       });

@@ -20,12 +20,12 @@ struct ThreadStats {
     void reset() { v.store(0, std::memory_order_relaxed); }
   };
   struct PerRoutine {
-    Counter calls[2];      // by Where
-    Counter ns[2];         // wall time of the calls, by Where
-    Counter bytes;         // operand bytes the calls referenced
-    Counter errors;        // calls rejected with XERBLA
-    Counter quick;         // reference quick returns (nothing to do)
-    Counter fallbacks;     // GPU attempts that ended on the CPU
+    Counter calls[2];   // by Where
+    Counter ns[2];      // wall time of the calls, by Where
+    Counter bytes;      // operand bytes the calls referenced
+    Counter errors;     // calls rejected with XERBLA
+    Counter quick;      // reference quick returns (nothing to do)
+    Counter fallbacks;  // GPU attempts that ended on the CPU
   } r[kNumRoutines];
 };
 

@@ -19,11 +19,11 @@ extern "C" {
  * core must run the call on the CPU BLAS. */
 enum bo_cuda_status {
   BO_CUDA_OK = 0,
-  BO_CUDA_NO_DEVICE = 1,      /* no driver, no device, or initialisation failed */
-  BO_CUDA_OUT_OF_MEMORY = 2,  /* device or pinned memory exhausted */
-  BO_CUDA_LAUNCH_FAILED = 3,  /* a kernel or copy failed (possibly sticky) */
-  BO_CUDA_UNSUPPORTED = 4,    /* this argument combination is left to the CPU by design */
-  BO_CUDA_FORKED_CHILD = 5    /* we are in a fork() child of a CUDA process: CUDA must not be touched */
+  BO_CUDA_NO_DEVICE = 1,     /* no driver, no device, or initialisation failed */
+  BO_CUDA_OUT_OF_MEMORY = 2, /* device or pinned memory exhausted */
+  BO_CUDA_LAUNCH_FAILED = 3, /* a kernel or copy failed (possibly sticky) */
+  BO_CUDA_UNSUPPORTED = 4,   /* this argument combination is left to the CPU by design */
+  BO_CUDA_FORKED_CHILD = 5   /* we are in a fork() child of a CUDA process: CUDA must not be touched */
 };
 
 enum bo_log_level { BO_LOG_OFF = 0, BO_LOG_SUMMARY = 1, BO_LOG_CALLS = 2, BO_LOG_DEBUG = 3 };
@@ -46,10 +46,10 @@ struct bo_cuda_module {
   /* Called once, on the first call routed to the GPU. Returns BO_CUDA_OK when a device is usable. */
   int (*init)(const struct bo_cuda_host_services* host);
 
-  int (*sgemm)(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
-  int (*sgemv)(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
-               int64_t incx, float beta, float* y, int64_t incy);
+  int (*sgemm)(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+               const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+  int (*sgemv)(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x, int64_t incx,
+               float beta, float* y, int64_t incy);
   int (*strsv)(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx);
   int (*snrm2)(int64_t n, const float* x, int64_t incx, float* result);
 

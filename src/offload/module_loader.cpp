@@ -21,12 +21,18 @@ std::atomic<unsigned> g_warned_kinds{0};
 
 const char* status_name(int st) {
   switch (st) {
-    case BO_CUDA_NO_DEVICE: return "no usable CUDA device";
-    case BO_CUDA_OUT_OF_MEMORY: return "out of GPU memory";
-    case BO_CUDA_LAUNCH_FAILED: return "GPU launch or copy failure";
-    case BO_CUDA_UNSUPPORTED: return "not supported on the GPU";
-    case BO_CUDA_FORKED_CHILD: return "fork() child of a CUDA process";
-    default: return "unknown GPU failure";
+    case BO_CUDA_NO_DEVICE:
+      return "no usable CUDA device";
+    case BO_CUDA_OUT_OF_MEMORY:
+      return "out of GPU memory";
+    case BO_CUDA_LAUNCH_FAILED:
+      return "GPU launch or copy failure";
+    case BO_CUDA_UNSUPPORTED:
+      return "not supported on the GPU";
+    case BO_CUDA_FORKED_CHILD:
+      return "fork() child of a CUDA process";
+    default:
+      return "unknown GPU failure";
   }
 }
 
@@ -45,10 +51,14 @@ std::string module_path() {
 
 const char* host_config(const char* key) { return config_value(key); }
 void host_log(int level, const char* message) {
-  if (level <= 0) log_warning("%s", message);
-  else if (level == BO_LOG_SUMMARY) log_info("%s", message);
-  else if (level == BO_LOG_CALLS) log_call("%s", message);
-  else log_debug("%s", message);
+  if (level <= 0)
+    log_warning("%s", message);
+  else if (level == BO_LOG_SUMMARY)
+    log_info("%s", message);
+  else if (level == BO_LOG_CALLS)
+    log_call("%s", message);
+  else
+    log_debug("%s", message);
 }
 const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log};
 

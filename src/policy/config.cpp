@@ -91,9 +91,12 @@ void read_config_file(Settings& s) {
 bool parse_mode(const char* key, const char* v, Mode* out) {
   if (!v) return false;
   std::string s = lower(v);
-  if (s == "auto") *out = Mode::kAuto;
-  else if (s == "cpu") *out = Mode::kCpu;
-  else if (s == "gpu") *out = Mode::kGpu;
+  if (s == "auto")
+    *out = Mode::kAuto;
+  else if (s == "cpu")
+    *out = Mode::kCpu;
+  else if (s == "gpu")
+    *out = Mode::kGpu;
   else {
     log_warning("%s=%s is not one of auto|cpu|gpu; ignored", key, v);
     return false;
@@ -104,11 +107,16 @@ bool parse_mode(const char* key, const char* v, Mode* out) {
 void parse_log(const char* v, LogLevel* out) {
   if (!v) return;
   std::string s = lower(v);
-  if (s == "off" || s == "0" || s.empty()) *out = LogLevel::kOff;
-  else if (s == "summary" || s == "1") *out = LogLevel::kSummary;
-  else if (s == "calls" || s == "2") *out = LogLevel::kCalls;
-  else if (s == "debug" || s == "3") *out = LogLevel::kDebug;
-  else log_warning("BLASOFFLOAD_LOG=%s is not one of off|summary|calls|debug; ignored", v);
+  if (s == "off" || s == "0" || s.empty())
+    *out = LogLevel::kOff;
+  else if (s == "summary" || s == "1")
+    *out = LogLevel::kSummary;
+  else if (s == "calls" || s == "2")
+    *out = LogLevel::kCalls;
+  else if (s == "debug" || s == "3")
+    *out = LogLevel::kDebug;
+  else
+    log_warning("BLASOFFLOAD_LOG=%s is not one of off|summary|calls|debug; ignored", v);
 }
 
 void load() {
@@ -137,9 +145,12 @@ void load() {
 
 const char* mode_name(Mode m) {
   switch (m) {
-    case Mode::kCpu: return "cpu";
-    case Mode::kGpu: return "gpu";
-    default: return "auto";
+    case Mode::kCpu:
+      return "cpu";
+    case Mode::kGpu:
+      return "gpu";
+    default:
+      return "auto";
   }
 }
 

@@ -41,8 +41,8 @@ inline void ref_gemm(char ta, char tb, blas_int m, blas_int n, blas_int k, float
 
 // y = alpha op(A) x + beta y in double, with the magnitude bound as for GEMM. x and y are strided.
 inline void ref_gemv(char t, blas_int m, blas_int n, float alpha, const std::vector<float>& a, blas_int lda,
-                     const std::vector<float>& x, blas_int incx, float beta, const std::vector<float>& y,
-                     blas_int incy, std::vector<double>& out, std::vector<double>& mag) {
+                     const std::vector<float>& x, blas_int incx, float beta, const std::vector<float>& y, blas_int incy,
+                     std::vector<double>& out, std::vector<double>& mag) {
   const blas_int lx = is_notrans(t) ? n : m, ly = is_notrans(t) ? m : n;
   out.assign(ly, 0.0);
   mag.assign(ly, 0.0);
@@ -92,7 +92,8 @@ inline std::vector<double> ref_trsv(char uplo, char trans, char diag, blas_int n
 inline double ref_nrm2(blas_int n, const std::vector<float>& x, blas_int incx) {
   // Scaled to stay finite for any float input.
   double scale = 0;
-  for (blas_int i = 0; i < n; ++i) scale = std::fmax(scale, std::fabs(double(x[vstart(n, incx) + std::ptrdiff_t(i) * incx])));
+  for (blas_int i = 0; i < n; ++i)
+    scale = std::fmax(scale, std::fabs(double(x[vstart(n, incx) + std::ptrdiff_t(i) * incx])));
   if (scale == 0 || !std::isfinite(scale)) {
     for (blas_int i = 0; i < n; ++i)
       if (std::isnan(x[vstart(n, incx) + std::ptrdiff_t(i) * incx])) return NAN;

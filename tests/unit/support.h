@@ -5,10 +5,10 @@
 #include <cblas.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
@@ -24,16 +24,20 @@ using blasoffload::blas_int;
 struct Names {
   std::string lower, upper;
 };
-std::vector<Names> routine_names();                       // from abi/routines.def
+std::vector<Names> routine_names();                                         // from abi/routines.def
 std::vector<std::string> exported_fortran_names(const std::string& lower);  // lower_, lower, UPPER, UPPER_
 
 void* ours(const std::string& symbol);       // dlsym in libblasoffload.so; fails the test if missing
 void* reference(const std::string& symbol);  // dlsym in the reference libblas.so.3 the test links
 
 template <class F>
-F* ours_as(const std::string& s) { return reinterpret_cast<F*>(ours(s)); }
+F* ours_as(const std::string& s) {
+  return reinterpret_cast<F*>(ours(s));
+}
 template <class F>
-F* reference_as(const std::string& s) { return reinterpret_cast<F*>(reference(s)); }
+F* reference_as(const std::string& s) {
+  return reinterpret_cast<F*>(reference(s));
+}
 
 // What XERBLA (Fortran) and cblas_xerbla saw since the last clear().
 struct ErrorRecord {

@@ -12,8 +12,10 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& want,
   ASSERT_EQ(got.size(), want.size());
   const bool exact = !std::getenv("BLASOFFLOAD_TEST_ALLOW_GPU");
   for (std::size_t i = 0; i < got.size(); ++i) {
-    if (exact) ASSERT_EQ(std::memcmp(&got[i], &want[i], 4), 0) << "element " << i;
-    else ASSERT_LE(std::fabs(got[i] - want[i]), tol * (1 + std::fabs(want[i]))) << "element " << i;
+    if (exact)
+      ASSERT_EQ(std::memcmp(&got[i], &want[i], 4), 0) << "element " << i;
+    else
+      ASSERT_LE(std::fabs(got[i] - want[i]), tol * (1 + std::fabs(want[i]))) << "element " << i;
   }
 }
 
@@ -30,8 +32,7 @@ TEST(Cblas, SgemmBothLayouts) {
           // Stored dimensions of op-less A (m x k or k x m) in the layout's own order.
           const int a_rows = (ta == CblasNoTrans) ? m : k, a_cols = (ta == CblasNoTrans) ? k : m;
           const int b_rows = (tb == CblasNoTrans) ? k : n, b_cols = (tb == CblasNoTrans) ? n : k;
-          const int lda = (row ? a_cols : a_rows) + pad, ldb = (row ? b_cols : b_rows) + pad,
-                    ldc = (row ? n : m) + pad;
+          const int lda = (row ? a_cols : a_rows) + pad, ldb = (row ? b_cols : b_rows) + pad, ldc = (row ? n : m) + pad;
           auto a = random_vector(std::size_t(lda) * (row ? a_rows : a_cols), seed++);
           auto b = random_vector(std::size_t(ldb) * (row ? b_rows : b_cols), seed++);
           auto c = random_vector(std::size_t(ldc) * (row ? m : n), seed++);

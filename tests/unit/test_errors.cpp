@@ -30,7 +30,7 @@ TEST(Errors, SgemmInfoNumbers) {
       auto mine = xerbla_log();
       clear_error_logs();
       reference_as<blasoffload::sgemm_fortran_t>("sgemm_")(&c.ta, &c.tb, &c.m, &c.n, &c.k, &alpha, a.data(), &c.lda,
-                                                          b.data(), &c.ldb, &beta, cc.data(), &c.ldc, 1, 1);
+                                                           b.data(), &c.ldb, &beta, cc.data(), &c.ldc, 1, 1);
       auto theirs = xerbla_log();
       ASSERT_EQ(mine.size(), 1u);
       EXPECT_EQ(mine[0].routine, "SGEMM");
@@ -53,12 +53,12 @@ TEST(Errors, SgemvInfoNumbers) {
       std::vector<float> a(64, 1.0f), x(16, 1.0f), y(16, kPoison);
       const float alpha = 1.0f, beta = 0.0f;
       clear_error_logs();
-      ours_as<blasoffload::sgemv_fortran_t>(name)(&c.t, &c.m, &c.n, &alpha, a.data(), &c.lda, x.data(), &c.incx,
-                                                  &beta, y.data(), &c.incy, 1);
+      ours_as<blasoffload::sgemv_fortran_t>(name)(&c.t, &c.m, &c.n, &alpha, a.data(), &c.lda, x.data(), &c.incx, &beta,
+                                                  y.data(), &c.incy, 1);
       auto mine = xerbla_log();
       clear_error_logs();
       reference_as<blasoffload::sgemv_fortran_t>("sgemv_")(&c.t, &c.m, &c.n, &alpha, a.data(), &c.lda, x.data(),
-                                                          &c.incx, &beta, y.data(), &c.incy, 1);
+                                                           &c.incx, &beta, y.data(), &c.incy, 1);
       ASSERT_EQ(mine.size(), 1u);
       EXPECT_EQ(mine[0], (ErrorRecord{"SGEMV", c.info}));
       EXPECT_EQ(mine, xerbla_log());
@@ -71,19 +71,18 @@ TEST(Errors, StrsvInfoNumbers) {
     char u, t, d;
     blas_int n, lda, incx;
     int info;
-  } cases[] = {{'Q', 'N', 'N', 2, 2, 1, 1}, {'U', 'Q', 'N', 2, 2, 1, 2}, {'L', 'N', 'Q', 2, 2, 1, 3},
+  } cases[] = {{'Q', 'N', 'N', 2, 2, 1, 1},  {'U', 'Q', 'N', 2, 2, 1, 2}, {'L', 'N', 'Q', 2, 2, 1, 3},
                {'U', 'N', 'N', -1, 2, 1, 4}, {'U', 'T', 'U', 3, 2, 1, 6}, {'L', 'N', 'N', 2, 2, 0, 8}};
   for (const auto& name : exported_fortran_names("strsv"))
     for (const auto& c : cases) {
       SCOPED_TRACE(name + " expecting INFO " + std::to_string(c.info));
       std::vector<float> a(64, 1.0f), x(16, kPoison);
       clear_error_logs();
-      ours_as<blasoffload::strsv_fortran_t>(name)(&c.u, &c.t, &c.d, &c.n, a.data(), &c.lda, x.data(), &c.incx, 1, 1,
-                                                  1);
+      ours_as<blasoffload::strsv_fortran_t>(name)(&c.u, &c.t, &c.d, &c.n, a.data(), &c.lda, x.data(), &c.incx, 1, 1, 1);
       auto mine = xerbla_log();
       clear_error_logs();
-      reference_as<blasoffload::strsv_fortran_t>("strsv_")(&c.u, &c.t, &c.d, &c.n, a.data(), &c.lda, x.data(),
-                                                          &c.incx, 1, 1, 1);
+      reference_as<blasoffload::strsv_fortran_t>("strsv_")(&c.u, &c.t, &c.d, &c.n, a.data(), &c.lda, x.data(), &c.incx,
+                                                           1, 1, 1);
       ASSERT_EQ(mine.size(), 1u);
       EXPECT_EQ(mine[0], (ErrorRecord{"STRSV", c.info}));
       EXPECT_EQ(mine, xerbla_log());
@@ -107,22 +106,53 @@ TEST(Errors, CblasProtocolIsTheCpuLibrarys) {
   const auto bad_diag = static_cast<CBLAS_DIAG>(7);
   using Call = std::function<void(bool ours)>;
   const std::vector<std::pair<std::string, Call>> calls = {
-      {"sgemm bad layout", [&](bool o) { (o ? mg : rg)(bad_layout, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2); }},
-      {"sgemm bad transa", [&](bool o) { (o ? mg : rg)(CblasColMajor, bad_trans, CblasNoTrans, 2, 2, 2, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2); }},
-      {"sgemm row bad transb", [&](bool o) { (o ? mg : rg)(CblasRowMajor, CblasNoTrans, bad_trans, 2, 2, 2, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2); }},
-      {"sgemm col bad ldc", [&](bool o) { (o ? mg : rg)(CblasColMajor, CblasNoTrans, CblasNoTrans, 3, 2, 2, 1, a.data(), 3, b.data(), 2, 0, c.data(), 2); }},
-      {"sgemm row bad lda", [&](bool o) { (o ? mg : rg)(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 3, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2); }},
-      {"sgemm row negative m", [&](bool o) { (o ? mg : rg)(CblasRowMajor, CblasNoTrans, CblasNoTrans, -1, 2, 2, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2); }},
-      {"sgemv bad layout", [&](bool o) { (o ? mv : rv)(bad_layout, CblasNoTrans, 2, 2, 1, a.data(), 2, b.data(), 1, 0, c.data(), 1); }},
-      {"sgemv bad trans", [&](bool o) { (o ? mv : rv)(CblasRowMajor, bad_trans, 2, 2, 1, a.data(), 2, b.data(), 1, 0, c.data(), 1); }},
-      {"sgemv row bad lda", [&](bool o) { (o ? mv : rv)(CblasRowMajor, CblasNoTrans, 2, 3, 1, a.data(), 2, b.data(), 1, 0, c.data(), 1); }},
-      {"sgemv col zero incy", [&](bool o) { (o ? mv : rv)(CblasColMajor, CblasTrans, 2, 2, 1, a.data(), 2, b.data(), 1, 0, c.data(), 0); }},
-      {"strsv bad layout", [&](bool o) { (o ? mt : rt)(bad_layout, CblasUpper, CblasNoTrans, CblasNonUnit, 2, a.data(), 2, c.data(), 1); }},
-      {"strsv bad uplo", [&](bool o) { (o ? mt : rt)(CblasColMajor, bad_uplo, CblasNoTrans, CblasNonUnit, 2, a.data(), 2, c.data(), 1); }},
-      {"strsv row bad trans", [&](bool o) { (o ? mt : rt)(CblasRowMajor, CblasLower, bad_trans, CblasNonUnit, 2, a.data(), 2, c.data(), 1); }},
-      {"strsv bad diag", [&](bool o) { (o ? mt : rt)(CblasRowMajor, CblasLower, CblasNoTrans, bad_diag, 2, a.data(), 2, c.data(), 1); }},
-      {"strsv row bad lda", [&](bool o) { (o ? mt : rt)(CblasRowMajor, CblasLower, CblasNoTrans, CblasUnit, 3, a.data(), 2, c.data(), 1); }},
-      {"strsv zero incx", [&](bool o) { (o ? mt : rt)(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, 2, a.data(), 2, c.data(), 0); }},
+      {"sgemm bad layout",
+       [&](bool o) {
+         (o ? mg : rg)(bad_layout, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2);
+       }},
+      {"sgemm bad transa",
+       [&](bool o) {
+         (o ? mg : rg)(CblasColMajor, bad_trans, CblasNoTrans, 2, 2, 2, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2);
+       }},
+      {"sgemm row bad transb",
+       [&](bool o) {
+         (o ? mg : rg)(CblasRowMajor, CblasNoTrans, bad_trans, 2, 2, 2, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2);
+       }},
+      {"sgemm col bad ldc",
+       [&](bool o) {
+         (o ? mg : rg)(CblasColMajor, CblasNoTrans, CblasNoTrans, 3, 2, 2, 1, a.data(), 3, b.data(), 2, 0, c.data(), 2);
+       }},
+      {"sgemm row bad lda",
+       [&](bool o) {
+         (o ? mg : rg)(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 3, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2);
+       }},
+      {"sgemm row negative m",
+       [&](bool o) {
+         (o ? mg : rg)(CblasRowMajor, CblasNoTrans, CblasNoTrans, -1, 2, 2, 1, a.data(), 2, b.data(), 2, 0, c.data(),
+                       2);
+       }},
+      {"sgemv bad layout",
+       [&](bool o) { (o ? mv : rv)(bad_layout, CblasNoTrans, 2, 2, 1, a.data(), 2, b.data(), 1, 0, c.data(), 1); }},
+      {"sgemv bad trans",
+       [&](bool o) { (o ? mv : rv)(CblasRowMajor, bad_trans, 2, 2, 1, a.data(), 2, b.data(), 1, 0, c.data(), 1); }},
+      {"sgemv row bad lda",
+       [&](bool o) { (o ? mv : rv)(CblasRowMajor, CblasNoTrans, 2, 3, 1, a.data(), 2, b.data(), 1, 0, c.data(), 1); }},
+      {"sgemv col zero incy",
+       [&](bool o) { (o ? mv : rv)(CblasColMajor, CblasTrans, 2, 2, 1, a.data(), 2, b.data(), 1, 0, c.data(), 0); }},
+      {"strsv bad layout",
+       [&](bool o) { (o ? mt : rt)(bad_layout, CblasUpper, CblasNoTrans, CblasNonUnit, 2, a.data(), 2, c.data(), 1); }},
+      {"strsv bad uplo",
+       [&](bool o) {
+         (o ? mt : rt)(CblasColMajor, bad_uplo, CblasNoTrans, CblasNonUnit, 2, a.data(), 2, c.data(), 1);
+       }},
+      {"strsv row bad trans",
+       [&](bool o) { (o ? mt : rt)(CblasRowMajor, CblasLower, bad_trans, CblasNonUnit, 2, a.data(), 2, c.data(), 1); }},
+      {"strsv bad diag",
+       [&](bool o) { (o ? mt : rt)(CblasRowMajor, CblasLower, CblasNoTrans, bad_diag, 2, a.data(), 2, c.data(), 1); }},
+      {"strsv row bad lda",
+       [&](bool o) { (o ? mt : rt)(CblasRowMajor, CblasLower, CblasNoTrans, CblasUnit, 3, a.data(), 2, c.data(), 1); }},
+      {"strsv zero incx",
+       [&](bool o) { (o ? mt : rt)(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, 2, a.data(), 2, c.data(), 0); }},
   };
   for (const auto& [what, call] : calls) {
     SCOPED_TRACE(what);

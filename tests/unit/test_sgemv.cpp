@@ -10,8 +10,8 @@ using Fn = blasoffload::sgemv_fortran_t;
 
 void run_case(Fn* fn, const std::string& name, char t, blas_int m, blas_int n, blas_int pad, float alpha, float beta,
               blas_int incx, blas_int incy, std::uint32_t seed) {
-  SCOPED_TRACE(name + " t=" + t + " m=" + std::to_string(m) + " n=" + std::to_string(n) + " incx=" +
-               std::to_string(incx) + " incy=" + std::to_string(incy) + " alpha=" + std::to_string(alpha) +
+  SCOPED_TRACE(name + " t=" + t + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
+               " incx=" + std::to_string(incx) + " incy=" + std::to_string(incy) + " alpha=" + std::to_string(alpha) +
                " beta=" + std::to_string(beta));
   const blas_int lda = std::max<blas_int>(1, m) + pad;
   const blas_int lx = is_notrans(t) ? n : m, ly = is_notrans(t) ? m : n;
@@ -22,8 +22,10 @@ void run_case(Fn* fn, const std::string& name, char t, blas_int m, blas_int n, b
   std::vector<bool> is_y(y0.size(), false);
   for (blas_int i = 0; i < ly; ++i) is_y[vstart(ly, incy) + std::ptrdiff_t(i) * incy] = true;
   for (std::size_t p = 0; p < y0.size(); ++p)
-    if (!is_y[p]) y0[p] = kPoison;
-    else if (beta == 0.0f) y0[p] = nan();  // must not be read
+    if (!is_y[p])
+      y0[p] = kPoison;
+    else if (beta == 0.0f)
+      y0[p] = nan();  // must not be read
   std::vector<double> want, mag;
   ref_gemv(t, m, n, alpha, a, lda, x, incx, beta, y0, incy, want, mag);
   auto got = y0, direct = y0;

@@ -16,9 +16,12 @@ std::vector<float> triangle(char uplo, char diag, blas_int n, blas_int lda, bool
   for (blas_int j = 0; j < n; ++j) {
     for (blas_int i = 0; i < lda; ++i) {
       const bool in_tri = i < n && (is_upper(uplo) ? i < j : i > j);
-      if (i == j) a[at(i, j, lda)] = is_unit(diag) ? nan() : (ill ? 0.5f + 0.1f * a[at(i, j, lda)] : float(n) + 1.0f);
-      else if (!in_tri) a[at(i, j, lda)] = nan();  // the other triangle and padding must not be read
-      else if (!ill) a[at(i, j, lda)] /= float(n);  // keeps a unit triangle well conditioned too
+      if (i == j)
+        a[at(i, j, lda)] = is_unit(diag) ? nan() : (ill ? 0.5f + 0.1f * a[at(i, j, lda)] : float(n) + 1.0f);
+      else if (!in_tri)
+        a[at(i, j, lda)] = nan();  // the other triangle and padding must not be read
+      else if (!ill)
+        a[at(i, j, lda)] /= float(n);  // keeps a unit triangle well conditioned too
     }
   }
   return a;
@@ -50,9 +53,7 @@ void run_case(Fn* fn, const std::string& name, char uplo, char trans, char diag,
     for (blas_int j = 0; j < n; ++j) {
       const bool lower = is_upper(uplo) != is_notrans(trans);
       if (lower ? j > i : j < i) continue;
-      double t = (i == j && is_unit(diag)) ? 1.0
-                 : is_notrans(trans)       ? a[at(i, j, lda)]
-                                           : a[at(j, i, lda)];
+      double t = (i == j && is_unit(diag)) ? 1.0 : is_notrans(trans) ? a[at(i, j, lda)] : a[at(j, i, lda)];
       double xv = got[s0 + std::ptrdiff_t(j) * incx];
       r += t * xv;
       mag += std::fabs(t * xv);

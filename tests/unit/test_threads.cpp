@@ -26,12 +26,12 @@ void run_all(Work& w, const std::vector<float>& a, const std::vector<float>& b, 
                                                  &one, 1);
   ours_as<blasoffload::strsv_fortran_t>("strsv")("L", "N", "U", &n, b.data(), &n, w.t.data(), &one, 1, 1, 1);
   w.nrm = ours_as<blasoffload::snrm2_fortran_t>("SNRM2_")(&n, x.data(), &one);
-  ours_as<blasoffload::sgemm_cblas_t>("cblas_sgemm")(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
-                                                     a.data(), n, b.data(), n, 1.0f, w.c.data(), n);
+  ours_as<blasoffload::sgemm_cblas_t>("cblas_sgemm")(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(),
+                                                     n, b.data(), n, 1.0f, w.c.data(), n);
   ours_as<blasoffload::sgemv_cblas_t>("cblas_sgemv")(CblasRowMajor, CblasNoTrans, n, n, 1.0f, a.data(), n, x.data(), 1,
                                                      1.0f, w.y.data(), 1);
-  ours_as<blasoffload::strsv_cblas_t>("cblas_strsv")(CblasRowMajor, CblasUpper, CblasTrans, CblasUnit, n, b.data(),
-                                                     n, w.t.data(), 1);
+  ours_as<blasoffload::strsv_cblas_t>("cblas_strsv")(CblasRowMajor, CblasUpper, CblasTrans, CblasUnit, n, b.data(), n,
+                                                     w.t.data(), 1);
   w.cnrm = ours_as<float(const int, const float*, const int)>("cblas_snrm2")(n, w.y.data(), 1);
 }
 
