@@ -1,5 +1,6 @@
-/* A program with no BLAS of its own: run under LD_PRELOAD=libblasoffload.so, its sgemm_ call has nowhere
- * to be forwarded, so the library must print one message naming BLASOFFLOAD_CPU_BLAS and abort. */
+/* A program with no BLAS of its own, run under LD_PRELOAD=libblasoffload.so by the subprocess tests: it
+ * makes one sgemm_ call through whatever the library forwards to, and prints the result. With no CPU BLAS
+ * anywhere the library must print one message naming BLASOFFLOAD_CPU_BLAS and abort instead. */
 #include <dlfcn.h>
 #include <stdio.h>
 
@@ -16,6 +17,6 @@ int main(void) {
   const float one = 1.0f, zero = 0.0f;
   float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4];
   sgemm("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n);
-  printf("probe: sgemm_ returned (unexpected)\n");
-  return 0;
+  printf("probe: sgemm_ returned C = [%g %g %g %g]\n", c[0], c[1], c[2], c[3]);
+  return (c[0] == 1 && c[1] == 2 && c[2] == 3 && c[3] == 4) ? 0 : 1;
 }
