@@ -87,7 +87,7 @@ void resolve_cpu_blas() {
   if (!s.cpu_blas.empty()) {
     g_named_handle = dlopen(s.cpu_blas.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!g_named_handle) {
-      log_warning("BLASOFFLOAD_CPU_BLAS=%s cannot be loaded: %s", s.cpu_blas.c_str(), dlerror());
+      log_fatal("BLASOFFLOAD_CPU_BLAS=%s cannot be loaded: %s. Aborting.", s.cpu_blas.c_str(), dlerror());
       std::abort();
     }
   }
@@ -101,7 +101,7 @@ void resolve_cpu_blas() {
 }
 
 void cpu_blas_missing(const char* symbol) {
-  log_warning(
+  log_fatal(
       "no CPU BLAS defines %s, so this call cannot be forwarded. Set BLASOFFLOAD_CPU_BLAS to a BLAS library "
       "(e.g. BLASOFFLOAD_CPU_BLAS=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3), or link/load one after "
       "libblasoffload.so. Aborting.",

@@ -13,16 +13,18 @@ namespace {
 LogLevel g_level = LogLevel::kOff;
 int g_fd = STDERR_FILENO;
 
-void vwrite(const char* fmt, va_list ap) {
+void vwrite_fd(int fd, const char* fmt, va_list ap) {
   char buf[1024];
   int n = std::snprintf(buf, sizeof buf, "blasoffload: ");
   int m = std::vsnprintf(buf + n, sizeof buf - n - 1, fmt, ap);
   if (m < 0) return;
   n += (m < static_cast<int>(sizeof buf) - n - 1) ? m : static_cast<int>(sizeof buf) - n - 2;
   buf[n++] = '\n';
-  ssize_t ignored = ::write(g_fd, buf, n);
+  ssize_t ignored = ::write(fd, buf, n);
   (void)ignored;
 }
+
+void vwrite(const char* fmt, va_list ap) { vwrite_fd(g_fd, fmt, ap); }
 
 }  // namespace
 
@@ -48,6 +50,17 @@ LogLevel log_level() { return g_level; }
   va_end(ap)
 
 void log_warning(const char* fmt, ...) { BO_LOG_BODY(true); }
+void log_fatal(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vwrite_fd(STDERR_FILENO, fmt, ap);
+  va_end(ap);
+  if (g_fd != STDERR_FILENO) {
+    va_start(ap, fmt);
+    vwrite_fd(g_fd, fmt, ap);
+    va_end(ap);
+  }
+}
 void log_info(const char* fmt, ...) { BO_LOG_BODY(g_level >= LogLevel::kSummary); }
 void log_call(const char* fmt, ...) { BO_LOG_BODY(g_level >= LogLevel::kCalls); }
 void log_debug(const char* fmt, ...) { BO_LOG_BODY(g_level >= LogLevel::kDebug); }

@@ -12,6 +12,8 @@ LogLevel log_level();
 
 // Warnings are printed whatever the level: they report something the user must fix or know.
 void log_warning(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// Fatal conditions: to stderr always, and to the log file too when there is one.
+void log_fatal(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char* fmt, ...) __attribute__((format(printf, 1, 2)));   // level >= summary
 void log_call(const char* fmt, ...) __attribute__((format(printf, 1, 2)));   // level >= calls
 void log_debug(const char* fmt, ...) __attribute__((format(printf, 1, 2)));  // level >= debug

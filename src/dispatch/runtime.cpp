@@ -32,6 +32,18 @@ void at_exit() {
   if (log_level() >= LogLevel::kSummary) print_summary();
 }
 
+// A process that has a BLAS loaded but none of whose calls reached us (OpenBLAS's own LAPACK calling its
+// BLAS internally, say) still gets its summary, saying so, when one was asked for. Processes without any
+// BLAS (shells and tools that merely inherit LD_PRELOAD) stay silent. Runs at unload, after the atexit
+// handlers, and only when no call initialised the library.
+__attribute__((destructor)) void summary_if_never_called() {
+  if (g_initialized.load(std::memory_order_acquire)) return;
+  try {
+    if (settings().log >= LogLevel::kSummary && find_foreign_symbol("sgemm_")) print_summary();
+  } catch (...) {
+  }
+}
+
 void at_fork_child() {
   stats_reset_after_fork();
   gpu_forked_child();
@@ -46,7 +58,7 @@ void initialize_slow() {
     g_settings = &settings();
     resolve_cpu_blas();
   } catch (...) {
-    log_warning("initialisation failed (out of memory?); aborting");
+    log_fatal("initialisation failed (out of memory?); aborting");
     std::abort();
   }
   std::atexit(at_exit);

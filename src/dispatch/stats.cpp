@@ -135,7 +135,8 @@ void print_summary() {
   std::snprintf(line, sizeof line, "blasoffload summary (pid %d, mode %s)\n", static_cast<int>(getpid()),
                 mode_name(s.mode));
   out += line;
-  out += "  CPU BLAS: " + g_cpu.library + "\n";
+  out += "  CPU BLAS: " + (g_cpu.library.empty() ? std::string("(not looked up: no call needed it)") : g_cpu.library) +
+         "\n";
   out += "  GPU: " + gpu_status_line() + "\n";
   std::snprintf(line, sizeof line, "  %-8s %12s %12s %12s %9s %9s %11s %12s %12s\n", "routine", "calls", "cpu", "gpu",
                 "fallback", "errors", "bytes", "cpu time(s)", "gpu time(s)");
