@@ -51,8 +51,8 @@ inline void route(Routine r, std::uint64_t bytes, Cpu&& cpu, Gpu&& gpu, Describe
   if (s.log >= LogLevel::kCalls) {
     char args[160];
     describe(args, sizeof args);
-    log_call("%s(%s) -> %s%s, %.3f ms", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu",
-             fell_back ? " (GPU fallback)" : "", dt * 1e-6);
+    log_call("%s(%s) -> %s (mode %s%s), %.3f ms", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu",
+             mode_name(s.routine_mode[index(r)]), fell_back ? ", GPU failed: fell back" : "", dt * 1e-6);
   }
 }
 
