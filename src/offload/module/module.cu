@@ -1,51 +1,477 @@
-// The CUDA module's entry table: initialises the device lazily and runs the four routines on the GPU.
-// (Skeleton: the device runtime and kernels arrive with the GPU-path issue; until then every call is
-// declined with BO_CUDA_UNSUPPORTED and runs on the CPU BLAS.)
+// The CUDA module's entry table: the device runtime (device choice, per-thread streams, pooled device
+// and pinned staging memory, host/device operand handling) around the kernels of src/kernels.
+//
+// Contract with the core (offload/cuda_module_api.h): anything but BO_CUDA_OK means the output operand
+// was NOT touched. Host outputs are written back only after every copy and kernel has completed
+// without error, element by element as BLAS allows (m rows of each column of C, n strided elements of
+// y/x): bytes between rows lda/ldc and between strided elements are never written.
+// Device pointers (CUDA-aware programs) are detected with cudaPointerGetAttributes and used in place;
+// a failure in such a call cannot be handed to the CPU BLAS, so it prints a clear error and aborts.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
 
+#include "kernels/common.cuh"
+#include "kernels/registry.h"
 #include "offload/cuda_module_api.h"
+
+namespace bok {
+const bo_kernel_registry* registry();
+}
 
 namespace {
 
 const bo_cuda_host_services* g_host = nullptr;
-bool g_forked = false;
+std::atomic<bool> g_forked{false};
+std::atomic<bool> g_broken{false};   // a sticky CUDA error happened: the device is no longer used
+std::atomic<bool> g_closing{false};  // shutdown() ran
+int g_device = 0;
+size_t g_pinned_max = size_t(4) << 30;  // per slot; BLASOFFLOAD_PINNED_MAX_MB
+char g_name[256] = "blasoffload-cuda 0.2";
 
-int init(const bo_cuda_host_services* host) {
-  g_host = host;
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0) {
-    if (g_host) {
-      char msg[256];
-      std::snprintf(msg, sizeof msg, "CUDA: %s", err != cudaSuccess ? cudaGetErrorString(err) : "no device");
-      g_host->log(BO_LOG_DEBUG, msg);
+void logf(int level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void logf(int level, const char* fmt, ...) {
+  if (!g_host) return;
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  g_host->log(level, buf);
+}
+
+// ---- Per-thread slots: a stream, a device buffer and a pinned staging buffer, reused across calls. ----
+constexpr int kMaxSlots = 8;  // bounded: threads beyond this share slots (serialised by the slot lock)
+struct Slot {
+  std::mutex mu;
+  cudaStream_t stream = nullptr;
+  char* dev = nullptr;
+  size_t dev_cap = 0;
+  char* pin = nullptr;
+  size_t pin_cap = 0;
+};
+Slot g_slots[kMaxSlots];
+std::atomic<unsigned> g_next_slot{0};
+thread_local int t_slot = -1;
+
+constexpr size_t align256(size_t b) { return (b + 255) & ~size_t(255); }
+
+// Grow-only; only a call needing more than any earlier call allocates.
+cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
+  cudaError_t e = cudaSuccess;
+  if (!s.stream && (e = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking)) != cudaSuccess) return e;
+  if (dev_bytes > s.dev_cap) {
+    if (s.dev) {
+      cudaStreamSynchronize(s.stream);
+      cudaFree(s.dev);
+      s.dev = nullptr;
+      s.dev_cap = 0;
     }
-    return BO_CUDA_NO_DEVICE;
+    size_t want = align256(dev_bytes + dev_bytes / 4);
+    if ((e = cudaMalloc(&s.dev, want)) != cudaSuccess) {
+      cudaGetLastError();  // not sticky
+      return cudaErrorMemoryAllocation;
+    }
+    s.dev_cap = want;
   }
+  if (pin_bytes > s.pin_cap) {
+    if (pin_bytes > g_pinned_max) return cudaErrorMemoryAllocation;
+    if (s.pin) {
+      cudaStreamSynchronize(s.stream);
+      cudaFreeHost(s.pin);
+      s.pin = nullptr;
+      s.pin_cap = 0;
+    }
+    size_t want = std::min(align256(pin_bytes + pin_bytes / 4), std::max(pin_bytes, g_pinned_max));
+    if ((e = cudaHostAlloc(reinterpret_cast<void**>(&s.pin), want, cudaHostAllocPortable)) != cudaSuccess) {
+      cudaGetLastError();
+      return cudaErrorMemoryAllocation;
+    }
+    s.pin_cap = want;
+  }
+  return cudaSuccess;
+}
+
+// Carves consecutive 256-byte aligned pieces out of a buffer.
+struct Carver {
+  char* base;
+  size_t off = 0;
+  template <class T>
+  T* take(size_t bytes) {
+    T* p = reinterpret_cast<T*>(base + off);
+    off += align256(bytes);
+    return p;
+  }
+};
+
+// ---- Host <-> pinned staging, element-exact. ----
+void pack_matrix(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld) {
+  if (ld == rows) {
+    std::memcpy(dst, src, sizeof(float) * size_t(rows) * size_t(cols));
+    return;
+  }
+  for (int64_t j = 0; j < cols; ++j) std::memcpy(dst + j * rows, src + j * ld, sizeof(float) * size_t(rows));
+}
+void unpack_matrix(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld) {
+  for (int64_t j = 0; j < cols; ++j) std::memcpy(dst + j * ld, src + j * rows, sizeof(float) * size_t(rows));
+}
+// Logical order: dst[i] = element i of the BLAS vector (negative inc starts at the end).
+void pack_vector(float* dst, const float* src, int64_t n, int64_t inc) {
+  if (inc == 1) {
+    std::memcpy(dst, src, sizeof(float) * size_t(n));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[bok::vidx(i, n, inc)];
+}
+void unpack_vector(float* dst, const float* src, int64_t n, int64_t inc) {
+  if (inc == 1) {
+    std::memcpy(dst, src, sizeof(float) * size_t(n));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) dst[bok::vidx(i, n, inc)] = src[i];
+}
+
+// ---- Device pointers from CUDA-aware programs. ----
+bool on_device(const void* p) {
+  cudaPointerAttributes at{};
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  if (at.type != cudaMemoryTypeDevice && at.type != cudaMemoryTypeManaged) return false;
+  if (at.device != g_device && at.type == cudaMemoryTypeDevice) {
+    std::fprintf(stderr,
+                 "blasoffload: fatal: a BLAS operand is device memory of GPU %d but blasoffload uses GPU %d "
+                 "(set BLASOFFLOAD_DEVICE=%d); aborting\n",
+                 at.device, g_device, at.device);
+    std::abort();
+  }
+  return true;
+}
+
+[[noreturn]] void device_call_failed(const char* routine, cudaError_t e) {
+  std::fprintf(stderr,
+               "blasoffload: fatal: %s on device-resident operands failed on the GPU (%s: %s); the call cannot "
+               "be completed on the CPU; aborting\n",
+               routine, cudaGetErrorName(e), cudaGetErrorString(e));
+  std::abort();
+}
+
+// Everything a call needs around its body: the slot lock, the current device, error classification.
+class CallScope {
+ public:
+  explicit CallScope(const char* routine) : routine_(routine) {
+    if (t_slot < 0) t_slot = int(g_next_slot.fetch_add(1) % kMaxSlots);
+    slot_ = &g_slots[t_slot];
+    lock_ = std::unique_lock<std::mutex>(slot_->mu);
+    if (cudaGetDevice(&old_device_) != cudaSuccess) old_device_ = -1;
+    if (old_device_ != g_device) cudaSetDevice(g_device);
+  }
+  ~CallScope() {
+    if (old_device_ >= 0 && old_device_ != g_device) cudaSetDevice(old_device_);
+  }
+  Slot& slot() { return *slot_; }
+  void set_device_operands(bool any) { any_device_ = any; }
+  // Before the kernels read device operands the caller's own queued work must be finished.
+  void sync_device_operands() {
+    if (!any_device_) return;
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) device_call_failed(routine_, e);
+  }
+  int fail(cudaError_t e) {
+    if (any_device_) device_call_failed(routine_, e);
+    if (e == cudaErrorMemoryAllocation) {
+      logf(BO_LOG_DEBUG, "%s: out of device or pinned memory", routine_);
+      return BO_CUDA_OUT_OF_MEMORY;
+    }
+    // Treat every other error as possibly sticky: stop using the device in this process.
+    g_broken.store(true);
+    logf(BO_LOG_DEBUG, "%s: CUDA error %s (%s)", routine_, cudaGetErrorName(e), cudaGetErrorString(e));
+    return BO_CUDA_LAUNCH_FAILED;
+  }
+
+ private:
+  const char* routine_;
+  Slot* slot_;
+  std::unique_lock<std::mutex> lock_;
+  int old_device_ = -1;
+  bool any_device_ = false;
+};
+
+int gate() {
+  if (g_forked.load(std::memory_order_relaxed)) return BO_CUDA_FORKED_CHILD;
+  if (g_broken.load(std::memory_order_relaxed) || g_closing.load(std::memory_order_relaxed)) return BO_CUDA_NO_DEVICE;
   return BO_CUDA_OK;
 }
 
-int sgemm(char, char, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, float, float*,
-          int64_t) {
-  return g_forked ? BO_CUDA_FORKED_CHILD : BO_CUDA_UNSUPPORTED;
+// ---- init ----
+long env_long(const char* v, long dflt) {
+  if (!v || !*v) return dflt;
+  char* end = nullptr;
+  long r = std::strtol(v, &end, 10);
+  return (end && *end == '\0') ? r : dflt;
 }
-int sgemv(char, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, float, float*, int64_t) {
-  return g_forked ? BO_CUDA_FORKED_CHILD : BO_CUDA_UNSUPPORTED;
-}
-int strsv(char, char, char, int64_t, const float*, int64_t, float*, int64_t) {
-  return g_forked ? BO_CUDA_FORKED_CHILD : BO_CUDA_UNSUPPORTED;
-}
-int snrm2(int64_t, const float*, int64_t, float*) { return g_forked ? BO_CUDA_FORKED_CHILD : BO_CUDA_UNSUPPORTED; }
-void forked_child() { g_forked = true; }
-void shutdown() {}
 
-const bo_cuda_module kModule = {BO_CUDA_API_VERSION, "blasoffload-cuda (skeleton)", init, sgemm, sgemv, strsv,
-                                snrm2, forked_child, shutdown};
+int init(const bo_cuda_host_services* host) {
+  g_host = host;
+  if (g_forked.load()) return BO_CUDA_FORKED_CHILD;
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    logf(BO_LOG_DEBUG, "CUDA: %s", err != cudaSuccess ? cudaGetErrorString(err) : "no device");
+    return BO_CUDA_NO_DEVICE;
+  }
+  const char* how = "default";
+  long dev = 0;
+  const char* cfg = host && host->config ? host->config("BLASOFFLOAD_DEVICE") : nullptr;
+  if (cfg && *cfg) {
+    dev = env_long(cfg, -1);
+    if (dev < 0 || dev >= count) {
+      logf(0, "BLASOFFLOAD_DEVICE=%s is not a device index below %d; using the GPU is disabled", cfg, count);
+      return BO_CUDA_NO_DEVICE;
+    }
+    how = "BLASOFFLOAD_DEVICE";
+  } else {
+    for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MV2_COMM_WORLD_LOCAL_RANK"}) {
+      long r = env_long(std::getenv(var), -1);
+      if (r >= 0) {
+        dev = r % count;
+        how = var;
+        break;
+      }
+    }
+  }
+  g_device = int(dev);
+  if (const char* v = host && host->config ? host->config("BLASOFFLOAD_PINNED_MAX_MB") : nullptr) {
+    long mb = env_long(v, -1);
+    if (mb > 0) g_pinned_max = size_t(mb) << 20;
+  }
+  if ((err = cudaSetDevice(g_device)) != cudaSuccess || (err = cudaFree(nullptr)) != cudaSuccess) {
+    logf(BO_LOG_DEBUG, "CUDA: device %d: %s", g_device, cudaGetErrorString(err));
+    return BO_CUDA_NO_DEVICE;
+  }
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, g_device);
+  int rt = 0;
+  cudaRuntimeGetVersion(&rt);
+  std::snprintf(g_name, sizeof g_name, "blasoffload-cuda 0.2 (CUDA %d.%d, GPU %d of %d: %s, sm_%d%d, by %s)",
+                rt / 1000, (rt % 1000) / 10, g_device, count, prop.name, prop.major, prop.minor, how);
+  return BO_CUDA_OK;
+}
+
+// ---- The four routines. ----
+int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (int g = gate()) return g;
+  CallScope cs("sgemm");
+  Slot& s = cs.slot();
+  const bool need_ab = alpha != 0.0f && k != 0;
+  const int64_t ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m;
+  const int64_t br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
+  const bool da = need_ab && on_device(a), db = need_ab && on_device(b), dc = on_device(c);
+  cs.set_device_operands(da || db || dc);
+  const size_t fa = need_ab && !da ? size_t(ar) * size_t(ac) : 0;
+  const size_t fb = need_ab && !db ? size_t(br) * size_t(bc) : 0;
+  const size_t fc = !dc ? size_t(m) * size_t(n) : 0;
+  bo_kernel_args args{ta, tb, 0, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc, 0, 0};
+  const bo_kernel_registry* reg = bok::registry();
+  const int idx = reg->select(BO_K_SGEMM, &args);
+  if (idx < 0) return BO_CUDA_UNSUPPORTED;
+  const bo_kernel_entry& ke = reg->entries[idx];
+  const size_t ws = ke.workspace_bytes(&args);
+  const size_t dev_bytes = align256(4 * fa) + align256(4 * fb) + align256(4 * fc) + align256(ws);
+  const size_t pin_bytes = align256(4 * fa) + align256(4 * fb) + align256(4 * fc);
+  if (cudaError_t e = reserve(s, dev_bytes, pin_bytes)) return cs.fail(e);
+  cs.sync_device_operands();
+  Carver dv{s.dev}, pv{s.pin};
+  cudaError_t e = cudaSuccess;
+  float *pa = pv.take<float>(4 * fa), *pb = pv.take<float>(4 * fb), *pc = pv.take<float>(4 * fc);
+  float *ga = dv.take<float>(4 * fa), *gb = dv.take<float>(4 * fb), *gc = dv.take<float>(4 * fc);
+  void* gws = dv.take<char>(ws);
+  if (fa) {
+    pack_matrix(pa, a, ar, ac, lda);
+    if (!e) e = cudaMemcpyAsync(ga, pa, 4 * fa, cudaMemcpyHostToDevice, s.stream);
+    args.a = ga;
+    args.lda = std::max<int64_t>(ar, 1);
+  }
+  if (fb) {
+    pack_matrix(pb, b, br, bc, ldb);
+    if (!e) e = cudaMemcpyAsync(gb, pb, 4 * fb, cudaMemcpyHostToDevice, s.stream);
+    args.b = gb;
+    args.ldb = std::max<int64_t>(br, 1);
+  }
+  if (fc) {
+    if (beta != 0.0f) {  // beta == 0: C is never read
+      pack_matrix(pc, c, m, n, ldc);
+      if (!e) e = cudaMemcpyAsync(gc, pc, 4 * fc, cudaMemcpyHostToDevice, s.stream);
+    }
+    args.c = gc;
+    args.ldc = std::max<int64_t>(m, 1);
+  }
+  if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
+  if (!e && fc) e = cudaMemcpyAsync(pc, gc, 4 * fc, cudaMemcpyDeviceToHost, s.stream);
+  if (!e) e = cudaStreamSynchronize(s.stream);
+  if (e) return cs.fail(e);
+  if (fc) unpack_matrix(c, pc, m, n, ldc);
+  return BO_CUDA_OK;
+}
+
+int sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x, int64_t incx,
+          float beta, float* y, int64_t incy) {
+  if (int g = gate()) return g;
+  CallScope cs("sgemv");
+  Slot& s = cs.slot();
+  const int64_t lenx = trans == 'N' ? n : m, leny = trans == 'N' ? m : n;
+  const bool need_ax = alpha != 0.0f;
+  const bool da = need_ax && on_device(a), dx = need_ax && on_device(x), dy = on_device(y);
+  cs.set_device_operands(da || dx || dy);
+  const size_t fa = need_ax && !da ? size_t(m) * size_t(n) : 0;
+  const size_t fx = need_ax && !dx ? size_t(lenx) : 0;
+  const size_t fy = !dy ? size_t(leny) : 0;
+  bo_kernel_args args{trans, 0, 0, m, n, 0, alpha, beta, a, lda, x, 0, y, 0, incx, incy};
+  const bo_kernel_registry* reg = bok::registry();
+  const int idx = reg->select(BO_K_SGEMV, &args);
+  if (idx < 0) return BO_CUDA_UNSUPPORTED;
+  const bo_kernel_entry& ke = reg->entries[idx];
+  const size_t ws = ke.workspace_bytes(&args);
+  const size_t dev_bytes = align256(4 * fa) + align256(4 * fx) + align256(4 * fy) + align256(ws);
+  const size_t pin_bytes = align256(4 * fa) + align256(4 * fx) + align256(4 * fy);
+  if (cudaError_t e = reserve(s, dev_bytes, pin_bytes)) return cs.fail(e);
+  cs.sync_device_operands();
+  Carver dv{s.dev}, pv{s.pin};
+  cudaError_t e = cudaSuccess;
+  float *pa = pv.take<float>(4 * fa), *px = pv.take<float>(4 * fx), *py = pv.take<float>(4 * fy);
+  float *ga = dv.take<float>(4 * fa), *gx = dv.take<float>(4 * fx), *gy = dv.take<float>(4 * fy);
+  void* gws = dv.take<char>(ws);
+  if (fa) {
+    pack_matrix(pa, a, m, n, lda);
+    e = cudaMemcpyAsync(ga, pa, 4 * fa, cudaMemcpyHostToDevice, s.stream);
+    args.a = ga;
+    args.lda = std::max<int64_t>(m, 1);
+  }
+  if (fx) {
+    pack_vector(px, x, lenx, incx);
+    if (!e) e = cudaMemcpyAsync(gx, px, 4 * fx, cudaMemcpyHostToDevice, s.stream);
+    args.b = gx;
+    args.incx = 1;
+  }
+  if (fy) {
+    if (beta != 0.0f) {  // beta == 0: y is never read
+      pack_vector(py, y, leny, incy);
+      if (!e) e = cudaMemcpyAsync(gy, py, 4 * fy, cudaMemcpyHostToDevice, s.stream);
+    }
+    args.c = gy;
+    args.incy = 1;
+  }
+  if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
+  if (!e && fy) e = cudaMemcpyAsync(py, gy, 4 * fy, cudaMemcpyDeviceToHost, s.stream);
+  if (!e) e = cudaStreamSynchronize(s.stream);
+  if (e) return cs.fail(e);
+  if (fy) unpack_vector(y, py, leny, incy);
+  return BO_CUDA_OK;
+}
+
+int strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx) {
+  if (int g = gate()) return g;
+  CallScope cs("strsv");
+  Slot& s = cs.slot();
+  const bool da = on_device(a), dx = on_device(x);
+  cs.set_device_operands(da || dx);
+  const size_t fa = !da ? size_t(n) * size_t(n) : 0;
+  const size_t fx = !dx ? size_t(n) : 0;
+  bo_kernel_args args{uplo, trans, diag, 0, n, 0, 0.0f, 0.0f, a, lda, nullptr, 0, x, 0, incx, 0};
+  const bo_kernel_registry* reg = bok::registry();
+  const int idx = reg->select(BO_K_STRSV, &args);
+  if (idx < 0) return BO_CUDA_UNSUPPORTED;
+  const bo_kernel_entry& ke = reg->entries[idx];
+  const size_t ws = ke.workspace_bytes(&args);
+  const size_t dev_bytes = align256(4 * fa) + align256(4 * fx) + align256(ws);
+  const size_t pin_bytes = align256(4 * fa) + align256(4 * fx);
+  if (cudaError_t e = reserve(s, dev_bytes, pin_bytes)) return cs.fail(e);
+  cs.sync_device_operands();
+  Carver dv{s.dev}, pv{s.pin};
+  cudaError_t e = cudaSuccess;
+  float *pa = pv.take<float>(4 * fa), *px = pv.take<float>(4 * fx);
+  float *ga = dv.take<float>(4 * fa), *gx = dv.take<float>(4 * fx);
+  void* gws = dv.take<char>(ws);
+  if (fa) {
+    pack_matrix(pa, a, n, n, lda);
+    e = cudaMemcpyAsync(ga, pa, 4 * fa, cudaMemcpyHostToDevice, s.stream);
+    args.a = ga;
+    args.lda = std::max<int64_t>(n, 1);
+  }
+  if (fx) {
+    pack_vector(px, x, n, incx);
+    if (!e) e = cudaMemcpyAsync(gx, px, 4 * fx, cudaMemcpyHostToDevice, s.stream);
+    args.c = gx;
+    args.incx = 1;
+  }
+  if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
+  if (!e && fx) e = cudaMemcpyAsync(px, gx, 4 * fx, cudaMemcpyDeviceToHost, s.stream);
+  if (!e) e = cudaStreamSynchronize(s.stream);
+  if (e) return cs.fail(e);
+  if (fx) unpack_vector(x, px, n, incx);
+  return BO_CUDA_OK;
+}
+
+int snrm2(int64_t n, const float* x, int64_t incx, float* result) {
+  if (int g = gate()) return g;
+  if (n < 1 || incx < 1) return BO_CUDA_UNSUPPORTED;
+  CallScope cs("snrm2");
+  Slot& s = cs.slot();
+  const bool dx = on_device(x);
+  cs.set_device_operands(dx);
+  const size_t fx = !dx ? size_t(n) : 0;
+  bo_kernel_args args{0, 0, 0, 0, n, 0, 0.0f, 0.0f, nullptr, 0, x, 0, nullptr, 0, incx, 0};
+  const bo_kernel_registry* reg = bok::registry();
+  const int idx = reg->select(BO_K_SNRM2, &args);
+  if (idx < 0) return BO_CUDA_UNSUPPORTED;
+  const bo_kernel_entry& ke = reg->entries[idx];
+  const size_t ws = ke.workspace_bytes(&args);
+  const size_t dev_bytes = align256(4 * fx) + align256(4) + align256(ws);
+  const size_t pin_bytes = align256(4 * fx) + align256(4);
+  if (cudaError_t e = reserve(s, dev_bytes, pin_bytes)) return cs.fail(e);
+  cs.sync_device_operands();
+  Carver dv{s.dev}, pv{s.pin};
+  cudaError_t e = cudaSuccess;
+  float *px = pv.take<float>(4 * fx), *pr = pv.take<float>(4);
+  float *gx = dv.take<float>(4 * fx), *gr = dv.take<float>(4);
+  void* gws = dv.take<char>(ws);
+  if (fx) {
+    pack_vector(px, x, n, incx);
+    e = cudaMemcpyAsync(gx, px, 4 * fx, cudaMemcpyHostToDevice, s.stream);
+    args.b = gx;
+    args.incx = 1;
+  }
+  args.c = gr;
+  if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
+  if (!e) e = cudaMemcpyAsync(pr, gr, 4, cudaMemcpyDeviceToHost, s.stream);
+  if (!e) e = cudaStreamSynchronize(s.stream);
+  if (e) return cs.fail(e);
+  *result = *pr;
+  return BO_CUDA_OK;
+}
+
+void forked_child() { g_forked.store(true); }
+
+// At exit the CUDA runtime may already be tearing down (its own exit handlers can run before the
+// core's): touch nothing; the driver releases the context, memory and streams with the process.
+void shutdown() { g_closing.store(true); }
+
+const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name, init, sgemm, sgemv, strsv, snrm2, forked_child, shutdown};
 
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v1() {
   return &kModule;
+}
+
+extern "C" __attribute__((visibility("default"))) const bo_kernel_registry* blasoffload_cuda_registry_v1() {
+  return bok::registry();
 }

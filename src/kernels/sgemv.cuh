@@ -1,0 +1,200 @@
+// sgemv, both transposes. Deterministic: every y element is a fixed-order float sum (thread partials,
+// then a fixed shared-memory / shuffle tree, then split-k partials summed in index order by a
+// finalize kernel). Error bound (per element): |y - y_ref| <= (len + 2) * 2^-24 * (|alpha| sum|A||x| +
+// |beta||y|), len = the reduced dimension. beta == 0 never reads y; alpha == 0 gives y = beta*y without
+// reading A or x (as the reference BLAS).
+#pragma once
+#include "kernels/common.cuh"
+
+namespace bok {
+
+constexpr int64_t kGemvTargetBlocks = 528;  // ~4 per SM on a 132-SM H100; a constant so results do not
+                                            // depend on the GPU model
+
+// y_i (or partial) over the VR consecutive rows handled by thread (blockIdx.x, threadIdx.x): float4
+// loads when VR == 4 and A's columns are 16-byte aligned, scalar loads otherwise (and on the tail).
+// Columns are split over threadIdx.y and blockIdx.y.
+template <int TX, int TY, int UNROLL, int VR>
+__global__ void __launch_bounds__(TX* TY) sgemv_n_kernel(int64_t m, int64_t n, float alpha, const float* __restrict__ a,
+                                                         int64_t lda, const float* __restrict__ x, int64_t incx,
+                                                         float beta, float* __restrict__ y, int64_t incy,
+                                                         float* __restrict__ partial, int64_t cols_per_split) {
+  static_assert(VR == 1 || VR == 4, "rows per thread");
+  __shared__ float sh[TY][TX * VR + 1];
+  const int64_t i = (int64_t(blockIdx.x) * TX + threadIdx.x) * VR;
+  const int64_t j0 = int64_t(blockIdx.y) * cols_per_split;
+  const int64_t j1 = min(n, j0 + cols_per_split);
+  float acc[VR];
+#pragma unroll
+  for (int r = 0; r < VR; ++r) acc[r] = 0.0f;
+  if (i < m) {
+    const float* ai = a + i;
+    const bool vec = VR == 4 && i + VR <= m && (lda & 3) == 0 && (reinterpret_cast<uintptr_t>(ai) & 15) == 0;
+    int64_t j = j0 + threadIdx.y;
+    if (vec) {
+      for (; j + int64_t(UNROLL - 1) * TY < j1; j += int64_t(UNROLL) * TY) {
+        float4 av[UNROLL];
+        float xv[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+          av[u] = __ldg(reinterpret_cast<const float4*>(ai + (j + u * TY) * lda));
+          xv[u] = __ldg(x + vidx(j + u * TY, n, incx));
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+          acc[0] = fmaf(av[u].x, xv[u], acc[0]);
+          acc[1 % VR] = fmaf(av[u].y, xv[u], acc[1 % VR]);
+          acc[2 % VR] = fmaf(av[u].z, xv[u], acc[2 % VR]);
+          acc[3 % VR] = fmaf(av[u].w, xv[u], acc[3 % VR]);
+        }
+      }
+    } else {
+      for (; j + int64_t(UNROLL - 1) * TY < j1; j += int64_t(UNROLL) * TY) {
+        float av[UNROLL][VR], xv[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+          for (int r = 0; r < VR; ++r) av[u][r] = i + r < m ? __ldg(ai + r + (j + u * TY) * lda) : 0.0f;
+          xv[u] = __ldg(x + vidx(j + u * TY, n, incx));
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+          for (int r = 0; r < VR; ++r) acc[r] = fmaf(av[u][r], xv[u], acc[r]);
+      }
+    }
+    for (; j < j1; j += TY) {
+      const float xj = __ldg(x + vidx(j, n, incx));
+#pragma unroll
+      for (int r = 0; r < VR; ++r)
+        if (i + r < m) acc[r] = fmaf(__ldg(ai + r + j * lda), xj, acc[r]);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < VR; ++r) sh[threadIdx.y][threadIdx.x * VR + r] = acc[r];
+  __syncthreads();
+  // Sum over threadIdx.y in a fixed order; the TX*VR rows of the block are spread over all threads.
+  for (int t = threadIdx.y * TX + threadIdx.x; t < TX * VR; t += TX * TY) {
+    const int64_t row = int64_t(blockIdx.x) * TX * VR + t;
+    if (row >= m) continue;
+    float s = sh[0][t];
+#pragma unroll
+    for (int q = 1; q < TY; ++q) s += sh[q][t];
+    if (gridDim.y == 1) {
+      float* yi = y + vidx(row, m, incy);
+      *yi = beta == 0.0f ? alpha * s : fmaf(beta, *yi, alpha * s);
+    } else {
+      partial[int64_t(blockIdx.y) * m + row] = s;
+    }
+  }
+}
+
+// y_j (or partial) for column j = one warp; rows split over lanes and blockIdx.y.
+template <int WARPS, int UNROLL>
+__global__ void __launch_bounds__(WARPS * 32) sgemv_t_kernel(int64_t m, int64_t n, float alpha,
+                                                             const float* __restrict__ a, int64_t lda,
+                                                             const float* __restrict__ x, int64_t incx, float beta,
+                                                             float* __restrict__ y, int64_t incy,
+                                                             float* __restrict__ partial, int64_t rows_per_split) {
+  const int lane = threadIdx.x & 31;
+  const int64_t j = int64_t(blockIdx.x) * WARPS + (threadIdx.x >> 5);
+  if (j >= n) return;
+  const int64_t i0 = int64_t(blockIdx.y) * rows_per_split;
+  const int64_t i1 = min(m, i0 + rows_per_split);
+  const float* aj = a + j * lda;
+  float acc = 0.0f;
+  int64_t i = i0 + lane;
+  for (; i + int64_t(UNROLL - 1) * 32 < i1; i += int64_t(UNROLL) * 32) {
+    float av[UNROLL], xv[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      av[u] = __ldg(aj + i + u * 32);
+      xv[u] = __ldg(x + vidx(i + u * 32, m, incx));
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) acc = fmaf(av[u], xv[u], acc);
+  }
+  for (; i < i1; i += 32) acc = fmaf(__ldg(aj + i), __ldg(x + vidx(i, m, incx)), acc);
+  for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+  if (lane == 0) {
+    if (gridDim.y == 1) {
+      float* yj = y + vidx(j, n, incy);
+      *yj = beta == 0.0f ? alpha * acc : fmaf(beta, *yj, alpha * acc);
+    } else {
+      partial[int64_t(blockIdx.y) * n + j] = acc;
+    }
+  }
+}
+
+// y = alpha * sum_s partial[s] + beta*y, summed in split order.
+__global__ void sgemv_finalize_kernel(int64_t len, int splits, const float* __restrict__ partial, float alpha,
+                                      float beta, float* __restrict__ y, int64_t incy);
+
+template <int TX, int TY, int UNROLL, int VR>
+struct SgemvN {
+  static std::string name() {
+    return "sgemv_n_" + std::to_string(TX) + "x" + std::to_string(TY) + "_u" + std::to_string(UNROLL) + "_r" +
+           std::to_string(VR);
+  }
+  static bool can_implement(char trans, int64_t m, int64_t n) { return trans == 'N' && m >= 0 && n >= 0; }
+  static int64_t splits(int64_t m, int64_t n) {
+    int64_t want = cdiv(kGemvTargetBlocks, cdiv(m, int64_t(TX) * VR));
+    int64_t most = cdiv(n, int64_t(TY) * UNROLL * 4);
+    int64_t s = want < most ? want : most;
+    return s < 1 ? 1 : (s > 4096 ? 4096 : s);
+  }
+  static size_t workspace(int64_t m, int64_t n) {
+    int64_t s = splits(m, n);
+    return s > 1 ? sizeof(float) * size_t(s) * size_t(m) : 0;
+  }
+  static cudaError_t launch(int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
+                            int64_t incx, float beta, float* y, int64_t incy, void* ws, cudaStream_t st) {
+    if (m == 0) return cudaSuccess;
+    if (alpha == 0.0f || n == 0) return scale_vector(m, beta, y, incy, st);
+    const int64_t s = splits(m, n);
+    const int64_t per = cdiv(n, s);
+    const int64_t s_used = cdiv(n, per);
+    dim3 grid(unsigned(cdiv(m, int64_t(TX) * VR)), unsigned(s_used));
+    float* partial = static_cast<float*>(ws);
+    sgemv_n_kernel<TX, TY, UNROLL, VR><<<grid, dim3(TX, TY), 0, st>>>(m, n, alpha, a, lda, x, incx, beta, y, incy,
+                                                                  partial, per);
+    if (s_used > 1)
+      sgemv_finalize_kernel<<<unsigned(cdiv(m, 256)), 256, 0, st>>>(m, int(s_used), partial, alpha, beta, y, incy);
+    return cudaGetLastError();
+  }
+};
+
+template <int WARPS, int UNROLL>
+struct SgemvT {
+  static std::string name() { return "sgemv_t_" + std::to_string(WARPS) + "w_u" + std::to_string(UNROLL); }
+  static bool can_implement(char trans, int64_t m, int64_t n) {
+    return (trans == 'T' || trans == 'C') && m >= 0 && n >= 0;
+  }
+  static int64_t splits(int64_t m, int64_t n) {
+    int64_t want = cdiv(kGemvTargetBlocks, cdiv(n, WARPS));
+    int64_t most = cdiv(m, int64_t(32) * UNROLL * 4);
+    int64_t s = want < most ? want : most;
+    return s < 1 ? 1 : (s > 65535 ? 65535 : s);
+  }
+  static size_t workspace(int64_t m, int64_t n) {
+    int64_t s = splits(m, n);
+    return s > 1 ? sizeof(float) * size_t(s) * size_t(n) : 0;
+  }
+  static cudaError_t launch(int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
+                            int64_t incx, float beta, float* y, int64_t incy, void* ws, cudaStream_t st) {
+    if (n == 0) return cudaSuccess;
+    if (alpha == 0.0f || m == 0) return scale_vector(n, beta, y, incy, st);
+    const int64_t s = splits(m, n);
+    const int64_t per = cdiv(m, s);
+    const int64_t s_used = cdiv(m, per);
+    dim3 grid(unsigned(cdiv(n, WARPS)), unsigned(s_used));
+    float* partial = static_cast<float*>(ws);
+    sgemv_t_kernel<WARPS, UNROLL><<<grid, WARPS * 32, 0, st>>>(m, n, alpha, a, lda, x, incx, beta, y, incy, partial,
+                                                               per);
+    if (s_used > 1)
+      sgemv_finalize_kernel<<<unsigned(cdiv(n, 256)), 256, 0, st>>>(n, int(s_used), partial, alpha, beta, y, incy);
+    return cudaGetLastError();
+  }
+};
+
+}  // namespace bok

@@ -1,0 +1,125 @@
+#include "gpu_test_support.h"
+
+#include <unistd.h>
+
+#include <functional>
+#include <mutex>
+#include <sstream>
+
+namespace gt {
+
+int g_dev_shift = 0;
+
+namespace {
+const char* host_config(const char* key) { return std::getenv(key); }
+void host_log(int level, const char* msg) {
+  if (level <= BO_LOG_SUMMARY || std::getenv("BO_GPU_TEST_VERBOSE")) std::fprintf(stderr, "[module] %s\n", msg);
+}
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log};
+
+std::string module_path() {
+  if (const char* p = std::getenv("BO_GPU_TEST_MODULE")) return p;
+  // The test lives in <build>/tests/gpu, the module in <build>.
+  char self[4096];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len > 0) {
+    self[len] = '\0';
+    std::string s(self);
+    s = s.substr(0, s.rfind('/'));
+    return s + "/../../libblasoffload_cuda.so";
+  }
+  return BO_CUDA_MODULE_PATH;
+}
+}  // namespace
+
+bool have_gpu() {
+  static const bool yes = [] {
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+  }();
+  return yes;
+}
+
+const Module& module() {
+  static Module m = [] {
+    Module r;
+    std::string path = module_path();
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      r.error = std::string("dlopen: ") + dlerror();
+      return r;
+    }
+    auto e = reinterpret_cast<bo_cuda_module_entry_fn>(dlsym(h, BO_CUDA_MODULE_ENTRY));
+    auto re = reinterpret_cast<bo_kernel_registry_fn>(dlsym(h, BO_KERNEL_REGISTRY_ENTRY));
+    if (!e || !re) {
+      r.error = "module lacks its entry points";
+      return r;
+    }
+    r.mod = e();
+    r.reg = re();
+    if (have_gpu()) r.init_status = r.mod->init(&kHost);
+    return r;
+  }();
+  return m;
+}
+
+std::vector<const bo_kernel_entry*> configs(int routine) {
+  std::vector<const bo_kernel_entry*> v;
+  const bo_kernel_registry* reg = module().reg;
+  for (size_t i = 0; reg && i < reg->count; ++i)
+    if (reg->entries[i].routine == routine) v.push_back(&reg->entries[i]);
+  return v;
+}
+
+::testing::AssertionResult check_image(const Image& before, const Image& after, const std::vector<Expect>& out) {
+  std::vector<char> is_out(before.size(), 0);
+  size_t bad = 0;
+  std::ostringstream msg;
+  for (const Expect& e : out) {
+    const size_t pos = e.off + kGuard;
+    is_out[pos] = 1;
+    const double got = after.v[pos];
+    bool ok;
+    if (std::isnan(e.value))
+      ok = std::isnan(got);
+    else if (std::isinf(e.value))
+      ok = got == e.value;
+    else
+      ok = std::isfinite(got) && std::fabs(got - e.value) <= e.bound;
+    if (!ok && bad++ < 5)
+      msg << " [out " << e.off << ": got " << got << " want " << e.value << " +- " << e.bound << "]";
+  }
+  size_t touched = 0;
+  for (size_t i = 0; i < before.size(); ++i)
+    if (!is_out[i] && bits(before.v[i]) != bits(after.v[i]) && touched++ < 5)
+      msg << " [byte outside the output changed at image index " << i << " (operand offset "
+          << (long long)(i) - (long long)kGuard << ")]";
+  if (bad || touched)
+    return ::testing::AssertionFailure() << bad << " wrong outputs, " << touched << " foreign elements written:"
+                                         << msg.str();
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult same_bits(const Image& a, const Image& b) {
+  if (a.size() != b.size() || std::memcmp(a.v.data(), b.v.data(), 4 * a.size()) != 0)
+    return ::testing::AssertionFailure() << "results differ between two identical runs";
+  return ::testing::AssertionSuccess();
+}
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 r(12345);
+  return r;
+}
+float uni(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng()); }
+
+void parallel_for(int64_t n, const std::function<void(int64_t)>& f) {
+  const int64_t t = std::max<int64_t>(1, std::min<int64_t>(n, std::thread::hardware_concurrency()));
+  std::vector<std::thread> th;
+  for (int64_t w = 0; w < t; ++w)
+    th.emplace_back([&, w] {
+      for (int64_t j = w; j < n; j += t) f(j);
+    });
+  for (auto& x : th) x.join();
+}
+
+}  // namespace gt
