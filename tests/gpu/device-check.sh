@@ -35,11 +35,12 @@ suites() {
       prog=$0 fmt=$1 inp=$2; dir=$(dirname "$(ls '"$L"'/*/$prog)"); name=$prog.$(basename "$inp" .in)
       args=(--workdir "'"$d"'/$name" --lib "'"$lib"'" --program "$dir/$prog" --format "$fmt"
             --ld-library-path "'"$L"'/blas:'"$L"'/lapack:'"$L"'" --set BLASOFFLOAD_MODE=gpu
-            --expect-mode gpu --expect-gpu "blasoffload-cuda")
+            --expect-mode gpu --expect-gpu "^  GPU: blasoffload-cuda")
       [ "$inp" != "-" ] && args+=(--stdin "$inp")
       s=$(date +%s)
       timeout 500 bash '"$root"'/tests/lapack/run_suite.sh "${args[@]}" >"'"$d"'/$name.result" 2>&1; rc=$?
       gpu=$(awk '"'"'$1 ~ /^(sgemm|sgemv|strsv|snrm2)$/ {g += $4; f += $5} END {printf "gpu=%d fallback=%d", g, f}'"'"' "'"$d"'/$name/blasoffload.log" 2>/dev/null)
+      case "$gpu" in gpu=0*) rc="$rc,no-gpu-calls" ;; esac
       echo "$name rc=$rc $gpu $(( $(date +%s) - s ))s" >>"'"$d"'/index.txt"'
 }
 suites &
