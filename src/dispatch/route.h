@@ -31,12 +31,12 @@ inline void route(Routine r, std::uint64_t bytes, Cpu&& cpu, Gpu&& gpu, Describe
   Where where = Where::kCpu;
   bool fell_back = false;
   if (decide(s, r) == Target::kGpu) {
-    int st = BO_CUDA_NO_DEVICE;
-    if (const bo_cuda_module* m = gpu_module()) st = gpu(m);
+    const bo_cuda_module* m = gpu_module();
+    const int st = m ? gpu(m) : int(BO_CUDA_NO_DEVICE);
     if (st == BO_CUDA_OK) {
       where = Where::kGpu;
     } else {
-      if (gpu_module()) note_gpu_failure(routine_name(r), st);
+      if (m) note_gpu_failure(routine_name(r), st);  // no module: already said once by gpu_module()
       fell_back = true;
     }
   }

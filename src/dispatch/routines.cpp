@@ -14,6 +14,11 @@ namespace {
 constexpr std::uint64_t kF = sizeof(float);
 inline std::uint64_t u(blas_int v) { return static_cast<std::uint64_t>(v); }
 // Elements a strided vector of n entries spans in memory (what BLAS may touch).
+// Invalid arguments: counted, and reported as reference BLAS does.
+void reject(Routine r, blas_int info) {
+  count_error(r);
+  report_xerbla(routine_srname(r), info);
+}
 inline std::uint64_t span(blas_int n, blas_int inc) { return n > 0 ? 1 + u(n - 1) * u(inc < 0 ? -inc : inc) : 0; }
 }  // namespace
 
@@ -42,8 +47,7 @@ void run_sgemm(const SgemmCall& c) {
   const char ta = upper(*c.transa), tb = upper(*c.transb);
   const blas_int m = *c.m, n = *c.n, k = *c.k;
   if (blas_int info = check_sgemm(ta, tb, m, n, k, *c.lda, *c.ldb, *c.ldc)) {
-    count_error(Routine::sgemm);
-    report_xerbla("SGEMM ", info);
+    reject(Routine::sgemm, info);
     return;
   }
   const float alpha = *c.alpha, beta = *c.beta;
@@ -66,8 +70,7 @@ void run_sgemv(const SgemvCall& c) {
   const char t = upper(*c.trans);
   const blas_int m = *c.m, n = *c.n;
   if (blas_int info = check_sgemv(t, m, n, *c.lda, *c.incx, *c.incy)) {
-    count_error(Routine::sgemv);
-    report_xerbla("SGEMV ", info);
+    reject(Routine::sgemv, info);
     return;
   }
   const float alpha = *c.alpha, beta = *c.beta;
@@ -89,8 +92,7 @@ void run_strsv(const StrsvCall& c) {
   const char ul = upper(*c.uplo), t = upper(*c.trans), d = upper(*c.diag);
   const blas_int n = *c.n;
   if (blas_int info = check_strsv(ul, t, d, n, *c.lda, *c.incx)) {
-    count_error(Routine::strsv);
-    report_xerbla("STRSV ", info);
+    reject(Routine::strsv, info);
     return;
   }
   if (n == 0) {

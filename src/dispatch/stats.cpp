@@ -33,18 +33,8 @@ ThreadStats& retired() {
 }
 
 void merge_into(ThreadStats& to, const ThreadStats& from) {
-  for (std::size_t i = 0; i < kNumRoutines; ++i) {
-    auto& d = to.r[i];
-    const auto& s = from.r[i];
-    for (int w = 0; w < 2; ++w) {
-      d.calls[w].add(s.calls[w].get());
-      d.ns[w].add(s.ns[w].get());
-    }
-    d.bytes.add(s.bytes.get());
-    d.errors.add(s.errors.get());
-    d.quick.add(s.quick.get());
-    d.fallbacks.add(s.fallbacks.get());
-  }
+  for (std::size_t i = 0; i < kNumRoutines; ++i)
+    to.r[i].zip(from.r[i], [](ThreadStats::Counter& d, const ThreadStats::Counter& s) { d.add(s.get()); });
 }
 
 // Owns a thread's block: registers it on construction, merges and unregisters it at thread exit.
@@ -107,16 +97,7 @@ void stats_reset_after_fork() {
   // Only the forking thread exists in the child; the mutex may have been held by a vanished thread.
   new (&registry_mutex()) std::mutex();
   auto zero = [](ThreadStats& t) {
-    for (auto& r : t.r) {
-      for (int w = 0; w < 2; ++w) {
-        r.calls[w].reset();
-        r.ns[w].reset();
-      }
-      r.bytes.reset();
-      r.errors.reset();
-      r.quick.reset();
-      r.fallbacks.reset();
-    }
+    for (auto& r : t.r) r.zip(r, [](ThreadStats::Counter& c, const ThreadStats::Counter&) { c.reset(); });
   };
   for (ThreadStats* t : registry()) zero(*t);
   zero(retired());

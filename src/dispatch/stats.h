@@ -26,6 +26,19 @@ struct ThreadStats {
     Counter errors;     // calls rejected with XERBLA
     Counter quick;      // reference quick returns (nothing to do)
     Counter fallbacks;  // GPU attempts that ended on the CPU
+
+    // Calls f(mine, theirs) for every counter of this and another block: the one list of the fields.
+    template <class F>
+    void zip(const PerRoutine& o, F&& f) {
+      for (int w = 0; w < 2; ++w) {
+        f(calls[w], o.calls[w]);
+        f(ns[w], o.ns[w]);
+      }
+      f(bytes, o.bytes);
+      f(errors, o.errors);
+      f(quick, o.quick);
+      f(fallbacks, o.fallbacks);
+    }
   } r[kNumRoutines];
 };
 

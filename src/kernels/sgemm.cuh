@@ -10,6 +10,34 @@
 
 namespace bok {
 
+// One k-step of a thread's TM x TN outer product from shared memory: 16-byte fragment loads of its
+// slices of the A row (as_k) and B row (bs_k), then the FMAs in a fixed order. Shared by both kernels so
+// that they stay bitwise identical.
+template <int TM, int TN>
+__device__ __forceinline__ void sgemm_outer_product(float (&acc)[TM][TN], const float* as_k, const float* bs_k) {
+  float af[TM], bf[TN];
+#pragma unroll
+  for (int i = 0; i < TM; i += 4) {
+    const float4 q = *reinterpret_cast<const float4*>(as_k + i);
+    af[i] = q.x;
+    af[i + 1] = q.y;
+    af[i + 2] = q.z;
+    af[i + 3] = q.w;
+  }
+#pragma unroll
+  for (int j = 0; j < TN; j += 4) {
+    const float4 q = *reinterpret_cast<const float4*>(bs_k + j);
+    bf[j] = q.x;
+    bf[j + 1] = q.y;
+    bf[j + 2] = q.z;
+    bf[j + 3] = q.w;
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
+}
+
 // Loads the ROWS x COLS tile of a column-major operand whose contiguous dimension is ROWS, starting at
 // (r0, c0), into smem laid out as dst(row, col) = either s[col][row] (KMAJOR_ROWS=false) or s[row][col].
 template <int ROWS, int COLS, int VEC, int THREADS, bool DST_ROW_IS_K, int LD_S>
@@ -131,27 +159,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
     if (more) fetch(k0 + BK);
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
-      float af[TM], bf[TN];
-#pragma unroll
-      for (int i = 0; i < TM; i += 4) {
-        const float4 q = *reinterpret_cast<const float4*>(&as[cur][kk * LDA_S + tr * TM + i]);
-        af[i] = q.x;
-        af[i + 1] = q.y;
-        af[i + 2] = q.z;
-        af[i + 3] = q.w;
-      }
-#pragma unroll
-      for (int j = 0; j < TN; j += 4) {
-        const float4 q = *reinterpret_cast<const float4*>(&bs[cur][kk * LDB_S + tc * TN + j]);
-        bf[j] = q.x;
-        bf[j + 1] = q.y;
-        bf[j + 2] = q.z;
-        bf[j + 3] = q.w;
-      }
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
+      sgemm_outer_product<TM, TN>(acc, &as[cur][kk * LDA_S + tr * TM], &bs[cur][kk * LDB_S + tc * TN]);
     }
     if (more) {
       la.put(as[cur ^ 1]);
@@ -205,27 +213,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
     __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
-      float af[TM], bf[TN];
-#pragma unroll
-      for (int i = 0; i < TM; i += 4) {
-        const float4 q = *reinterpret_cast<const float4*>(&as[kk * LDA_S + tr * TM + i]);
-        af[i] = q.x;
-        af[i + 1] = q.y;
-        af[i + 2] = q.z;
-        af[i + 3] = q.w;
-      }
-#pragma unroll
-      for (int j = 0; j < TN; j += 4) {
-        const float4 q = *reinterpret_cast<const float4*>(&bs[kk * LDB_S + tc * TN + j]);
-        bf[j] = q.x;
-        bf[j + 1] = q.y;
-        bf[j + 2] = q.z;
-        bf[j + 3] = q.w;
-      }
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
+      sgemm_outer_product<TM, TN>(acc, &as[kk * LDA_S + tr * TM], &bs[kk * LDB_S + tc * TN]);
     }
     __syncthreads();
   }

@@ -167,9 +167,4 @@ const char* config_value(const char* key) {
   return nullptr;
 }
 
-std::string config_search_path_description() {
-  return "$BLASOFFLOAD_CONFIG, else $XDG_CONFIG_HOME/blasoffload/blasoffload.conf (or "
-         "~/.config/blasoffload/blasoffload.conf), else " BLASOFFLOAD_SYSCONFDIR "/blasoffload.conf";
-}
-
 }  // namespace blasoffload

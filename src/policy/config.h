@@ -29,7 +29,4 @@ const Settings& settings();
 // Valid after settings() has run; used by the CUDA module through the host services.
 const char* config_value(const char* key);
 
-// Where the config file is searched, in order (documented in README.md).
-std::string config_search_path_description();
-
 }  // namespace blasoffload

@@ -137,6 +137,21 @@ void unpack_vector(float* dst, const float* src, int64_t n, int64_t inc) {
   for (int64_t i = 0; i < n; ++i) dst[bok::vidx(i, n, inc)] = src[i];
 }
 
+// Stages a host matrix / strided vector into its pinned slice and queues the copy to the device. Does
+// nothing once an earlier step of the call has failed (the call will be handed to the CPU anyway).
+void upload_matrix(cudaError_t& e, float* pinned, float* dev, const float* src, int64_t rows, int64_t cols,
+                   int64_t ld, cudaStream_t st) {
+  if (e) return;
+  pack_matrix(pinned, src, rows, cols, ld);
+  e = cudaMemcpyAsync(dev, pinned, 4 * size_t(rows) * size_t(cols), cudaMemcpyHostToDevice, st);
+}
+void upload_vector(cudaError_t& e, float* pinned, float* dev, const float* src, int64_t n, int64_t inc,
+                   cudaStream_t st) {
+  if (e) return;
+  pack_vector(pinned, src, n, inc);
+  e = cudaMemcpyAsync(dev, pinned, 4 * size_t(n), cudaMemcpyHostToDevice, st);
+}
+
 // ---- Device pointers from CUDA-aware programs. ----
 bool on_device(const void* p) {
   cudaPointerAttributes at{};
@@ -295,21 +310,18 @@ int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const 
   float *ga = dv.take<float>(4 * fa), *gb = dv.take<float>(4 * fb), *gc = dv.take<float>(4 * fc);
   void* gws = dv.take<char>(ws);
   if (fa) {
-    pack_matrix(pa, a, ar, ac, lda);
-    if (!e) e = cudaMemcpyAsync(ga, pa, 4 * fa, cudaMemcpyHostToDevice, s.stream);
+    upload_matrix(e, pa, ga, a, ar, ac, lda, s.stream);
     args.a = ga;
     args.lda = std::max<int64_t>(ar, 1);
   }
   if (fb) {
-    pack_matrix(pb, b, br, bc, ldb);
-    if (!e) e = cudaMemcpyAsync(gb, pb, 4 * fb, cudaMemcpyHostToDevice, s.stream);
+    upload_matrix(e, pb, gb, b, br, bc, ldb, s.stream);
     args.b = gb;
     args.ldb = std::max<int64_t>(br, 1);
   }
   if (fc) {
     if (beta != 0.0f) {  // beta == 0: C is never read
-      pack_matrix(pc, c, m, n, ldc);
-      if (!e) e = cudaMemcpyAsync(gc, pc, 4 * fc, cudaMemcpyHostToDevice, s.stream);
+      upload_matrix(e, pc, gc, c, m, n, ldc, s.stream);
     }
     args.c = gc;
     args.ldc = std::max<int64_t>(m, 1);
@@ -350,21 +362,18 @@ int sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t
   float *ga = dv.take<float>(4 * fa), *gx = dv.take<float>(4 * fx), *gy = dv.take<float>(4 * fy);
   void* gws = dv.take<char>(ws);
   if (fa) {
-    pack_matrix(pa, a, m, n, lda);
-    e = cudaMemcpyAsync(ga, pa, 4 * fa, cudaMemcpyHostToDevice, s.stream);
+    upload_matrix(e, pa, ga, a, m, n, lda, s.stream);
     args.a = ga;
     args.lda = std::max<int64_t>(m, 1);
   }
   if (fx) {
-    pack_vector(px, x, lenx, incx);
-    if (!e) e = cudaMemcpyAsync(gx, px, 4 * fx, cudaMemcpyHostToDevice, s.stream);
+    upload_vector(e, px, gx, x, lenx, incx, s.stream);
     args.b = gx;
     args.incx = 1;
   }
   if (fy) {
     if (beta != 0.0f) {  // beta == 0: y is never read
-      pack_vector(py, y, leny, incy);
-      if (!e) e = cudaMemcpyAsync(gy, py, 4 * fy, cudaMemcpyHostToDevice, s.stream);
+      upload_vector(e, py, gy, y, leny, incy, s.stream);
     }
     args.c = gy;
     args.incy = 1;
@@ -401,14 +410,12 @@ int strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t l
   float *ga = dv.take<float>(4 * fa), *gx = dv.take<float>(4 * fx);
   void* gws = dv.take<char>(ws);
   if (fa) {
-    pack_matrix(pa, a, n, n, lda);
-    e = cudaMemcpyAsync(ga, pa, 4 * fa, cudaMemcpyHostToDevice, s.stream);
+    upload_matrix(e, pa, ga, a, n, n, lda, s.stream);
     args.a = ga;
     args.lda = std::max<int64_t>(n, 1);
   }
   if (fx) {
-    pack_vector(px, x, n, incx);
-    if (!e) e = cudaMemcpyAsync(gx, px, 4 * fx, cudaMemcpyHostToDevice, s.stream);
+    upload_vector(e, px, gx, x, n, incx, s.stream);
     args.c = gx;
     args.incx = 1;
   }
@@ -444,8 +451,7 @@ int snrm2(int64_t n, const float* x, int64_t incx, float* result) {
   float *gx = dv.take<float>(4 * fx), *gr = dv.take<float>(4);
   void* gws = dv.take<char>(ws);
   if (fx) {
-    pack_vector(px, x, n, incx);
-    e = cudaMemcpyAsync(gx, px, 4 * fx, cudaMemcpyHostToDevice, s.stream);
+    upload_vector(e, px, gx, x, n, incx, s.stream);
     args.b = gx;
     args.incx = 1;
   }
