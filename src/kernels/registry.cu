@@ -1,16 +1,18 @@
-// Every compiled kernel configuration, by name, behind the C table of kernels/registry.h. The compiled
-// set is kept small on purpose (build time on 2-core CI): add a configuration by adding one line to a
-// list below.
+// Every compiled kernel configuration, by name, behind the C table of kernels/registry.h, and the choice
+// among them (tuned table, else built-in defaults). The configurations come from registry_*.cu: the
+// tuning spaces' compiled points (kernels/spaces.h) plus a few hand-written fallbacks.
 #include <cstring>
+#include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "kernels/common.cuh"
 #include "kernels/registry.h"
-#include "kernels/sgemm.cuh"
+#include "kernels/registry_build.h"
 #include "kernels/sgemv.cuh"
-#include "kernels/snrm2.cuh"
-#include "kernels/strsv.cuh"
+#include "kernels/tuned_select.h"
+#include "kernels/vendor_cublas.h"
 
 namespace bok {
 
@@ -51,73 +53,37 @@ __global__ void sgemv_finalize_kernel(int64_t len, int splits, const float* __re
   *p = beta == 0.0f ? alpha * s : fmaf(beta, *p, alpha * s);
 }
 
+namespace reg {
+
+const char* keep(std::string s) {
+  static std::vector<std::unique_ptr<std::string>> names;
+  names.push_back(std::make_unique<std::string>(std::move(s)));
+  return names.back()->c_str();
+}
+std::string strip_transposes(const std::string& name) {
+  const size_t n = name.size();
+  if (n > 3 && name.compare(0, 6, "sgemm_") == 0 && name[n - 3] == '_') return name.substr(0, n - 3);
+  return name;
+}
+
+}  // namespace reg
+
 namespace {
 
 using Args = bo_kernel_args;
-inline cudaStream_t S(void* s) { return static_cast<cudaStream_t>(s); }
+using reg::VendorEntry;
 
-template <class K>
-struct Nrm2Entry {
-  static int can(const Args* a) { return K::can_implement(a->n, a->incx); }
-  static size_t ws(const Args* a) { return K::workspace(a->n); }
-  static int launch(const Args* a, void* w, void* s) { return K::launch(a->n, a->b, a->incx, a->c, w, S(s)); }
-};
-template <class K>
-struct GemvEntry {
-  static int can(const Args* a) { return K::can_implement(a->opa, a->m, a->n) && a->incx != 0 && a->incy != 0; }
-  static size_t ws(const Args* a) { return K::workspace(a->m, a->n); }
-  static int launch(const Args* a, void* w, void* s) {
-    return K::launch(a->m, a->n, a->alpha, a->a, a->lda, a->b, a->incx, a->beta, a->c, a->incy, w, S(s));
-  }
-};
-template <class K>
-struct TrsvEntry {
-  static int can(const Args* a) { return K::can_implement(a->opa, a->opb, a->opc, a->n) && a->incx != 0; }
-  static size_t ws(const Args* a) { return K::workspace(a->n); }
-  static int launch(const Args* a, void* w, void* s) {
-    return K::launch(a->opa, a->opb, a->opc, a->n, a->a, a->lda, a->c, a->incx, w, S(s));
-  }
-};
-template <class K>
-struct GemmEntry {
-  static int can(const Args* a) { return K::can_implement(a->opa, a->opb, a->m, a->n, a->k); }
-  static size_t ws(const Args*) { return 0; }
-  static int launch(const Args* a, void*, void* s) {
-    return K::launch(a->m, a->n, a->k, a->alpha, a->a, a->lda, a->b, a->ldb, a->beta, a->c, a->ldc, S(s));
-  }
-};
-
-template <template <class> class E, class K>
-bo_kernel_entry entry(int routine) {
-  static const std::string name = K::name();  // lives for the process
-  return {name.c_str(), routine, &E<K>::can, &E<K>::ws, &E<K>::launch};
-}
-
-template <int BM, int BN, int BK, int TM, int TN, int VEC, int STAGES = 1>
-void add_gemm(std::vector<bo_kernel_entry>& v) {
-  v.push_back(entry<GemmEntry, Sgemm<BM, BN, BK, TM, TN, VEC, false, false, STAGES>>(BO_K_SGEMM));
-  v.push_back(entry<GemmEntry, Sgemm<BM, BN, BK, TM, TN, VEC, false, true, STAGES>>(BO_K_SGEMM));
-  v.push_back(entry<GemmEntry, Sgemm<BM, BN, BK, TM, TN, VEC, true, false, STAGES>>(BO_K_SGEMM));
-  v.push_back(entry<GemmEntry, Sgemm<BM, BN, BK, TM, TN, VEC, true, true, STAGES>>(BO_K_SGEMM));
-}
-
-// The lists. Within a routine, the first entry is the default for large problems.
+// The lists. Hand-written entries first: they are the built-in defaults' fallbacks (any alignment).
 std::vector<bo_kernel_entry> build() {
   std::vector<bo_kernel_entry> v;
-  v.push_back(entry<Nrm2Entry, Snrm2<256, 4, 4>>(BO_K_SNRM2));
-  v.push_back(entry<Nrm2Entry, Snrm2<512, 2, 4>>(BO_K_SNRM2));
-  v.push_back(entry<Nrm2Entry, Snrm2<128, 8, 1>>(BO_K_SNRM2));
-  v.push_back(entry<GemvEntry, SgemvN<32, 8, 4, 4>>(BO_K_SGEMV));
-  v.push_back(entry<GemvEntry, SgemvN<64, 4, 4, 4>>(BO_K_SGEMV));
-  v.push_back(entry<GemvEntry, SgemvN<32, 8, 4, 1>>(BO_K_SGEMV));
-  v.push_back(entry<GemvEntry, SgemvT<8, 4>>(BO_K_SGEMV));
-  v.push_back(entry<GemvEntry, SgemvT<4, 8>>(BO_K_SGEMV));
-  v.push_back(entry<TrsvEntry, Strsv<64, 256, true>>(BO_K_STRSV));  // default: 0.73-0.79x cuBLAS vs 0.60-0.68x
-  v.push_back(entry<TrsvEntry, Strsv<64, 256>>(BO_K_STRSV));
-  v.push_back(entry<TrsvEntry, Strsv<32, 128>>(BO_K_STRSV));
-  add_gemm<128, 128, 8, 8, 8, 4, 2>(v);  // default for large (37-39 TF/s vs 30-31 unpipelined, H100)
-  add_gemm<128, 128, 8, 8, 8, 4>(v);
-  add_gemm<64, 64, 8, 4, 4, 1>(v);
+  reg::add_snrm2(v);
+  reg::add_sgemv(v);
+  reg::add_strsv(v);
+  reg::add_sgemm(v);
+  v.push_back({"cublas_snrm2", "cublas", BO_K_SNRM2, 1, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::nrm2});
+  v.push_back({"cublas_sgemv", "cublas", BO_K_SGEMV, 1, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::gemv});
+  v.push_back({"cublas_strsv", "cublas", BO_K_STRSV, 1, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::trsv});
+  v.push_back({"cublas_sgemm", "cublas", BO_K_SGEMM, 1, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::gemm});
   return v;
 }
 
@@ -126,17 +92,26 @@ const std::vector<bo_kernel_entry>& entries() {
   return v;
 }
 
-int select(int routine, const Args* a) {
+int find(int routine, const char* name, const Args* a) {
   const auto& v = entries();
-  // Measured on the H100 (tests/gpu/results): for A^T x up to ~4096^2 the 4-warp, 8-deep unrolled
-  // configuration is 10-15% faster; above it the 8-warp one.
-  if (routine == BO_K_SGEMV && a->opa != 'N' && a->m * a->n <= (int64_t(1) << 25))
-    for (size_t i = 0; i < v.size(); ++i)
-      if (std::strcmp(v[i].name, "sgemv_t_4w_u8") == 0 && v[i].can_implement(a)) return int(i);
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].routine == routine && std::strcmp(v[i].name, name) == 0 && v[i].can_implement(a)) return int(i);
+  return -1;
+}
+
+// Built-in defaults: what the H100 measurements of the GPU-path issue chose, for GPUs without a table.
+int select_builtin(int routine, const Args* a) {
+  const auto& v = entries();
+  int pick = -1;
+  if (routine == BO_K_SNRM2) pick = find(routine, "snrm2_1p_256_4_v4", a);
+  if (routine == BO_K_SGEMV && a->opa == 'N') pick = find(routine, "sgemv_n_32x8_u4_r4", a);
+  if (routine == BO_K_SGEMV && a->opa != 'N') pick = find(routine, "sgemv_tv_8w_u4", a);
+  if (routine == BO_K_STRSV) pick = find(routine, "strsv_wave_128_256", a);
+  if (pick >= 0) return pick;
   const bool small_gemm = routine == BO_K_SGEMM && cdiv(a->m, 128) * cdiv(a->n, 128) < 132;
   int first = -1;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i].routine != routine || !v[i].can_implement(a)) continue;
+    if (v[i].routine != routine || v[i].vendor || !v[i].can_implement(a)) continue;
     if (first < 0) first = int(i);
     if (small_gemm && std::strncmp(v[i].name, "sgemm_64x64", 11) == 0) return int(i);
     if (!small_gemm) return int(i);
@@ -144,10 +119,25 @@ int select(int routine, const Args* a) {
   return first;
 }
 
+int select_ex(int routine, const Args* a, int policy) {
+  if (policy != BO_SELECT_BUILTIN) {
+    const int t = tuned_select(routine, a, policy == BO_SELECT_OWN);
+    if (t >= 0) return t;
+  }
+  return select_builtin(routine, a);
+}
+int select_tuned(int routine, const Args* a) { return select_ex(routine, a, BO_SELECT_TUNED); }
+
 }  // namespace
 
+const bo_kernel_entry* registry_entries(size_t* count) {
+  *count = entries().size();
+  return entries().data();
+}
+
 const bo_kernel_registry* registry() {
-  static const bo_kernel_registry r = {1u, entries().size(), entries().data(), &select};
+  static const bo_kernel_registry r = {2u,         entries().size(),   entries().data(),           &select_tuned,
+                                       &select_ex, &tuned_params_info, &vendor::cublas_description};
   return &r;
 }
 

@@ -197,4 +197,88 @@ struct SgemvT {
   }
 };
 
+// y_j (or partial) for column j = one warp, reading A's column with 16-byte loads (4 rows per lane per
+// load, UNROLL loads in flight) when the column and x are 16-byte aligned; scalar otherwise and on the tail.
+template <int WARPS, int UNROLL>
+__global__ void __launch_bounds__(WARPS * 32) sgemv_tv_kernel(int64_t m, int64_t n, float alpha,
+                                                              const float* __restrict__ a, int64_t lda,
+                                                              const float* __restrict__ x, int64_t incx, float beta,
+                                                              float* __restrict__ y, int64_t incy,
+                                                              float* __restrict__ partial, int64_t rows_per_split,
+                                                              bool vec) {
+  const int lane = threadIdx.x & 31;
+  const int64_t j = int64_t(blockIdx.x) * WARPS + (threadIdx.x >> 5);
+  if (j >= n) return;
+  const int64_t i0 = int64_t(blockIdx.y) * rows_per_split;  // a multiple of 4 when vec
+  const int64_t i1 = min(m, i0 + rows_per_split);
+  const float* aj = a + j * lda;
+  float acc = 0.0f;
+  int64_t i = i0;
+  if (vec) {
+    float acc4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (; i + int64_t(UNROLL) * 128 <= i1; i += int64_t(UNROLL) * 128) {
+      float4 av[UNROLL], xv[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        av[u] = __ldg(reinterpret_cast<const float4*>(aj + i + u * 128) + lane);
+        xv[u] = __ldg(reinterpret_cast<const float4*>(x + i + u * 128) + lane);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        acc4[0] = fmaf(av[u].x, xv[u].x, acc4[0]);
+        acc4[1] = fmaf(av[u].y, xv[u].y, acc4[1]);
+        acc4[2] = fmaf(av[u].z, xv[u].z, acc4[2]);
+        acc4[3] = fmaf(av[u].w, xv[u].w, acc4[3]);
+      }
+    }
+    acc = (acc4[0] + acc4[1]) + (acc4[2] + acc4[3]);
+  }
+  for (i += lane; i < i1; i += 32) acc = fmaf(__ldg(aj + i), __ldg(x + vidx(i, m, incx)), acc);
+  for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+  if (lane == 0) {
+    if (gridDim.y == 1) {
+      float* yj = y + vidx(j, n, incy);
+      *yj = beta == 0.0f ? alpha * acc : fmaf(beta, *yj, alpha * acc);
+    } else {
+      partial[int64_t(blockIdx.y) * n + j] = acc;
+    }
+  }
+}
+
+template <int WARPS, int UNROLL>
+struct SgemvTV {
+  static std::string name() { return "sgemv_tv_" + std::to_string(WARPS) + "w_u" + std::to_string(UNROLL); }
+  static constexpr bool valid() { return WARPS >= 1 && WARPS <= 32 && UNROLL >= 1 && UNROLL <= 8; }
+  static bool can_implement(char trans, int64_t m, int64_t n) {
+    return (trans == 'T' || trans == 'C') && m >= 0 && n >= 0;
+  }
+  static int64_t splits(int64_t m, int64_t n) {
+    int64_t want = cdiv(kGemvTargetBlocks, cdiv(n, WARPS));
+    int64_t most = cdiv(m, int64_t(128) * UNROLL * 2);
+    int64_t s = want < most ? want : most;
+    return s < 1 ? 1 : (s > 65535 ? 65535 : s);
+  }
+  static size_t workspace(int64_t m, int64_t n) {
+    int64_t s = splits(m, n);
+    return s > 1 ? sizeof(float) * size_t(s) * size_t(n) : 0;
+  }
+  static cudaError_t launch(int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
+                            int64_t incx, float beta, float* y, int64_t incy, void* ws, cudaStream_t st) {
+    if (n == 0) return cudaSuccess;
+    if (alpha == 0.0f || m == 0) return scale_vector(n, beta, y, incy, st);
+    const bool vec = incx == 1 && (lda & 3) == 0 && (reinterpret_cast<uintptr_t>(a) & 15) == 0 &&
+                     (reinterpret_cast<uintptr_t>(x) & 15) == 0;
+    const int64_t s = splits(m, n);
+    const int64_t per = (cdiv(m, s) + 3) / 4 * 4;  // split starts stay 16-byte aligned
+    const int64_t s_used = cdiv(m, per);
+    dim3 grid(unsigned(cdiv(n, WARPS)), unsigned(s_used));
+    float* partial = static_cast<float*>(ws);
+    sgemv_tv_kernel<WARPS, UNROLL><<<grid, WARPS * 32, 0, st>>>(m, n, alpha, a, lda, x, incx, beta, y, incy,
+                                                                partial, per, vec);
+    if (s_used > 1)
+      sgemv_finalize_kernel<<<unsigned(cdiv(n, 256)), 256, 0, st>>>(n, int(s_used), partial, alpha, beta, y, incy);
+    return cudaGetLastError();
+  }
+};
+
 }  // namespace bok

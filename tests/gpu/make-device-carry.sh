@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
-# Copies what tests/gpu/device-check.sh needs from a build into a small folder to carry to the GPU machine
-# (the whole build tree is too large to travel). Usage: tests/gpu/make-device-carry.sh BUILD_DIR CARRY_DIR
+# Copies what the device scripts (tests/gpu/device-check.sh, tests/gpu/device-tune.sh) need from a build into a
+# small folder to carry to the GPU machine (the whole build tree is too large to travel).
+# Usage: tests/gpu/make-device-carry.sh BUILD_DIR CARRY_DIR
 set -euo pipefail
 b=$(cd "$1" && pwd)
 k=$2
-rm -rf "$k" && mkdir -p "$k/lib" "$k/gpu" "$k/unit"
+keep_cache=""
+[ -d "$k/cache" ] && keep_cache=$(mktemp -d) && cp -r "$k/cache/." "$keep_cache/"
+rm -rf "$k" && mkdir -p "$k/lib" "$k/gpu" "$k/unit" "$k/tune" "$k/bench" "$k/cache"
 cp "$b/libblasoffload.so" "$b/libblasoffload_cuda.so" "$k/lib/"
+[ -d "$b/tuned_params" ] && cp -r "$b/tuned_params" "$k/lib/"
 cp "$b/tests/gpu/blasoffload_gpu_tests" "$k/gpu/"
 [ -x "$b/tests/gpu/blasoffload_gpu_bench" ] && cp "$b/tests/gpu/blasoffload_gpu_bench" "$k/gpu/"
 cp "$b/tests/unit/blasoffload_unit_tests" "$b/tests/unit/blas_probe" "$k/unit/"
+cp "$b/blasoffload-tune" "$k/tune/"
+if [ -x "$b/bench/kernels/blasoffload_bench_kernels" ]; then
+  cp "$b/bench/kernels/blasoffload_bench_kernels" "$b/bench/kernels/libbenchmark.so.1debian" "$k/bench/"
+fi
+[ -n "$keep_cache" ] && cp -r "$keep_cache/." "$k/cache/"
+# Debug info stays home: the carry limit is 64 MiB with the BLAS test programs.
+find "$k" -type f \( -name "*.so*" -o -perm -u+x \) -exec strip --strip-debug {} + 2>/dev/null || true
 git -C "$(dirname "$0")" rev-parse --short HEAD >"$k/COMMIT"
 git -C "$(dirname "$0")" diff --quiet HEAD -- || echo "+uncommitted" >>"$k/COMMIT"
+cp "$k/COMMIT" "$k/bench/COMMIT"
 du -sh "$k"

@@ -8,6 +8,7 @@
 // Device pointers (CUDA-aware programs) are detected with cudaPointerGetAttributes and used in place;
 // a failure in such a call cannot be handed to the CPU BLAS, so it prints a clear error and aborts.
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,9 +17,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "kernels/common.cuh"
 #include "kernels/registry.h"
+#include "kernels/tuned_select.h"
 #include "offload/cuda_module_api.h"
 
 namespace bok {
@@ -89,7 +93,9 @@ cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
       s.pin_cap = 0;
     }
     size_t want = std::min(align256(pin_bytes + pin_bytes / 4), std::max(pin_bytes, g_pinned_max));
-    if ((e = cudaHostAlloc(reinterpret_cast<void**>(&s.pin), want, cudaHostAllocPortable)) != cudaSuccess) {
+    // Mapped: kernels may write small results (snrm2) straight into it, saving a copy on the latency path.
+    if ((e = cudaHostAlloc(reinterpret_cast<void**>(&s.pin), want, cudaHostAllocPortable | cudaHostAllocMapped)) !=
+        cudaSuccess) {
       cudaGetLastError();
       return cudaErrorMemoryAllocation;
     }
@@ -233,6 +239,26 @@ long env_long(const char* v, long dflt) {
   return (end && *end == '\0') ? r : dflt;
 }
 
+// Where tuned tables are looked for, in order: the user's (where blasoffload-tune writes by default), next to
+// this module (build tree, carried copies), and the installed share directory.
+std::vector<std::string> tuned_params_dirs() {
+  std::vector<std::string> d;
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  if (xdg && *xdg)
+    d.push_back(std::string(xdg) + "/blasoffload/tuned_params");
+  else if (home && *home)
+    d.push_back(std::string(home) + "/.config/blasoffload/tuned_params");
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&tuned_params_dirs), &info) && info.dli_fname) {
+    std::string self = info.dli_fname;
+    const std::string dir = self.substr(0, self.rfind('/') == std::string::npos ? 0 : self.rfind('/'));
+    d.push_back((dir.empty() ? "." : dir) + "/tuned_params");
+    d.push_back((dir.empty() ? "." : dir) + "/../share/blasoffload/tuned_params");
+  }
+  return d;
+}
+
 int init(const bo_cuda_host_services* host) {
   g_host = host;
   if (g_forked.load()) return BO_CUDA_FORKED_CHILD;
@@ -275,8 +301,16 @@ int init(const bo_cuda_host_services* host) {
   cudaGetDeviceProperties(&prop, g_device);
   int rt = 0;
   cudaRuntimeGetVersion(&rt);
-  std::snprintf(g_name, sizeof g_name, "blasoffload-cuda 0.2 (CUDA %d.%d, GPU %d of %d: %s, sm_%d%d, by %s)",
+  std::snprintf(g_name, sizeof g_name, "blasoffload-cuda 0.3 (CUDA %d.%d, GPU %d of %d: %s, sm_%d%d, by %s)",
                 rt / 1000, (rt % 1000) / 10, g_device, count, prop.name, prop.major, prop.minor, how);
+  bo::tuning::DeviceInfo info;
+  info.name = prop.name;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  info.memory_gib = double(prop.totalGlobalMem) / double(1ull << 30);
+  bok::load_tuned_params(info, host && host->config ? host->config("BLASOFFLOAD_TUNED_PARAMS") : nullptr,
+                         tuned_params_dirs(), [](int level, const char* m) { logf(level, "%s", m); });
   return BO_CUDA_OK;
 }
 
@@ -455,9 +489,9 @@ int snrm2(int64_t n, const float* x, int64_t incx, float* result) {
     args.b = gx;
     args.incx = 1;
   }
-  args.c = gr;
+  (void)gr;
+  args.c = pr;  // mapped pinned memory: the kernel writes the result straight to the host
   if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
-  if (!e) e = cudaMemcpyAsync(pr, gr, 4, cudaMemcpyDeviceToHost, s.stream);
   if (!e) e = cudaStreamSynchronize(s.stream);
   if (e) return cs.fail(e);
   *result = *pr;
@@ -478,6 +512,6 @@ extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffl
   return &kModule;
 }
 
-extern "C" __attribute__((visibility("default"))) const bo_kernel_registry* blasoffload_cuda_registry_v1() {
+extern "C" __attribute__((visibility("default"))) const bo_kernel_registry* blasoffload_cuda_registry_v2() {
   return bok::registry();
 }

@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Summarises a blasoffload_bench_kernels JSON file: per-routine tables against cuBLAS and the project's targets.
+
+Usage: report.py BENCH.json [--md OUT.md]
+Prints plain-text tables to stdout; --md also writes the same as Markdown (for a README or a results folder).
+"""
+import argparse
+import json
+import math
+import re
+import sys
+
+GRID = {16, 256, 1024, 4096, 16384, 65536}  # the tuner's sgemv grid: "every grid shape" means m and n both in it
+DEFAULT_READ_GBS = 3092.0                  # H100 streaming read bandwidth (../shared/anchors/README.md)
+ROUTINE_ORDER = ["snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm"]
+# Suffixes Google Benchmark appends to names (UseManualTime, Iterations, ...): not part of the shape.
+NAME_NOISE = re.compile(r"^(manual_time|real_time|process_time|iterations:\d+|repeats:\d+|threads:\d+|"
+                        r"min_time:.*|min_warmup_time:.*)$")
+
+
+class Row:
+    def __init__(self, bench):
+        parts = [p for p in bench["run_name" if "run_name" in bench else "name"].split("/")
+                 if not NAME_NOISE.match(p)]
+        self.prefix = parts[0]
+        self.routine = "sgemm" if self.prefix.startswith("sgemm") else self.prefix
+        self.dims = {}
+        for p in parts[1:]:
+            k, _, v = p.partition(":")
+            self.dims[k] = int(v) if v.lstrip("-").isdigit() else v
+        self.error = bench.get("error_message") if bench.get("error_occurred") else None
+        self.c = bench
+        label = bench.get("label", "")
+        found = dict(re.findall(r"(\w+)=(\S+)", label))
+        self.tuned_cfg = found.get("tuned", "")
+        self.own_cfg = found.get("own", "")
+
+    def get(self, key):
+        v = self.c.get(key)
+        return float(v) if isinstance(v, (int, float)) else None
+
+    @property
+    def shape(self):
+        d = self.dims
+        if self.routine == "snrm2" or self.routine.startswith("strsv"):
+            return "n=%d" % d.get("n", 0)
+        if self.routine.startswith("sgemv"):
+            return "%dx%d" % (d.get("m", 0), d.get("n", 0))
+        return "%s %dx%dx%d" % (self.prefix[len("sgemm_"):].upper(), d.get("m", 0), d.get("n", 0), d.get("k", 0))
+
+    def is_grid(self):
+        return self.routine.startswith("sgemv") and self.dims.get("m") in GRID and self.dims.get("n") in GRID
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    # One row per case: the median aggregate when --benchmark_repetitions made several, else the single run.
+    chosen = {}
+    for b in data.get("benchmarks", []):
+        key = b.get("run_name", b["name"])
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                chosen[key] = b
+        elif key not in chosen or chosen[key].get("run_type") != "aggregate":
+            chosen[key] = b
+    return data.get("context", {}), [Row(b) for b in chosen.values()]
+
+
+def unit(routine):
+    return "GFLOP/s" if routine == "sgemm" else "GB/s"
+
+
+def fmt_rate(v):
+    return "-" if v is None else ("%.0f" % v if v >= 100 else "%.1f" % v if v >= 1 else "%.2g" % v)
+
+
+def fmt_us(v):
+    return "-" if v is None else ("%.0f" % v if v >= 100 else "%.1f" % v)
+
+
+def fmt_ratio(v):
+    return "-" if v is None else "%.2fx" % v
+
+
+def geomean(vals):
+    vals = [v for v in vals if v and v > 0]
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
+
+
+class Check:
+    """One target: PASS when every measured (shape, value) meets it; the worst value is what is printed."""
+
+    def __init__(self, text, threshold, points, fmt=fmt_ratio, missing=None):
+        self.text, self.threshold, self.points, self.fmt = text, threshold, points, fmt
+        self.missing = missing or []  # shapes the target needs that have no measurement (skipped, failed, filtered)
+
+    def result(self):
+        if not self.points:
+            return "NO DATA", "no measurement" + (" (%s)" % ", ".join(self.missing) if self.missing else "")
+        shape, worst = min(self.points, key=lambda p: p[1])
+        ok = worst >= self.threshold and not self.missing
+        where = (" at " + shape) if shape else ""
+        extra = ("; missing: " + ", ".join(self.missing)) if self.missing else ""
+        return ("PASS" if ok else "MISS"), "%s%s (need >= %s)%s" % (self.fmt(worst), where, self.fmt(self.threshold),
+                                                                    extra)
+
+
+def targets(rows, read_gbs):
+    by = {}
+    for r in rows:
+        by.setdefault(r.routine, []).append(r)
+
+    def points(routine, pred, key):
+        ok, missing = [], []
+        for r in by.get(routine, []):
+            if not pred(r):
+                continue
+            v = r.get(key)
+            if r.error or v is None:
+                missing.append(r.shape)
+            else:
+                ok.append((r.shape, v))
+        return ok, missing
+
+    def pct(v):
+        return "%.0f GB/s" % v
+
+    checks = []
+    p, m = points("snrm2", lambda r: 100000 <= r.dims.get("n", 0) <= 10000000, "tuned_vs_cublas")
+    checks.append(Check("snrm2: tuned >= 2x cuBLAS for n in [1e5, 1e7] (result on host)", 2.0, p, missing=m))
+    p, m = points("snrm2", lambda r: r.dims.get("n") == 100000000, "tuned_rate")
+    checks.append(Check("snrm2: n=1e8 at >= 90%% of read bandwidth (%.0f GB/s)" % read_gbs, 0.9 * read_gbs, p,
+                        fmt=pct, missing=m))
+    for rt, letter in (("sgemv_n", "N"), ("sgemv_t", "T")):
+        p, m = points(rt, Row.is_grid, "tuned_vs_cublas")
+        checks.append(Check("sgemv %s: tuned >= 0.97x cuBLAS on every grid shape" % letter, 0.97, p, missing=m))
+        g = geomean([v for _, v in p])
+        checks.append(Check("sgemv %s: geometric mean of tuned/cuBLAS over the grid >= 1.15x" % letter, 1.15,
+                            [("", g)] if g else [], missing=m))
+        p2, m2 = points(rt, lambda r: r.dims.get("m") == 16384 and r.dims.get("n") == 16384, "tuned_rate")
+        checks.append(Check("sgemv %s: 16384^2 at >= 93%% of read bandwidth" % letter, 0.93 * read_gbs, p2, fmt=pct,
+                            missing=m2))
+    for rt, letter in (("strsv_n", "N"), ("strsv_t", "T")):
+        for n, need in ((16384, 4.0), (4096, 3.0)):
+            p, m = points(rt, lambda r, n=n: r.dims.get("n") == n, "tuned_vs_cublas")
+            if p or m:
+                checks.append(Check("strsv lower %s: tuned >= %gx cuBLAS at n=%d" % (letter, need, n), need, p,
+                                    missing=m))
+
+    def own_target(r):
+        d = r.dims
+        square = r.prefix == "sgemm_nn" and d.get("m") == d.get("n") == d.get("k") and d.get("m", 0) >= 2048
+        lu = r.prefix == "sgemm_nn" and d.get("m") == d.get("n") == 16384 and d.get("k") in (64, 256)
+        return square or lu
+
+    p, m = points("sgemm", own_target, "own_vs_cublas")
+    checks.append(Check("sgemm: own >= 0.95x cuBLAS at square n >= 2048 and the LU updates (16384^2 x 64, x 256)",
+                        0.95, p, missing=m))
+    p, m = points("sgemm", lambda r: True, "tuned_vs_cublas")
+    checks.append(Check("sgemm: tuned >= 0.97x cuBLAS on every shape", 0.97, p, missing=m))
+    return checks
+
+
+def sort_key(r):
+    d = r.dims
+    return (r.prefix, d.get("m", 0), d.get("n", 0), d.get("k", 0))
+
+
+def render(context, rows, md):
+    out = []
+    read_gbs = float(context.get("read_gbs", DEFAULT_READ_GBS))
+    head = [("GPU", context.get("gpu", "?")), ("module", context.get("module", "?")),
+            ("tuned params", context.get("tuned_params", "?")), ("cuBLAS", context.get("cublas", "?")),
+            ("date", context.get("date_utc", context.get("date", "?"))), ("commit", context.get("commit", "?")),
+            ("read bandwidth for targets", "%.0f GB/s%s" % (read_gbs, "" if "read_gbs" in context else " (default)"))]
+    if md:
+        out.append("## Kernel benchmarks against cuBLAS\n")
+        out += ["- %s: %s" % (k, v) for k, v in head]
+        out.append("")
+        out.append("Rates: GB/s (bytes that must move) for snrm2/sgemv/strsv, GFLOP/s for sgemm; times in us; medians "
+                   "over the iterations of one run; ratios are time(cuBLAS)/time(ours), > 1 means ours is faster.\n")
+    else:
+        out += ["%s: %s" % (k, v) for k, v in head]
+        out.append("")
+
+    by = {}
+    for r in rows:
+        by.setdefault(r.routine, []).append(r)
+    for routine in ROUTINE_ORDER + sorted(set(by) - set(ROUTINE_ORDER)):
+        rs = sorted(by.get(routine, []), key=sort_key)
+        if not rs:
+            continue
+        u = unit(routine)
+        cols = ["shape", "tuned config", "own config", "tuned " + u, "own " + u, "cuBLAS " + u, "tuned us",
+                "cuBLAS us", "tuned/cuBLAS", "own/cuBLAS"]
+        table = []
+        for r in rs:
+            if r.error:
+                table.append([r.shape] + [""] * (len(cols) - 1) + ["skipped: " + r.error])
+                continue
+            table.append([r.shape, r.tuned_cfg, r.own_cfg, fmt_rate(r.get("tuned_rate")), fmt_rate(r.get("own_rate")),
+                          fmt_rate(r.get("cublas_rate")), fmt_us(r.get("tuned_us")), fmt_us(r.get("cublas_us")),
+                          fmt_ratio(r.get("tuned_vs_cublas")),
+                          fmt_ratio(r.get("own_vs_cublas")), ""])
+        good = [r for r in rs if not r.error]
+        summary = []
+        for key, name in (("tuned_vs_cublas", "tuned/cuBLAS"), ("own_vs_cublas", "own/cuBLAS")):
+            vals = [(r.get(key), r.shape) for r in good if r.get(key)]
+            if vals:
+                lo = min(vals)
+                summary.append("%s min %s (%s), geomean %s" % (name, fmt_ratio(lo[0]), lo[1],
+                                                               fmt_ratio(geomean([v for v, _ in vals]))))
+        title = routine + (" (result returned to the host, wall clock)" if routine == "snrm2" else "")
+        if md:
+            out.append("### %s\n" % title)
+            out.append("| " + " | ".join(cols + ["note"]) + " |")
+            out.append("|" + "|".join(["---"] * 3 + ["---:"] * (len(cols) - 3) + ["---"]) + "|")
+            out += ["| " + " | ".join(c if c else " " for c in row) + " |" for row in table]
+            out.append("")
+            out += ["- " + s for s in summary]
+            out.append("")
+        else:
+            out.append("== " + title)
+            widths = [max(len(str(x)) for x in [c] + [row[i] for row in table]) for i, c in enumerate(cols)]
+            out.append("  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths))))
+            for row in table:
+                line = "  ".join(str(x).ljust(w) if i < 3 else str(x).rjust(w)
+                                 for i, (x, w) in enumerate(zip(row[:-1], widths)))
+                out.append((line + "  " + row[-1]).rstrip())
+            out += ["  " + s for s in summary]
+            out.append("")
+
+    checks = targets(rows, read_gbs)
+    if md:
+        out.append("### Targets\n")
+        out.append("| status | target | measured (worst case) |")
+        out.append("|---|---|---|")
+        for c in checks:
+            status, measured = c.result()
+            out.append("| %s | %s | %s |" % ("**%s**" % status if status != "PASS" else status, c.text, measured))
+    else:
+        out.append("== targets")
+        for c in checks:
+            status, measured = c.result()
+            out.append("%-7s %s: %s" % (status, c.text, measured))
+    passed = sum(1 for c in checks if c.result()[0] == "PASS")
+    out.append("")
+    out.append("%d of %d targets met." % (passed, len(checks)))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("json", help="Google Benchmark JSON (--benchmark_out_format=json)")
+    ap.add_argument("--md", metavar="OUT.md", help="also write the report as Markdown")
+    args = ap.parse_args()
+    context, rows = load(args.json)
+    if not rows:
+        print("%s: no benchmark results" % args.json, file=sys.stderr)
+        return 1
+    sys.stdout.write(render(context, rows, md=False))
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(render(context, rows, md=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

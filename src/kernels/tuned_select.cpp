@@ -1,0 +1,117 @@
+// The installed tuned table and the per-call lookup: kernel key and dimensions from the arguments,
+// nearest tile, then the registry entries of the family named there (precomputed at load).
+#include "kernels/tuned_select.h"
+
+#include <array>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace bok {
+namespace {
+
+struct KernelChoice {
+  const bo::tuning::KernelTable* table = nullptr;
+  const bo::tuning::Tile* first = nullptr;
+  // Per tile: registry indices of the chosen family and of the best own family (one per transpose
+  // variant at most; -1 padded).
+  std::vector<std::array<int, 4>> chosen, own;
+};
+
+bo::tuning::Table g_table;
+bool g_have = false;
+std::string g_info = "tuned parameters: none loaded (built-in defaults)";
+std::map<std::string, KernelChoice> g_kernels;
+KernelChoice* g_by_key[6] = {};  // snrm2, sgemv_n, sgemv_t, strsv_n, strsv_t, sgemm
+const char* const kKeys[6] = {"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm"};
+int key_routine(int key) { return key == 0 ? BO_K_SNRM2 : key <= 2 ? BO_K_SGEMV : key <= 4 ? BO_K_STRSV : BO_K_SGEMM; }
+
+std::array<int, 4> family_entries(int routine, const std::string& family, std::set<std::string>* unknown) {
+  std::array<int, 4> r{-1, -1, -1, -1};
+  size_t count = 0;
+  const bo_kernel_entry* e = registry_entries(&count);
+  int k = 0;
+  for (size_t i = 0; i < count && k < 4; ++i)
+    if (e[i].routine == routine && family == e[i].family) r[k++] = int(i);
+  if (k == 0 && unknown) unknown->insert(family);
+  return r;
+}
+
+}  // namespace
+
+void load_tuned_params(const bo::tuning::DeviceInfo& dev, const char* override_path,
+                       const std::vector<std::string>& search_dirs, void (*log)(int level, const char* message)) {
+  bo::tuning::Resolution res = bo::tuning::resolve_table(dev, override_path, search_dirs);
+  for (const std::string& w : res.warnings) log(0, w.c_str());
+  g_info = res.message;
+  g_kernels.clear();
+  for (auto& k : g_by_key) k = nullptr;
+  g_have = res.table.has_value();
+  if (!g_have) {
+    log(1, g_info.c_str());
+    return;
+  }
+  g_table = std::move(*res.table);
+  std::set<std::string> unknown;
+  for (int key = 0; key < 6; ++key) {
+    auto it = g_table.kernels.find(kKeys[key]);
+    if (it == g_table.kernels.end() || it->second.tiles.empty()) continue;
+    KernelChoice& c = g_kernels[kKeys[key]];
+    c.table = &it->second;
+    c.first = it->second.tiles.data();
+    for (const bo::tuning::Tile& t : it->second.tiles) {
+      c.chosen.push_back(family_entries(key_routine(key), t.config, &unknown));
+      c.own.push_back(family_entries(key_routine(key), t.own_config.empty() ? t.config : t.own_config, &unknown));
+    }
+    g_by_key[key] = &c;
+  }
+  log(1, g_info.c_str());
+  for (const std::string& f : unknown) {
+    const std::string m = "tuned parameters: configuration \"" + f +
+                          "\" is not built into this module; the built-in choice is used where the table names it";
+    log(0, m.c_str());
+  }
+}
+
+int tuned_select(int routine, const bo_kernel_args* a, bool own) {
+  if (!g_have) return -1;
+  int key;
+  int64_t dims[3] = {1, 1, 1};
+  switch (routine) {
+    case BO_K_SNRM2:
+      key = 0;
+      dims[0] = a->n;
+      break;
+    case BO_K_SGEMV:
+      key = a->opa == 'N' ? 1 : 2;
+      dims[0] = a->m;
+      dims[1] = a->n;
+      break;
+    case BO_K_STRSV:
+      key = a->opb == 'N' ? 3 : 4;
+      dims[0] = a->n;
+      break;
+    case BO_K_SGEMM:
+      key = 5;
+      dims[0] = a->m;
+      dims[1] = a->n;
+      dims[2] = a->k;
+      break;
+    default:
+      return -1;
+  }
+  const KernelChoice* c = g_by_key[key];
+  if (!c) return -1;
+  const bo::tuning::Tile* t = c->table->nearest(dims);
+  if (!t) return -1;
+  const std::array<int, 4>& cand = (own ? c->own : c->chosen)[size_t(t - c->first)];
+  size_t count = 0;
+  const bo_kernel_entry* e = registry_entries(&count);
+  for (int i : cand)
+    if (i >= 0 && e[i].can_implement(a)) return i;
+  return -1;
+}
+
+const char* tuned_params_info() { return g_info.c_str(); }
+
+}  // namespace bok

@@ -1,0 +1,24 @@
+// cuBLAS as one more tuning candidate: opened at run time (never linked), so the module works without it.
+#pragma once
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+namespace bok::vendor {
+
+// True once libcublas was opened and every symbol resolved (first call tries; BLASOFFLOAD_CUBLAS=off or
+// a path overrides the search). Thread-safe.
+bool cublas_available();
+// "cuBLAS 13.0.2 (/usr/local/cuda/lib64/libcublas.so.13)", or why it is unavailable.
+const char* cublas_description();
+
+// BLAS semantics on device pointers, enqueued on `st` with this thread's handle; return a cudaError_t
+// (cuBLAS failures map to cudaErrorUnknown / cudaErrorMemoryAllocation).
+int cublas_snrm2(int64_t n, const float* x, int64_t incx, float* result_dev, cudaStream_t st);
+int cublas_sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
+                 int64_t incx, float beta, float* y, int64_t incy, cudaStream_t st);
+int cublas_strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx,
+                 cudaStream_t st);
+int cublas_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t st);
+
+}  // namespace bok::vendor

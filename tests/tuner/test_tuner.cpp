@@ -1,0 +1,174 @@
+// CPU-side tests of the tuner: the parameter spaces (enumeration, constraints, pruning, names), the tuning
+// grids, and that the CUDA module compiles exactly the spaces' compiled points (no GPU needed: the kernel
+// registry is plain data until a kernel is launched).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "grids.h"
+#include "kernels/registry.h"
+#include "kernels/spaces.h"
+
+namespace {
+
+using bok::space::Verdict;
+
+template <int D, class V>
+std::set<std::string> compiled(const bok::space::Space<D>& sp, V verdict) {
+  std::set<std::string> s;
+  for (int i = 0; i < sp.size(); ++i) {
+    const auto p = sp.point(i);
+    if (verdict(p, nullptr) == Verdict::kCompiled) s.insert(bok::space::family_name(sp.family, p.data(), D));
+  }
+  return s;
+}
+
+TEST(Spaces, EnumerationIsTheFullProduct) {
+  EXPECT_EQ(bok::space::kSnrm2.size(), 4 * 4 * 2);
+  EXPECT_EQ(bok::space::kSgemvN.size(), 3 * 4 * 3 * 2);
+  EXPECT_EQ(bok::space::kSgemvT.size(), 5 * 4);
+  EXPECT_EQ(bok::space::kStrsv.size(), 3 * 4);
+  EXPECT_EQ(bok::space::kSgemmWarp.size(), 3 * 3 * 3 * 2 * 2 * 2 * 3 * 3);
+  // Mixed radix, last axis fastest; every point distinct.
+  std::set<std::array<int, 8>> seen;
+  for (int i = 0; i < bok::space::kSgemmWarp.size(); ++i) seen.insert(bok::space::kSgemmWarp.point(i));
+  EXPECT_EQ(int(seen.size()), bok::space::kSgemmWarp.size());
+  EXPECT_EQ(bok::space::kSnrm2.point(0), (std::array<int, 3>{128, 1, 1}));
+  EXPECT_EQ(bok::space::kSnrm2.point(1), (std::array<int, 3>{128, 1, 4}));
+  EXPECT_EQ(bok::space::kSnrm2.point(31), (std::array<int, 3>{1024, 8, 4}));
+}
+
+TEST(Spaces, HardwareConstraintsReject) {
+  using bok::space::sgemm_warp_verdict;
+  using bok::space::strsv_verdict;
+  // 32 lanes must tile the warp tile exactly.
+  EXPECT_EQ(sgemm_warp_verdict({128, 128, 16, 64, 32, 8, 4, 3}), Verdict::kInvalid);
+  // Over 1024 threads.
+  EXPECT_EQ(sgemm_warp_verdict({256, 256, 16, 32, 32, 4, 8, 3}), Verdict::kInvalid);
+  // Shared memory: 4 stages x 32 x (256 + 256) floats = 256 KB > 227 KB.
+  EXPECT_EQ(sgemm_warp_verdict({256, 256, 32, 64, 64, 8, 16, 4}), Verdict::kInvalid);
+  // strsv: NB 32 has no vector width; 128 rows on 4 warps need 256 registers of tiles.
+  EXPECT_EQ(strsv_verdict({32, 128}), Verdict::kInvalid);
+  EXPECT_EQ(strsv_verdict({128, 128}), Verdict::kInvalid);
+  EXPECT_EQ(strsv_verdict({128, 256}), Verdict::kCompiled);
+}
+
+TEST(Spaces, PruningRulesSayWhy) {
+  const char* why = nullptr;
+  EXPECT_EQ(bok::space::snrm2_verdict({256, 4, 1}, &why), Verdict::kPruned);
+  ASSERT_NE(why, nullptr);
+  EXPECT_NE(std::string(why).find("scalar"), std::string::npos);
+  why = nullptr;
+  EXPECT_EQ(bok::space::sgemm_warp_verdict({128, 128, 16, 64, 32, 8, 8, 2}, &why), Verdict::kPruned);
+  ASSERT_NE(why, nullptr);
+  EXPECT_NE(std::string(why).find("stages"), std::string::npos);
+  EXPECT_EQ(bok::space::sgemm_warp_verdict({128, 128, 16, 64, 32, 8, 8, 3}), Verdict::kCompiled);
+}
+
+TEST(Spaces, CompiledSetsAreSmall) {
+  // Build time on 2-core CI: the pruning keeps each family to a handful of instantiations.
+  EXPECT_EQ(compiled(bok::space::kSnrm2, bok::space::snrm2_verdict).size(), 11u);
+  EXPECT_EQ(compiled(bok::space::kStrsv, bok::space::strsv_verdict).size(), 5u);
+  EXPECT_LE(compiled(bok::space::kSgemmWarp, bok::space::sgemm_warp_verdict).size(), 8u);
+  EXPECT_GE(compiled(bok::space::kSgemmWarp, bok::space::sgemm_warp_verdict).size(), 4u);
+  EXPECT_TRUE(compiled(bok::space::kSgemmWarp, bok::space::sgemm_warp_verdict)
+                  .count("sgemm_wt_128x128x16_w64x32_t8x8_s3"));
+}
+
+TEST(Grids, LogSpacing) {
+  EXPECT_EQ(bo::tune::log_spaced(1, 65536, 4),
+            (std::vector<int64_t>{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536}));
+  const auto v = bo::tune::log_spaced(1, 1e8, std::sqrt(10.0));
+  EXPECT_EQ(v.size(), 17u);
+  EXPECT_EQ(v.front(), 1);
+  EXPECT_EQ(v[2], 10);
+  EXPECT_EQ(v.back(), 100000000);
+}
+
+TEST(Grids, CoverWhatTheIssueAsks) {
+  const auto g = bo::tune::grid_specs(false);
+  std::set<std::string> keys;
+  for (const auto& s : g) {
+    keys.insert(s.key);
+    ASSERT_EQ(s.axes.size(), s.points.size());
+    for (const auto& p : s.points) EXPECT_TRUE(std::is_sorted(p.begin(), p.end()));
+    if (s.key == "snrm2") {
+      EXPECT_EQ(s.points[0].front(), 1);
+      EXPECT_EQ(s.points[0].back(), 100000000);
+    }
+    if (s.key == "sgemv_n" || s.key == "sgemv_t") {
+      EXPECT_GE(s.points[0].size(), 8u);  // 8 x 8 or finer
+      EXPECT_GE(s.points[1].size(), 8u);
+      EXPECT_EQ(s.points[0].back(), 65536);
+      EXPECT_EQ(s.points[1].front(), 1);  // very skinny shapes
+    }
+    if (s.key == "strsv_n") EXPECT_EQ(s.points[0].back(), 32768);
+    if (s.key == "sgemm") {
+      EXPECT_TRUE(std::count(s.points[2].begin(), s.points[2].end(), 64));   // LU rank-64 updates
+      EXPECT_TRUE(std::count(s.points[2].begin(), s.points[2].end(), 256));  // and rank-256
+      EXPECT_TRUE(std::count(s.points[0].begin(), s.points[0].end(), 16384));
+    }
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm"}));
+  EXPECT_EQ(bo::tune::tile_count(g[1]), 81);
+  EXPECT_EQ(bo::tune::tile_at(g[1], 10), (std::vector<int64_t>{4, 4}));
+  // The quick grids are a few tiles each.
+  for (const auto& s : bo::tune::grid_specs(true)) EXPECT_LE(bo::tune::tile_count(s), 4);
+}
+
+TEST(Grids, WorkModel) {
+  const auto g = bo::tune::grid_specs(false);
+  const auto w = bo::tune::tile_work(g[1], {1024, 2048});  // sgemv_n: A + x read, y written
+  EXPECT_DOUBLE_EQ(w.read, 4.0 * (1024.0 * 2048 + 2048));
+  EXPECT_DOUBLE_EQ(w.written, 4.0 * 1024);
+  const auto t = bo::tune::tile_work(g[3], {100});  // strsv: the triangle and b read, x written
+  EXPECT_DOUBLE_EQ(t.read, 4.0 * (100.0 * 101 / 2 + 100));
+  EXPECT_DOUBLE_EQ(bo::tune::tile_work(g[5], {10, 20, 30}).read, 2.0 * 10 * 20 * 30);
+}
+
+#ifdef BO_CUDA_MODULE_PATH
+// The module's registry holds exactly the spaces' compiled points (plus the hand-written fallbacks and
+// cuBLAS), with the names the tables use.
+TEST(Registry, CompiledSpacesAreRegistered) {
+  void* h = dlopen(BO_CUDA_MODULE_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr) << dlerror();
+  auto fn = reinterpret_cast<bo_kernel_registry_fn>(dlsym(h, BO_KERNEL_REGISTRY_ENTRY));
+  ASSERT_NE(fn, nullptr);
+  const bo_kernel_registry* r = fn();
+  ASSERT_EQ(r->version, 2u);
+  std::set<std::string> families;
+  for (size_t i = 0; i < r->count; ++i) families.insert(r->entries[i].family);
+  auto expect_all = [&](const std::set<std::string>& want) {
+    for (const auto& f : want) EXPECT_TRUE(families.count(f)) << f << " is compiled by the space but not registered";
+  };
+  expect_all(compiled(bok::space::kSnrm2, bok::space::snrm2_verdict));
+  expect_all(compiled(bok::space::kSgemvN, bok::space::sgemv_n_verdict));
+  expect_all(compiled(bok::space::kSgemvT, bok::space::sgemv_t_verdict));
+  expect_all(compiled(bok::space::kStrsv, bok::space::strsv_verdict));
+  expect_all(compiled(bok::space::kSgemmWarp, bok::space::sgemm_warp_verdict));
+  EXPECT_TRUE(families.count("cublas"));
+  // Every sgemm family comes in all four transpose variants, named <family>_<ta><tb>.
+  for (const auto& f : compiled(bok::space::kSgemmWarp, bok::space::sgemm_warp_verdict))
+    for (const char* t : {"_nn", "_nt", "_tn", "_tt"}) {
+      bool found = false;
+      for (size_t i = 0; i < r->count; ++i) found |= std::string(r->entries[i].name) == f + t;
+      EXPECT_TRUE(found) << f + t;
+    }
+  // Without a table and without a GPU the built-in choice is made from the arguments alone.
+  bo_kernel_args a{};
+  a.opa = 'N';
+  a.m = a.n = 1000;
+  a.incx = a.incy = 1;
+  const int i = r->select_ex(BO_K_SGEMV, &a, BO_SELECT_BUILTIN);
+  ASSERT_GE(i, 0);
+  EXPECT_STREQ(r->entries[i].name, "sgemv_n_32x8_u4_r4");
+  EXPECT_EQ(r->select_ex(BO_K_SGEMV, &a, BO_SELECT_TUNED), i);
+  EXPECT_NE(std::string(r->tuned_params_info()).find("built-in"), std::string::npos);
+}
+#endif
+
+}  // namespace

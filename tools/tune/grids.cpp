@@ -1,0 +1,85 @@
+// The tuning grids: seed 000 section 5.4's log-spaced grids, extended to the sizes the issue asks for
+// (vectors 1 to 1e8, matrices up to 65536 per side including skinny shapes, strsv to 32768).
+#include "grids.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/registry.h"
+
+namespace bo::tune {
+
+std::vector<int64_t> log_spaced(double lo, double hi, double ratio) {
+  std::vector<int64_t> v;
+  for (double x = lo; x <= hi * 1.000001; x *= ratio) v.push_back(int64_t(std::llround(x)));
+  if (v.empty() || v.back() != int64_t(std::llround(hi))) v.push_back(int64_t(std::llround(hi)));
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+std::vector<GridSpec> grid_specs(bool quick) {
+  std::vector<GridSpec> g;
+  // Vectors: half-decades 1 .. 1e8 (17 points).
+  const auto vec = quick ? std::vector<int64_t>{1000, 100000, 10000000} : log_spaced(1, 1e8, std::sqrt(10.0));
+  // Matrices: powers of 4, 1 .. 65536 per side (9 x 9 tiles: 1 x 65536 and 65536 x 1 are the skinny ends).
+  const auto mat = quick ? std::vector<int64_t>{64, 4096} : log_spaced(1, 65536, 4);
+  // strsv: powers of 4 to 1024, then powers of 2 to 32768 (where the kernels' behaviour changes fastest).
+  const auto trs = quick ? std::vector<int64_t>{1024, 8192}
+                         : std::vector<int64_t>{1, 4, 16, 64, 256, 1024, 2048, 4096, 8192, 16384, 32768};
+  // sgemm: m, n as the matrices; k at the LU update ranks (64, 256) and a deep product (2048).
+  const auto gk = quick ? std::vector<int64_t>{256} : std::vector<int64_t>{64, 256, 2048};
+  const auto gmn = quick ? std::vector<int64_t>{256, 4096} : mat;
+  g.push_back({"snrm2", BO_K_SNRM2, 'N', {"n"}, {vec}, "GB/s"});
+  g.push_back({"sgemv_n", BO_K_SGEMV, 'N', {"m", "n"}, {mat, mat}, "GB/s"});
+  g.push_back({"sgemv_t", BO_K_SGEMV, 'T', {"m", "n"}, {mat, mat}, "GB/s"});
+  g.push_back({"strsv_n", BO_K_STRSV, 'N', {"n"}, {trs}, "GB/s"});
+  g.push_back({"strsv_t", BO_K_STRSV, 'T', {"n"}, {trs}, "GB/s"});
+  g.push_back({"sgemm", BO_K_SGEMM, 'N', {"m", "n", "k"}, {gmn, gmn, gk}, "GFLOP/s"});
+  return g;
+}
+
+int64_t tile_count(const GridSpec& g) {
+  int64_t c = 1;
+  for (const auto& p : g.points) c *= int64_t(p.size());
+  return c;
+}
+
+std::vector<int64_t> tile_at(const GridSpec& g, int64_t index) {
+  std::vector<int64_t> at(g.points.size());
+  for (int d = int(g.points.size()) - 1; d >= 0; --d) {
+    const int64_t n = int64_t(g.points[d].size());
+    at[d] = g.points[d][index % n];
+    index /= n;
+  }
+  return at;
+}
+
+Work tile_work(const GridSpec& g, const std::vector<int64_t>& at) {
+  Work w;
+  switch (g.routine) {
+    case BO_K_SNRM2:
+      w.read = 4.0 * double(at[0]);
+      w.written = 4.0;
+      break;
+    case BO_K_SGEMV: {
+      const double m = double(at[0]), n = double(at[1]);
+      const double lx = g.op == 'N' ? n : m, ly = g.op == 'N' ? m : n;
+      w.read = 4.0 * (m * n + lx);  // beta = 0: y is written, not read
+      w.written = 4.0 * ly;
+      break;
+    }
+    case BO_K_STRSV: {
+      const double n = double(at[0]);
+      w.read = 4.0 * (n * (n + 1) / 2 + n);
+      w.written = 4.0 * n;
+      break;
+    }
+    default:
+      w.read = 2.0 * double(at[0]) * double(at[1]) * double(at[2]);
+      w.written = 0;
+  }
+  return w;
+}
+
+}  // namespace bo::tune
