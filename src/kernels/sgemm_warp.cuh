@@ -175,14 +175,10 @@ struct Traits {
   static constexpr int kMinBlocks0 = kByRegs < kBySmem ? kByRegs : kBySmem;
   static constexpr int kMinBlocks1 = kMinBlocks0 < kByThreads ? kMinBlocks0 : kByThreads;
   static constexpr int kMinBlocks = kMinBlocks1 > 0 ? kMinBlocks1 : 1;
-#ifndef SGEMM_WARP_GROUP_M
-#define SGEMM_WARP_GROUP_M 16
-#endif
-#ifndef SGEMM_WARP_PREFETCH_K
-#define SGEMM_WARP_PREFETCH_K 1024
-#endif
-  static constexpr int kGroupM = SGEMM_WARP_GROUP_M;          // block-order grouping along m (L2 reuse)
-  static constexpr int64_t kPrefetchMaxK = SGEMM_WARP_PREFETCH_K;  // prefetch C into L2 only when the main loop is short
+  // Block-order grouping along m (L2 reuse; measured +12% for 64x64 at n = 8192 on the H200).
+  static constexpr int kGroupM = 16;
+  // Prefetch C into L2 only when the main loop is short (measured at m = n = 16384, k = 64: +20% for 128x128).
+  static constexpr int64_t kPrefetchMaxK = 1024;
 };
 
 // The constraints on the parameters, independent of the transposes (every valid family compiles for all four).
@@ -408,15 +404,16 @@ struct SgemmWarp {
   }
 };
 
-// Instantiation-ready families (each valid for all four transposes; 256 threads unless noted). TF/s: NN on the H100
-// SXM at n = 2048 / 4096 / 8192 square (beta = 0) and m = n = 16384 with k = 64 / 256 (beta = 1); cuBLAS FP32 there:
-// 50.2 / 51.7 / 51.7 and 29.0 / 40.7.
-//   256x128x16 w64x64 t8x16 s3               47.8 / 49.1 / 49.4, 21.0 / 35.7   large square: the default
-//   128x256x16 w64x64 t8x16 s3               45.6 / 46.6 / 46.9, 20.7 / 35.0
-//   128x128x16 w64x32 t8x8  s3               42.4 / 43.3 / 43.7, 27.6 / 40.9
-//   128x128x8  w64x32 t8x8  s4               43.8 / 44.9 / 44.9, 28.6 / 42.6   rank-256 updates
-//   128x64x16  w64x32 t8x8  s3, 128 threads  40.5 / 41.6 / 42.6, 29.9 / 41.0
-//   64x64x16   w32x32 t4x8  s3, 128 threads  38.1 / 39.1 / 40.1, 30.5 / 37.9   rank-64 updates, small problems
+// Instantiation-ready families (each valid for all four transposes; 256 threads unless noted). Measured on the H100
+// SXM, NN, TF/s at n = 2048 / 4096 / 8192 square (beta = 0) | m = n = 16384, k = 64 / 256 (beta = 1); cuBLAS FP32:
+// 50.0 / 51.6 / 51.7 | 28.8 / 40.4 (the old sgemm_128x128_8_8x8_v4_p2: 35.0 / 37.2 / 37.9 | 12.2 / 31.0).
+//   256x128x16 w64x64 t8x16 s3               47.7 / 49.2 / 49.7 | 21.0 / 35.8   large square (NT 0.96-0.98x cuBLAS)
+//   128x256x16 w64x64 t8x16 s3               45.5 / 46.5 / 46.8 | 20.2 / 34.5   large square, TT (0.96-0.98x)
+//   128x128x16 w64x32 t8x8  s3               45.2 / 46.2 / 46.6 | 29.3 / 43.2   rank-k updates, mid sizes
+//   128x128x8  w64x32 t8x8  s4               43.5 / 44.6 / 45.0 | 29.3 / 42.2
+//   128x64x16  w64x32 t8x8  s3, 128 threads  43.4 / 44.7 / 45.8 | 30.4 / 43.6   n = 3000 (0.97x), rank-k updates
+//   64x64x16   w32x32 t4x8  s3, 128 threads  38.1 / 39.2 / 40.2 | 30.5 / 38.0   small problems (n = 1024: 0.96x)
+// TN (both operands through the 4-byte path) is slower: 0.86-0.89x cuBLAS at n >= 2048 for the large families.
 template <bool TA, bool TB>
 using SgemmWarpConfigs = std::tuple<SgemmWarp<256, 128, 16, 64, 64, 8, 16, 3, TA, TB>,
                                     SgemmWarp<128, 256, 16, 64, 64, 8, 16, 3, TA, TB>,

@@ -253,8 +253,10 @@ struct SgemvTV {
     return (trans == 'T' || trans == 'C') && m >= 0 && n >= 0;
   }
   static int64_t splits(int64_t m, int64_t n) {
+    // Few columns (n < a few hundred) leave most SMs idle unless the rows are split finely: down to one
+    // 16-byte load per lane per split.
     int64_t want = cdiv(kGemvTargetBlocks, cdiv(n, WARPS));
-    int64_t most = cdiv(m, int64_t(128) * UNROLL * 2);
+    int64_t most = cdiv(m, int64_t(128) * (n < 512 ? 1 : UNROLL * 2));
     int64_t s = want < most ? want : most;
     return s < 1 ? 1 : (s > 65535 ? 65535 : s);
   }

@@ -62,7 +62,7 @@ constexpr Verdict snrm2_verdict(const std::array<int, 3>& p, const char** why = 
 
 // ---- sgemv, A x (sgemv.cuh SgemvN<TX, TY, UNROLL, VR>) ----
 inline constexpr Space<4> kSgemvN{"sgemv_n",
-                                  {{{"tx", 3, {16, 32, 64}},
+                                  {{{"tx", 4, {8, 16, 32, 64}},
                                     {"ty", 4, {2, 4, 8, 16}},
                                     {"unroll", 3, {2, 4, 8}},
                                     {"rows", 2, {1, 4}}}}};
@@ -72,7 +72,9 @@ constexpr Verdict sgemv_n_verdict(const std::array<int, 4>& p, const char** why 
   if (rows == 1) return (why ? *why = "one row per thread: 4x fewer bytes in flight" : nullptr), Verdict::kPruned;
   // 128..512 threads: fewer leaves latency unhidden, more limits blocks per SM for the split-k grid.
   if (tx * ty < 128 || tx * ty > 512) return (why ? *why = "threads outside 128..512" : nullptr), Verdict::kPruned;
-  if (tx == 16) return (why ? *why = "16 rows x 4 = 64 floats: half a 128-byte line per column" : nullptr), Verdict::kPruned;
+  // Narrow row blocks (8 or 16 threads x 4 rows) only for short, wide matrices (m of a few dozen), where a
+  // 32 x 4 block leaves most threads idle: with the most column threads (ty = 16) only.
+  if (tx < 32 && ty != 16) return (why ? *why = "narrow row block: only with 16 column threads (short wide A)" : nullptr), Verdict::kPruned;
   if (unroll * rows * 4 > 128) return Verdict::kInvalid;  // registers for loads in flight
   return Verdict::kCompiled;
 }

@@ -27,9 +27,11 @@ std::vector<GridSpec> grid_specs(bool quick) {
   // strsv: powers of 4 to 1024, then powers of 2 to 32768 (where the kernels' behaviour changes fastest).
   const auto trs = quick ? std::vector<int64_t>{1024, 8192}
                          : std::vector<int64_t>{1, 4, 16, 64, 256, 1024, 2048, 4096, 8192, 16384, 32768};
-  // sgemm: m, n as the matrices; k at the LU update ranks (64, 256) and a deep product (2048).
-  const auto gk = quick ? std::vector<int64_t>{256} : std::vector<int64_t>{64, 256, 2048};
-  const auto gmn = quick ? std::vector<int64_t>{256, 4096} : mat;
+  // sgemm: m, n as the matrices plus 2048 and 8192 (where the best block tile changes with the number of
+  // tiles per SM); k at the LU update ranks (64, 256) and deeper products (1024, 4096).
+  const auto gk = quick ? std::vector<int64_t>{256} : std::vector<int64_t>{64, 256, 1024, 4096};
+  const auto gmn = quick ? std::vector<int64_t>{256, 4096}
+                         : std::vector<int64_t>{1, 4, 16, 64, 256, 1024, 2048, 4096, 8192, 16384, 65536};
   g.push_back({"snrm2", BO_K_SNRM2, 'N', {"n"}, {vec}, "GB/s"});
   g.push_back({"sgemv_n", BO_K_SGEMV, 'N', {"m", "n"}, {mat, mat}, "GB/s"});
   g.push_back({"sgemv_t", BO_K_SGEMV, 'T', {"m", "n"}, {mat, mat}, "GB/s"});
