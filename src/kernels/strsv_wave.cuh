@@ -115,8 +115,10 @@ __global__ void __launch_bounds__(THREADS, 1)
   using V = typename VecOf<RL>::T;
   static_assert(NB % WARPS == 0 && (RL == 2 || RL == 4) && PW <= 32, "strsv_wave shape");
   extern __shared__ float smem[];
-  float* dinv = smem;                // NB x LD: the diagonal block, then its inverse
-  float* tmp = dinv + NB * LD;       // (NB/2)^2 during the inversion; reused for reductions after it
+  float* dinv = smem;             // NB x LD: the diagonal block, then its inverse D^-1
+  float* mlast = dinv + NB * LD;  // NB x LD: M = D^-1 L'(rb, rb-1), the last tile premultiplied
+  float* ltile = mlast + NB * LD; // NB x LD: L'(rb, rb-1) while M is formed
+  float* tmp = ltile + NB * LD;   // (NB/2)^2 during the inversion; reductions and small vectors after it
   __shared__ int rb_s;
   const StrsvAddr<NB, THREADS, TR, REV> ad{n, lda, incx};
   if (threadIdx.x == 0) rb_s = atomicAdd(ticket, 1);
@@ -141,8 +143,26 @@ __global__ void __launch_bounds__(THREADS, 1)
   strsv_invert_lower<NB, THREADS, LD>(dinv, tmp, unit != 0);
   // Rows past n were set to the identity above, so their "inverse" entries are harmless.
 
-  // Off-diagonal tiles, streamed with one tile of prefetch.
-  // Physical address of this thread's vector for tile cb, line l (column for !TR, row for TR).
+  // The last off-diagonal tile, premultiplied: M = D^-1 L'(rb, rb-1). With it the step on the critical
+  // path is x_rb = z - M x_(rb-1), where z = D^-1 (b - sum over the other tiles) is formed while the
+  // previous block is still being solved: one matrix-vector product and two barriers per step.
+  if (rb > 0) {
+    const int64_t j0 = i0 - NB;
+    for (int e = threadIdx.x; e < NB * NB; e += THREADS) {
+      const int li = TR ? e / NB : e % NB, lj = TR ? e % NB : e / NB;  // walk A's contiguous dimension
+      const int64_t i = i0 + li;
+      ltile[li * LD + lj] = i < n ? __ldg(a + ad.a(i, j0 + lj)) : 0.0f;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < NB * NB; e += THREADS) {
+      const int r = e / NB, c = e % NB;  // a warp shares r: D^-1 row broadcast, L' row conflict-free
+      float t = 0.0f;
+      for (int k = 0; k <= r; ++k) t = fmaf(dinv[r * LD + k], ltile[k * LD + c], t);
+      mlast[r * LD + c] = t;
+    }
+  }
+
+  // The other off-diagonal tiles, streamed through registers with one tile of prefetch.
   auto vec_ptr = [&](int64_t cb, int l) -> const V* {
     const int64_t j0 = cb * NB;
     int64_t li, lj;
@@ -182,10 +202,11 @@ __global__ void __launch_bounds__(THREADS, 1)
   float acc[TR ? PW : RL];
 #pragma unroll
   for (int r = 0; r < (TR ? PW : RL); ++r) acc[r] = 0.0f;
+  const int64_t others = rb > 0 ? rb - 1 : 0;  // tiles before the last one
   V cur[PW], nxt[PW];
-  if (rb > 0) load_tile(0, cur);
-  for (int64_t cb = 0; cb < rb; ++cb) {
-    if (cb + 1 < rb) load_tile(cb + 1, nxt);
+  if (others > 0) load_tile(0, cur);
+  for (int64_t cb = 0; cb < others; ++cb) {
+    if (cb + 1 < others) load_tile(cb + 1, nxt);
     const int64_t j0 = cb * NB;
     if (!TR) {
       // Lanes 0..PW-1 fetch the warp's PW values of x_cb, then broadcast them.
@@ -210,8 +231,13 @@ __global__ void __launch_bounds__(THREADS, 1)
     for (int l = 0; l < PW; ++l) cur[l] = nxt[l];
   }
 
-  // Reduce to one sum per row of the block: s[r] (fixed order), then x = Dinv (b - s).
-  float* part = tmp;  // WARPS x NB (!TR) or NB (TR)
+  // z = D^-1 (b - s), s = this block's sums over the other tiles (fixed order: per thread, then warps).
+  constexpr int TPR = THREADS / NB > 0 ? THREADS / NB : 1;
+  float* part = tmp;                 // WARPS x NB (!TR) or NB (TR)
+  float* rhs = part + WARPS * NB;    // NB
+  float* zs = rhs + NB;              // NB
+  float* xs = zs + NB;               // NB: x_(rb-1)
+  float* part2 = xs + NB;            // TPR x NB
   if (!TR) {
 #pragma unroll
     for (int q = 0; q < RL; ++q) part[warp * NB + lane * RL + q] = acc[q];
@@ -224,28 +250,19 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
   }
   __syncthreads();
-  float* rhs = tmp + WARPS * NB;  // NB
   if (threadIdx.x < NB) {
     const int r = threadIdx.x;
-    float s;
-    if (!TR) {
-      s = part[r];
+    float sum = part[r];
+    if (!TR)
 #pragma unroll
-      for (int w = 1; w < WARPS; ++w) s += part[w * NB + r];
-    } else {
-      s = part[r];
-    }
-    rhs[r] = b_own - s;
+      for (int w = 1; w < WARPS; ++w) sum += part[w * NB + r];
+    rhs[r] = b_own - sum;
   }
   __syncthreads();
-  // y = Dinv rhs: THREADS / NB threads per row, each over a contiguous column range, then a fixed sum.
-  constexpr int TPR = THREADS / NB > 0 ? THREADS / NB : 1;
-  float* part2 = part;  // TPR x NB
-  // Fixed trip count with four independent chains, so the loads pipeline (this product is on the critical
-  // path of every step); the triangle bound is a predicate, not a zero product: 0 * Inf would be NaN.
+  // TPR threads per row over contiguous column ranges, four independent chains so the loads pipeline; the
+  // triangle bound is a predicate, not a zero product: 0 * Inf would be NaN.
   for (int e = threadIdx.x; e < NB * TPR; e += THREADS) {
-    const int r = e % NB, g = e / NB;
-    const int c0 = g * (NB / TPR);
+    const int r = e % NB, g = e / NB, c0 = g * (NB / TPR);
     float y4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int c = 0; c < NB / TPR; ++c)
@@ -255,9 +272,35 @@ __global__ void __launch_bounds__(THREADS, 1)
   __syncthreads();
   if (threadIdx.x < NB) {
     const int r = threadIdx.x;
-    float y = part2[r];
+    float z = part2[r];
 #pragma unroll
-    for (int g = 1; g < TPR; ++g) y += part2[g * NB + r];
+    for (int g = 1; g < TPR; ++g) z += part2[g * NB + r];
+    zs[r] = z;
+    // The first block has no predecessor: z is its solution.
+    if (rb == 0 && i0 + r < n) {
+      strsv_publish(pub + i0 + r, z);
+      x[ad.x(i0 + r)] = z;
+    }
+  }
+  if (rb == 0) return;
+
+  // The critical step: wait for x_(rb-1), then x_rb = z - M x_(rb-1).
+  if (threadIdx.x < NB) xs[threadIdx.x] = __uint_as_float(unsigned(strsv_poll(pub + i0 - NB + threadIdx.x)));
+  __syncthreads();
+  for (int e = threadIdx.x; e < NB * TPR; e += THREADS) {
+    const int r = e % NB, g = e / NB, c0 = g * (NB / TPR);
+    float y4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int c = 0; c < NB / TPR; ++c) y4[c & 3] = fmaf(mlast[r * LD + c0 + c], xs[c0 + c], y4[c & 3]);
+    part2[g * NB + r] = (y4[0] + y4[1]) + (y4[2] + y4[3]);
+  }
+  __syncthreads();
+  if (threadIdx.x < NB) {
+    const int r = threadIdx.x;
+    float t = part2[r];
+#pragma unroll
+    for (int g = 1; g < TPR; ++g) t += part2[g * NB + r];
+    const float y = zs[r] - t;
     if (i0 + r < n) {
       strsv_publish(pub + i0 + r, y);
       x[ad.x(i0 + r)] = y;
@@ -268,10 +311,11 @@ __global__ void __launch_bounds__(THREADS, 1)
 template <int NB, int THREADS>
 struct StrsvWave {
   static constexpr int kLD = NB + 1;
+  // D^-1, M and the last tile, then the larger of the inversion's scratch and the vectors of a step.
   static constexpr size_t smem_bytes() {
-    const size_t inv = size_t(NB) * kLD, t1 = size_t(NB / 2) * (NB / 2), t2 = size_t(THREADS / 32) * NB + NB,
-                 t3 = size_t(THREADS / NB > 0 ? THREADS / NB : 1) * NB;
-    return 4 * (inv + (t1 > t2 ? (t1 > t3 ? t1 : t3) : (t2 > t3 ? t2 : t3)));
+    const size_t mats = 3 * size_t(NB) * kLD, t1 = size_t(NB / 2) * (NB / 2),
+                 t2 = size_t(THREADS / 32) * NB + 3 * size_t(NB) + size_t(THREADS / NB > 0 ? THREADS / NB : 1) * NB;
+    return 4 * (mats + (t1 > t2 ? t1 : t2));
   }
   // Register budget: two tiles of PW vectors of NB/32 floats per thread stay <= 128 registers.
   static constexpr bool valid() {

@@ -2,6 +2,7 @@
 # The whole GPU check in one device call: the GPU GoogleTest suite, the unit tests in GPU mode (16 threads,
 # interleaved operands), Debian's reference suites with BLASOFFLOAD_MODE=gpu, compute-sanitizer memcheck
 # and racecheck, and the kernel timings next to cuBLAS. Logs and a summary go to $OUT.
+# SKIP_SANITIZER=1 / SKIP_BENCH=1 leave out the sanitizer runs / the old timing table (bench/kernels replaces it).
 # Usage (on the GPU machine, from the repository root):
 #   tests/gpu/device-check.sh CARRY BLAS_CARRY      CARRY made by tests/gpu/make-device-carry.sh,
 #                                                    BLAS_CARRY by ../shared/device/prepare-carry.sh
@@ -59,7 +60,7 @@ RES[unit]=$?
 grep -E "^\[  (PASSED|FAILED) |Failure|^\[       OK" "$O/unit-gpu.log" | head -30
 cat "$O/unit-gpu-summary.log"
 
-if command -v compute-sanitizer >/dev/null; then
+if command -v compute-sanitizer >/dev/null && [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   f='GpuSnrm2.Module:GpuSgemv.BetaZeroNeverReadsY:GpuStrsv.Module:GpuSgemm.Module:GpuSgemm.BetaZeroNeverReadsC'
   for tool in memcheck racecheck; do
     echo "=== compute-sanitizer $tool"
@@ -76,7 +77,7 @@ sort "$O/suites/index.txt"
 for r in "$O"/suites/*.result; do grep -q '^PASS' "$r" || { echo "--- $(basename "$r")"; tail -15 "$r"; }; done
 RES[suites]=$(grep -c -v ' rc=0 ' "$O/suites/index.txt")
 
-if [ -x "$K/gpu/blasoffload_gpu_bench" ]; then
+if [ -x "$K/gpu/blasoffload_gpu_bench" ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "=== timings (default configurations vs cuBLAS, device-resident data)"
   timeout 90 "$K/gpu/blasoffload_gpu_bench" "$K/lib/libblasoffload_cuda.so" >"$O/bench.log" 2>&1
   RES[bench]=$?

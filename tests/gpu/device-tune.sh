@@ -12,6 +12,8 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr '[:upper:
 table=$O/$gpu.json
 cache=$O/$gpu.json.cache.jsonl
 [ -f "$K/cache/$gpu.json.cache.jsonl" ] && cp "$K/cache/$gpu.json.cache.jsonl" "$cache"
+# A run over some kernels (--kernels=...) updates the shipped table for this GPU.
+[ ! -f "$table" ] && [ -f "$K/lib/tuned_params/$gpu.json" ] && cp "$K/lib/tuned_params/$gpu.json" "$table"
 echo "=== blasoffload-tune $* ($(date -u +%T))"
 "$K/tune/blasoffload-tune" --module="$K/lib/libblasoffload_cuda.so" --out="$table" --cache="$cache" "$@" \
   >"$O/tune.log" 2>&1

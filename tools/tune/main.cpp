@@ -1,6 +1,7 @@
 // blasoffload-tune: measures this GPU and writes its tuned-parameter table (tuned_params/*.json).
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -154,6 +155,11 @@ int main(int argc, char** argv) {
   unsigned long long hsh = 1469598103934665603ull;
   for (size_t i = 0; i < reg->count; ++i)
     for (const char* c = reg->entries[i].name; *c; ++c) hsh = (hsh ^ (unsigned char)*c) * 1099511628211ull;
+  struct stat st {};
+  if (stat(o.module.c_str(), &st) == 0) {
+    hsh = (hsh ^ (unsigned long long)st.st_size) * 1099511628211ull;
+    hsh = (hsh ^ (unsigned long long)st.st_mtime) * 1099511628211ull;
+  }
   char id[128];
   std::snprintf(id, sizeof id, "%zu kernels, id %016llx", reg->count, hsh);
   bo::tune::Tuner t(o, reg, id);

@@ -356,6 +356,16 @@ int Tuner::run() {
   }
   if (cache_.loaded())
     std::fprintf(stderr, "blasoffload-tune: resuming: %zu measurements from %s\n", cache_.loaded(), o_.cache.c_str());
+  // A run over some kernels updates an existing table for this GPU: the other kernels' tiles are kept.
+  if (!o_.kernels.empty()) {
+    bo::tuning::Table old;
+    std::string why;
+    if (bo::tuning::load_table(o_.out, &old, &why) && old.device.name == table_.device.name) {
+      for (auto& [key, kt] : old.kernels)
+        if (std::find(o_.kernels.begin(), o_.kernels.end(), key) == o_.kernels.end()) table_.kernels[key] = kt;
+      std::fprintf(stderr, "blasoffload-tune: updating %s (keeping its other kernels)\n", o_.out.c_str());
+    }
+  }
   measure_bandwidth();
   // cuBLAS's identity goes into the table (its entries report availability through can_implement).
   table_.cublas = reg_->vendor_info();
