@@ -80,7 +80,7 @@ std::vector<bo_kernel_entry> build() {
   reg::add_sgemv(v);
   reg::add_strsv(v);
   reg::add_sgemm(v);
-  v.push_back({"cublas_snrm2", "cublas", BO_K_SNRM2, 1, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::nrm2});
+  v.push_back({"cublas_snrm2", "cublas", BO_K_SNRM2, 2, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::nrm2});
   v.push_back({"cublas_sgemv", "cublas", BO_K_SGEMV, 1, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::gemv});
   v.push_back({"cublas_strsv", "cublas", BO_K_STRSV, 1, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::trsv});
   v.push_back({"cublas_sgemm", "cublas", BO_K_SGEMM, 1, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::gemm});

@@ -40,7 +40,9 @@ struct bo_kernel_entry {
   const char* name;   /* e.g. "sgemm_128x128_8_8x8_v4_p2_nn"; "cublas_sgemm" for the vendor entries */
   const char* family; /* the name without the transpose suffix: what tuned tables store */
   int routine;        /* bo_kernel_routine */
-  int vendor;         /* 1: calls cuBLAS (opened at run time); can_implement is 0 when it is missing */
+  int vendor;         /* 1: calls cuBLAS (opened at run time; can_implement is 0 when it is missing);
+                         2: cuBLAS timed as the reference only, never chosen (snrm2: cuBLAS returns Inf, not
+                            the reference BLAS's NaN, for a vector holding both) */
   /* 1 when this configuration computes these arguments correctly (option letters included). */
   int (*can_implement)(const struct bo_kernel_args*);
   /* Device scratch the launch needs (bytes, 256-byte aligned pointer expected); 0 if none. */

@@ -32,7 +32,7 @@ std::array<int, 4> family_entries(int routine, const std::string& family, std::s
   const bo_kernel_entry* e = registry_entries(&count);
   int k = 0;
   for (size_t i = 0; i < count && k < 4; ++i)
-    if (e[i].routine == routine && family == e[i].family) r[k++] = int(i);
+    if (e[i].routine == routine && family == e[i].family && e[i].vendor != 2) r[k++] = int(i);
   if (k == 0 && unknown) unknown->insert(family);
   return r;
 }

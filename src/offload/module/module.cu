@@ -104,6 +104,10 @@ cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
   return cudaSuccess;
 }
 
+// Stands for a staged operand when the configuration is chosen, before the staging buffers exist: they are
+// 256-byte aligned, which is all can_implement looks at.
+const float* const kStagedAddr = reinterpret_cast<const float*>(uintptr_t(256));
+
 // Carves consecutive 256-byte aligned pieces out of a buffer.
 struct Carver {
   char* base;
@@ -328,7 +332,24 @@ int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const 
   const size_t fa = need_ab && !da ? size_t(ar) * size_t(ac) : 0;
   const size_t fb = need_ab && !db ? size_t(br) * size_t(bc) : 0;
   const size_t fc = !dc ? size_t(m) * size_t(n) : 0;
-  bo_kernel_args args{ta, tb, 0, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc, 0, 0};
+  // The configuration is chosen for the operands the kernel will see: staged ones are 256-byte aligned with
+  // leading dimension = rows (vector fast paths depend on both).
+  bo_kernel_args args{ta,
+                      tb,
+                      0,
+                      m,
+                      n,
+                      k,
+                      alpha,
+                      beta,
+                      fa ? kStagedAddr : a,
+                      fa ? std::max<int64_t>(ar, 1) : lda,
+                      fb ? kStagedAddr : b,
+                      fb ? std::max<int64_t>(br, 1) : ldb,
+                      fc ? const_cast<float*>(kStagedAddr) : c,
+                      fc ? std::max<int64_t>(m, 1) : ldc,
+                      0,
+                      0};
   const bo_kernel_registry* reg = bok::registry();
   const int idx = reg->select(BO_K_SGEMM, &args);
   if (idx < 0) return BO_CUDA_UNSUPPORTED;
@@ -346,19 +367,16 @@ int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const 
   if (fa) {
     upload_matrix(e, pa, ga, a, ar, ac, lda, s.stream);
     args.a = ga;
-    args.lda = std::max<int64_t>(ar, 1);
   }
   if (fb) {
     upload_matrix(e, pb, gb, b, br, bc, ldb, s.stream);
     args.b = gb;
-    args.ldb = std::max<int64_t>(br, 1);
   }
   if (fc) {
     if (beta != 0.0f) {  // beta == 0: C is never read
       upload_matrix(e, pc, gc, c, m, n, ldc, s.stream);
     }
     args.c = gc;
-    args.ldc = std::max<int64_t>(m, 1);
   }
   if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
   if (!e && fc) e = cudaMemcpyAsync(pc, gc, 4 * fc, cudaMemcpyDeviceToHost, s.stream);
@@ -380,7 +398,22 @@ int sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t
   const size_t fa = need_ax && !da ? size_t(m) * size_t(n) : 0;
   const size_t fx = need_ax && !dx ? size_t(lenx) : 0;
   const size_t fy = !dy ? size_t(leny) : 0;
-  bo_kernel_args args{trans, 0, 0, m, n, 0, alpha, beta, a, lda, x, 0, y, 0, incx, incy};
+  bo_kernel_args args{trans,
+                      0,
+                      0,
+                      m,
+                      n,
+                      0,
+                      alpha,
+                      beta,
+                      fa ? kStagedAddr : a,
+                      fa ? std::max<int64_t>(m, 1) : lda,
+                      fx ? kStagedAddr : x,
+                      0,
+                      fy ? const_cast<float*>(kStagedAddr) : y,
+                      0,
+                      fx ? 1 : incx,
+                      fy ? 1 : incy};
   const bo_kernel_registry* reg = bok::registry();
   const int idx = reg->select(BO_K_SGEMV, &args);
   if (idx < 0) return BO_CUDA_UNSUPPORTED;
@@ -398,19 +431,16 @@ int sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t
   if (fa) {
     upload_matrix(e, pa, ga, a, m, n, lda, s.stream);
     args.a = ga;
-    args.lda = std::max<int64_t>(m, 1);
   }
   if (fx) {
     upload_vector(e, px, gx, x, lenx, incx, s.stream);
     args.b = gx;
-    args.incx = 1;
   }
   if (fy) {
     if (beta != 0.0f) {  // beta == 0: y is never read
       upload_vector(e, py, gy, y, leny, incy, s.stream);
     }
     args.c = gy;
-    args.incy = 1;
   }
   if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
   if (!e && fy) e = cudaMemcpyAsync(py, gy, 4 * fy, cudaMemcpyDeviceToHost, s.stream);
@@ -428,7 +458,22 @@ int strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t l
   cs.set_device_operands(da || dx);
   const size_t fa = !da ? size_t(n) * size_t(n) : 0;
   const size_t fx = !dx ? size_t(n) : 0;
-  bo_kernel_args args{uplo, trans, diag, 0, n, 0, 0.0f, 0.0f, a, lda, nullptr, 0, x, 0, incx, 0};
+  bo_kernel_args args{uplo,
+                      trans,
+                      diag,
+                      0,
+                      n,
+                      0,
+                      0.0f,
+                      0.0f,
+                      fa ? kStagedAddr : a,
+                      fa ? std::max<int64_t>(n, 1) : lda,
+                      nullptr,
+                      0,
+                      fx ? const_cast<float*>(kStagedAddr) : x,
+                      0,
+                      fx ? 1 : incx,
+                      0};
   const bo_kernel_registry* reg = bok::registry();
   const int idx = reg->select(BO_K_STRSV, &args);
   if (idx < 0) return BO_CUDA_UNSUPPORTED;
@@ -446,12 +491,10 @@ int strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t l
   if (fa) {
     upload_matrix(e, pa, ga, a, n, n, lda, s.stream);
     args.a = ga;
-    args.lda = std::max<int64_t>(n, 1);
   }
   if (fx) {
     upload_vector(e, px, gx, x, n, incx, s.stream);
     args.c = gx;
-    args.incx = 1;
   }
   if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
   if (!e && fx) e = cudaMemcpyAsync(px, gx, 4 * fx, cudaMemcpyDeviceToHost, s.stream);
@@ -469,7 +512,7 @@ int snrm2(int64_t n, const float* x, int64_t incx, float* result) {
   const bool dx = on_device(x);
   cs.set_device_operands(dx);
   const size_t fx = !dx ? size_t(n) : 0;
-  bo_kernel_args args{0, 0, 0, 0, n, 0, 0.0f, 0.0f, nullptr, 0, x, 0, nullptr, 0, incx, 0};
+  bo_kernel_args args{0, 0, 0, 0, n, 0, 0.0f, 0.0f, nullptr, 0, fx ? kStagedAddr : x, 0, nullptr, 0, fx ? 1 : incx, 0};
   const bo_kernel_registry* reg = bok::registry();
   const int idx = reg->select(BO_K_SNRM2, &args);
   if (idx < 0) return BO_CUDA_UNSUPPORTED;
@@ -487,7 +530,6 @@ int snrm2(int64_t n, const float* x, int64_t incx, float* result) {
   if (fx) {
     upload_vector(e, px, gx, x, n, incx, s.stream);
     args.b = gx;
-    args.incx = 1;
   }
   (void)gr;
   args.c = pr;  // mapped pinned memory: the kernel writes the result straight to the host
