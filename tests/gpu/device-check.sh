@@ -50,7 +50,9 @@ suites_pid=$!
 echo "=== GPU test suite"
 timeout 280 "$K/gpu/blasoffload_gpu_tests" >"$O/gpu-tests.log" 2>&1
 RES[gtest]=$?
-grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[       OK|Failure" "$O/gpu-tests.log" | head -40
+grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[       OK|^\[  FAILED" "$O/gpu-tests.log" | head -40
+grep -B3 -A12 "Failure" "$O/gpu-tests.log" | head -300 >"$O/gpu-failures.txt"
+gzip -f "$O/gpu-tests.log"
 
 echo "=== unit tests with BLASOFFLOAD_MODE=gpu (CPU-path-only subprocess tests excluded)"
 LD_LIBRARY_PATH=$L/blas:$L BLASOFFLOAD_MODE=gpu BLASOFFLOAD_TEST_ALLOW_GPU=1 BLASOFFLOAD_LOG=summary \
