@@ -49,22 +49,6 @@ __device__ __forceinline__ unsigned long long strsv_poll(const unsigned long lon
   } while ((v >> 32) == 0ull);
   return v;
 }
-// N consecutive published values, polled together: all loads in flight at once, so a lane waits one L2 round
-// trip per tile instead of N.
-template <int N>
-__device__ __forceinline__ void strsv_poll_n(const unsigned long long* p, float (&out)[N]) {
-  unsigned long long v[N];
-  bool ready;
-  do {
-#pragma unroll
-    for (int q = 0; q < N; ++q) asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v[q]) : "l"(p + q) : "memory");
-    ready = true;
-#pragma unroll
-    for (int q = 0; q < N; ++q) ready &= (v[q] >> 32) != 0ull;
-  } while (!ready);
-#pragma unroll
-  for (int q = 0; q < N; ++q) out[q] = __uint_as_float(unsigned(v[q]));
-}
 __device__ __forceinline__ void strsv_publish(unsigned long long* p, float v) {
   const unsigned long long w = (1ull << 32) | __float_as_uint(v);
   asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
@@ -236,7 +220,8 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
     } else {
       float xv[RL];
-      strsv_poll_n<RL>(pub + j0 + lane * RL, xv);
+#pragma unroll
+      for (int q = 0; q < RL; ++q) xv[q] = __uint_as_float(unsigned(strsv_poll(pub + j0 + lane * RL + q)));
 #pragma unroll
       for (int l = 0; l < PW; ++l)
 #pragma unroll
