@@ -2,7 +2,7 @@
 // compute a reference with the built-in configuration (cuBLAS for sgemm when present), then for each
 // candidate: run once untimed (module loading, first-call setup), poison the output, run once and compare with the reference within the routine's error
 // bound (an invalid candidate is recorded and never chosen), prune it if that first run was over 3x the
-// tile's best so far, else time `reps` runs with CUDA events, each on the next of several operand copies
+// tile's best so far, else time `reps` runs with CUDA events, each from an idle GPU on the next of several operand copies
 // spanning >= 256 MB (cold L2), and take the median.
 #include "tuner.h"
 
@@ -264,9 +264,13 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
       } else {
         ms.valid = true;
         const int reps = int(std::clamp(std::ceil(o_.target_ms / std::max(1e-3, double(first_ms))), 2.0, 31.0));
+        // Each timed call starts on an idle GPU, as a BLAS call from the host does: the start event fires at
+        // once and the kernel arrives after the host's launch overhead, so for small shapes a configuration
+        // needing two launches (split + finalize) pays for both, as it would in the library.
         std::vector<float> t;
         for (int r = 0; r < reps; ++r) {
           prepare(next, false);
+          cudaStreamSynchronize(st);
           cudaEventRecord(ev[2 * r + 2], st);
           launch(int(idx), next);
           cudaEventRecord(ev[2 * r + 3], st);
