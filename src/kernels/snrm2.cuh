@@ -27,10 +27,10 @@ __device__ inline double block_sum(double v, double* sh) {
   return v;
 }
 
+// This thread's sum of squares over its share of the grid-strided chunks (16-byte loads where x allows),
+// in a fixed order: what both the two-launch and the one-launch kernels reduce.
 template <int THREADS, int UNROLL, int VEC>
-__global__ void __launch_bounds__(THREADS) snrm2_stage1(int64_t n, const float* __restrict__ x, int64_t incx,
-                                                       double* __restrict__ partial) {
-  __shared__ double sh[32];
+__device__ inline double snrm2_thread_sum(int64_t n, const float* __restrict__ x, int64_t incx) {
   double acc = 0.0;
   const int64_t chunk = int64_t(THREADS) * UNROLL * VEC;
   const bool vec_ok = VEC == 4 && incx == 1 && (reinterpret_cast<uintptr_t>(x) & 15) == 0;
@@ -55,6 +55,14 @@ __global__ void __launch_bounds__(THREADS) snrm2_stage1(int64_t n, const float* 
       for (int u = 0; u < UNROLL * VEC; ++u) acc += double(v[u]) * v[u];
     }
   }
+  return acc;
+}
+
+template <int THREADS, int UNROLL, int VEC>
+__global__ void __launch_bounds__(THREADS) snrm2_stage1(int64_t n, const float* __restrict__ x, int64_t incx,
+                                                       double* __restrict__ partial) {
+  __shared__ double sh[32];
+  double acc = snrm2_thread_sum<THREADS, UNROLL, VEC>(n, x, incx);
   acc = block_sum<THREADS>(acc, sh);
   if (threadIdx.x == 0) partial[blockIdx.x] = acc;
 }
@@ -98,30 +106,7 @@ template <int THREADS, int UNROLL, int VEC>
 __global__ void __launch_bounds__(THREADS) snrm2_onepass(int64_t n, const float* __restrict__ x, int64_t incx,
                                                         double* __restrict__ partial, float* __restrict__ result) {
   __shared__ double sh[32];
-  double acc = 0.0;
-  const int64_t chunk = int64_t(THREADS) * UNROLL * VEC;
-  const bool vec_ok = VEC == 4 && incx == 1 && (reinterpret_cast<uintptr_t>(x) & 15) == 0;
-  for (int64_t base = int64_t(blockIdx.x) * chunk; base < n; base += int64_t(gridDim.x) * chunk) {
-    if (vec_ok && base + chunk <= n) {
-      float4 v[UNROLL];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        v[u] = __ldg(reinterpret_cast<const float4*>(x + base) + u * THREADS + threadIdx.x);
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        acc += double(v[u].x) * v[u].x + double(v[u].y) * v[u].y + double(v[u].z) * v[u].z +
-               double(v[u].w) * v[u].w;
-    } else {
-      float v[UNROLL * VEC];
-#pragma unroll
-      for (int u = 0; u < UNROLL * VEC; ++u) {
-        const int64_t i = base + int64_t(u) * THREADS + threadIdx.x;
-        v[u] = i < n ? __ldg(x + i * incx) : 0.0f;
-      }
-#pragma unroll
-      for (int u = 0; u < UNROLL * VEC; ++u) acc += double(v[u]) * v[u];
-    }
-  }
+  double acc = snrm2_thread_sum<THREADS, UNROLL, VEC>(n, x, incx);
   acc = block_sum<THREADS>(acc, sh);
   if (threadIdx.x == 0) partial[blockIdx.x] = acc;
   cooperative_groups::this_grid().sync();
