@@ -10,9 +10,9 @@ mkdir -p "$O"
 T=$K/tune/blasoffload-tune
 M=$K/lib/libblasoffload_cuda.so
 echo "=== blasoffload-tune --quick"
-s=$(date +%s.%N)
+s=$(date +%s)
 "$T" --module="$M" --quick --out="$O/quick.json" >"$O/quick.log" 2>&1
-echo "rc=$? in $(echo "$(date +%s.%N) - $s" | bc) s"
+echo "rc=$? in $(( $(date +%s) - s )) s"
 tail -2 "$O/quick.log"
 echo "=== interrupted run (--max-seconds=1), then resumed"
 "$T" --module="$M" --kernels=sgemv_n --max-seconds=1 --out="$O/resume.json" >"$O/resume1.log" 2>&1
