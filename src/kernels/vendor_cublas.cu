@@ -30,6 +30,8 @@ Api g_api{};
 bool g_ok = false;
 std::string g_desc = "cuBLAS: not opened yet";
 std::once_flag g_once;
+std::string g_setting;
+bool g_setting_given = false;
 
 template <class F>
 bool sym(void* h, const char* name, F& f) {
@@ -38,7 +40,7 @@ bool sym(void* h, const char* name, F& f) {
 }
 
 void open_cublas() {
-  const char* cfg = std::getenv("BLASOFFLOAD_CUBLAS");
+  const char* cfg = g_setting_given ? g_setting.c_str() : std::getenv("BLASOFFLOAD_CUBLAS");
   if (cfg && std::string(cfg) == "off") {
     g_desc = "cuBLAS: disabled by BLASOFFLOAD_CUBLAS=off";
     return;
@@ -105,6 +107,11 @@ bool fits(int64_t v) { return v >= -2147483647 && v <= 2147483647; }
 cublasOperation_t op(char t) { return t == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T; }
 
 }  // namespace
+
+void set_cublas_setting(const char* value) {
+  g_setting = value ? value : "";
+  g_setting_given = value != nullptr;
+}
 
 bool cublas_available() {
   std::call_once(g_once, open_cublas);

@@ -8,6 +8,9 @@ namespace bok::vendor {
 // True once libcublas was opened and every symbol resolved (first call tries; BLASOFFLOAD_CUBLAS=off or
 // a path overrides the search). Thread-safe.
 bool cublas_available();
+// The BLASOFFLOAD_CUBLAS setting as the module's configuration gives it (environment or config file); called by
+// the module's init before any cuBLAS use. Without it (tuner, benchmarks) the environment is read.
+void set_cublas_setting(const char* value);
 // "cuBLAS 13.0.2 (/usr/local/cuda/lib64/libcublas.so.13)", or why it is unavailable.
 const char* cublas_description();
 

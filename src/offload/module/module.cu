@@ -23,6 +23,7 @@
 #include "kernels/common.cuh"
 #include "kernels/registry.h"
 #include "kernels/tuned_select.h"
+#include "kernels/vendor_cublas.h"
 #include "offload/cuda_module_api.h"
 
 namespace bok {
@@ -307,6 +308,7 @@ int init(const bo_cuda_host_services* host) {
   cudaRuntimeGetVersion(&rt);
   std::snprintf(g_name, sizeof g_name, "blasoffload-cuda 0.3 (CUDA %d.%d, GPU %d of %d: %s, sm_%d%d, by %s)",
                 rt / 1000, (rt % 1000) / 10, g_device, count, prop.name, prop.major, prop.minor, how);
+  bok::vendor::set_cublas_setting(host && host->config ? host->config("BLASOFFLOAD_CUBLAS") : nullptr);
   bo::tuning::DeviceInfo info;
   info.name = prop.name;
   info.cc_major = prop.major;
