@@ -97,7 +97,11 @@ void resolve_cpu_blas() {
 #include "routines.def"
 #undef BO_ROUTINE
   g_cpu.library = object_of(reinterpret_cast<const void*>(g_cpu.sgemm_f));
-  log_debug("CPU BLAS: %s", g_cpu.library.c_str());
+  g_cpu.report = probe_cpu_blas(reinterpret_cast<const void*>(g_cpu.sgemm_f));
+  log_debug("CPU BLAS: %s %s", g_cpu.library.c_str(), g_cpu.report.identity.c_str());
+  // The advice goes into the summary (once): a user problem we can see, not a failure of ours, so it is not a
+  // warning (a program must stay silent unless asked).
+  if (!g_cpu.report.advice.empty()) log_debug("%s", g_cpu.report.advice.c_str());
 }
 
 void cpu_blas_missing(const char* symbol) {

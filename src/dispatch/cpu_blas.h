@@ -4,6 +4,7 @@
 #include <string>
 
 #include "abi/signatures.h"
+#include "policy/cpu_blas_probe.h"
 #include "dispatch/routine.h"
 
 namespace blasoffload {
@@ -15,6 +16,7 @@ struct CpuBlas {
 #include "routines.def"
 #undef BO_ROUTINE
   std::string library;  // where the Fortran sgemm_ came from, for the log
+  CpuBlasReport report;  // what that library says about itself, and advice
 };
 
 // Resolves the table (once): BLASOFFLOAD_CPU_BLAS if set, else the next definition after ours in lookup

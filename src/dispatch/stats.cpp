@@ -118,6 +118,8 @@ void print_summary() {
   out += line;
   out += "  CPU BLAS: " + (g_cpu.library.empty() ? std::string("(not looked up: no call needed it)") : g_cpu.library) +
          "\n";
+  if (!g_cpu.report.identity.empty()) out += "  CPU BLAS reports: " + g_cpu.report.identity + "\n";
+  if (!g_cpu.report.advice.empty()) out += "  note: " + g_cpu.report.advice + "\n";
   out += "  GPU: " + gpu_status_line() + "\n";
   std::snprintf(line, sizeof line, "  %-8s %12s %12s %12s %9s %9s %11s %12s %12s\n", "routine", "calls", "cpu", "gpu",
                 "fallback", "errors", "bytes", "cpu time(s)", "gpu time(s)");
