@@ -1,0 +1,187 @@
+// The policy file: schema, validation, interpolation and the choice between a file and the defaults.
+#include "policy/calibration.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+namespace blasoffload::policy {
+namespace {
+
+using nlohmann::json;
+constexpr const char* kPrefix = "policy: ";
+
+bool fail(std::string* e, const std::string& field, const std::string& what) {
+  *e = field + ": " + what;
+  return false;
+}
+
+bool get_number(const json& j, const char* key, double* out, std::string* e, const std::string& where) {
+  if (!j.contains(key)) return fail(e, where + key, "missing");
+  if (!j[key].is_number()) return fail(e, where + key, "expected a number");
+  *out = j[key].get<double>();
+  if (!std::isfinite(*out) || *out < 0) return fail(e, where + key, "expected a finite value >= 0");
+  return true;
+}
+
+}  // namespace
+
+const std::vector<std::string>& calibration_classes() {
+  static const std::vector<std::string> k = {"sgemm.square", "sgemm.rank_k", "sgemm.panel", "sgemv.n",
+                                             "sgemv.t",      "strsv.n",      "strsv.t",     "snrm2"};
+  return k;
+}
+
+double Calibration::rate(const std::string& cls, double size) const {
+  auto it = cpu_rates.find(cls);
+  if (it == cpu_rates.end() || it->second.empty()) return 0;
+  const auto& p = it->second;
+  if (size <= p.front().size) return p.front().rate;
+  if (size >= p.back().size) return p.back().rate;
+  for (size_t i = 1; i < p.size(); ++i)
+    if (size <= p[i].size) {
+      const double t = std::log(size / p[i - 1].size) / std::log(p[i].size / p[i - 1].size);
+      return std::exp(std::log(p[i - 1].rate) + t * (std::log(p[i].rate) - std::log(p[i - 1].rate)));
+    }
+  return p.back().rate;
+}
+
+bool parse_calibration(const std::string& text, Calibration* out, std::string* e) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) return fail(e, "(file)", "not valid JSON");
+  if (!j.is_object()) return fail(e, "(file)", "expected an object");
+  if (!j.contains("schema") || j["schema"] != kCalibrationSchema)
+    return fail(e, "schema", std::string("expected \"") + kCalibrationSchema + "\"");
+  Calibration c;
+  if (!j.contains("cpu") || !j["cpu"].is_object()) return fail(e, "cpu", "missing");
+  const json& cpu = j["cpu"];
+  if (!cpu.contains("library") || !cpu["library"].is_string() || cpu["library"].get<std::string>().empty())
+    return fail(e, "cpu.library", "expected a non-empty string");
+  c.cpu.library = cpu["library"];
+  c.cpu.report = cpu.value("report", "");
+  c.created = j.value("created", "");
+  c.tool = j.value("tool", "");
+  if (!cpu.contains("rates") || !cpu["rates"].is_object()) return fail(e, "cpu.rates", "missing");
+  for (auto& [cls, pts] : cpu["rates"].items()) {
+    const std::string where = "cpu.rates." + cls;
+    if (!pts.is_array() || pts.empty()) return fail(e, where, "expected a non-empty array");
+    std::vector<RatePoint> v;
+    for (size_t i = 0; i < pts.size(); ++i) {
+      if (!pts[i].is_array() || pts[i].size() != 2 || !pts[i][0].is_number() || !pts[i][1].is_number())
+        return fail(e, where + "[" + std::to_string(i) + "]", "expected [size, rate]");
+      RatePoint r{pts[i][0].get<double>(), pts[i][1].get<double>()};
+      if (!(r.size > 0) || !(r.rate > 0) || !std::isfinite(r.size) || !std::isfinite(r.rate))
+        return fail(e, where + "[" + std::to_string(i) + "]", "size and rate must be finite and > 0");
+      if (!v.empty() && !(r.size > v.back().size)) return fail(e, where, "sizes must ascend");
+      v.push_back(r);
+    }
+    c.cpu_rates[cls] = v;
+  }
+  if (j.contains("gpu") && !j["gpu"].is_null()) {
+    const json& g = j["gpu"];
+    if (!g.is_object() || !g.contains("name") || !g["name"].is_string()) return fail(e, "gpu.name", "expected a string");
+    c.gpu = g["name"];
+    if (!get_number(g, "h2d_gbs", &c.h2d_gbs, e, "gpu.") || !get_number(g, "d2h_gbs", &c.d2h_gbs, e, "gpu.") ||
+        !get_number(g, "pageable_gbs", &c.pageable_gbs, e, "gpu.") ||
+        !get_number(g, "call_overhead_us", &c.call_overhead_us, e, "gpu.") ||
+        !get_number(g, "init_ms", &c.init_ms, e, "gpu."))
+      return false;
+  }
+  *out = std::move(c);
+  return true;
+}
+
+std::string calibration_to_json(const Calibration& c) {
+  nlohmann::ordered_json j;
+  j["schema"] = kCalibrationSchema;
+  j["created"] = c.created;
+  j["tool"] = c.tool;
+  nlohmann::ordered_json rates = nlohmann::ordered_json::object();
+  for (const auto& cls : calibration_classes()) {
+    auto it = c.cpu_rates.find(cls);
+    if (it == c.cpu_rates.end()) continue;
+    nlohmann::ordered_json pts = nlohmann::ordered_json::array();
+    for (const RatePoint& p : it->second) pts.push_back({p.size, p.rate});
+    rates[cls] = pts;
+  }
+  for (const auto& [cls, pts] : c.cpu_rates)  // classes a newer tool added
+    if (!rates.contains(cls)) {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const RatePoint& p : pts) a.push_back({p.size, p.rate});
+      rates[cls] = a;
+    }
+  j["cpu"] = {{"library", c.cpu.library}, {"report", c.cpu.report}, {"rates", rates}};
+  if (c.gpu.empty())
+    j["gpu"] = nullptr;
+  else
+    j["gpu"] = {{"name", c.gpu},         {"h2d_gbs", c.h2d_gbs},       {"d2h_gbs", c.d2h_gbs},
+                {"pageable_gbs", c.pageable_gbs}, {"call_overhead_us", c.call_overhead_us}, {"init_ms", c.init_ms}};
+  return j.dump(2) + "\n";
+}
+
+bool save_calibration(const std::string& path, const Calibration& c, std::string* e) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream f(tmp);
+    if (!f) return fail(e, path, "cannot write");
+    f << calibration_to_json(c);
+    if (!f) return fail(e, path, "write failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return fail(e, path, "cannot rename into place");
+  }
+  return true;
+}
+
+Calibration built_in_defaults() {
+  Calibration c;
+  c.cpu.library = "(built-in defaults)";
+  c.tool = "built-in";
+  // A single-threaded reference-BLAS-like CPU: sgemm ~10 GFLOP/s, Level 1/2 at a few GB/s. Deliberately
+  // modest: with no GPU numbers nothing is offloaded on these alone.
+  for (const char* cls : {"sgemm.square", "sgemm.rank_k", "sgemm.panel"}) c.cpu_rates[cls] = {{1e6, 5}, {1e9, 10}};
+  for (const char* cls : {"sgemv.n", "sgemv.t", "strsv.n", "strsv.t", "snrm2"}) c.cpu_rates[cls] = {{4e3, 2}, {4e8, 5}};
+  return c;
+}
+
+CalibrationChoice choose_calibration(const std::string& path, bool path_explicit, const CpuIdentity& current) {
+  CalibrationChoice r;
+  r.calibration = built_in_defaults();
+  if (path.empty()) {
+    r.message = std::string(kPrefix) + "built-in defaults (no policy file configured)";
+    return r;
+  }
+  std::ifstream f(path);
+  if (!f) {
+    r.message = std::string(kPrefix) + "built-in defaults (no policy file at " + path + "; run blasoffload-calibrate)";
+    if (path_explicit) r.warnings.push_back(std::string(kPrefix) + "BLASOFFLOAD_POLICY=" + path + " does not exist");
+    return r;
+  }
+  std::stringstream ss;
+  ss << f.rdbuf();
+  Calibration c;
+  std::string err;
+  if (!parse_calibration(ss.str(), &c, &err)) {
+    r.warnings.push_back(std::string(kPrefix) + "ignoring corrupt " + path + ": " + err);
+    r.message = std::string(kPrefix) + "built-in defaults (" + path + " is corrupt)";
+    return r;
+  }
+  if (!(c.cpu == current)) {
+    r.warnings.push_back(std::string(kPrefix) + "ignoring " + path + ": it was measured with " + c.cpu.library +
+                         (c.cpu.report.empty() ? "" : " [" + c.cpu.report + "]") + ", this run uses " +
+                         current.library + (current.report.empty() ? "" : " [" + current.report + "]") +
+                         "; run blasoffload-calibrate again");
+    r.message = std::string(kPrefix) + "built-in defaults (" + path + " is for another CPU BLAS)";
+    return r;
+  }
+  r.from_file = true;
+  r.calibration = std::move(c);
+  r.message = std::string(kPrefix) + path + " (measured " + r.calibration.created + ")";
+  return r;
+}
+
+}  // namespace blasoffload::policy

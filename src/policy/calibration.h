@@ -1,0 +1,69 @@
+// Calibration data for the offload policy: the measured rates of this machine's CPU BLAS per routine and shape
+// class, and (when a GPU was measured) its transfer rates and fixed costs; read from and written to the policy
+// file, keyed by what was measured so that a file for another CPU library or configuration is not used.
+//
+// Shape classes and why: a CPU BLAS's throughput depends on the amount of work (what fits in which cache, when
+// its threads engage) and, for sgemm, on whether a dimension is small (packing and parallel efficiency: LAPACK's
+// rank-64 updates run well below square products); for Level 2 the transpose changes the access pattern (axpy
+// versus dot form). So: sgemm.square, sgemm.rank_k (k <= 256), sgemm.panel (min(m, n) <= 256) by flops;
+// sgemv.n, sgemv.t by matrix bytes; strsv.n, strsv.t by triangle bytes; snrm2 by vector bytes.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace blasoffload::policy {
+
+inline constexpr const char* kCalibrationSchema = "blasoffload-policy/1";
+
+struct RatePoint {
+  double size = 0;  // bytes, or flops for sgemm
+  double rate = 0;  // GB/s, or GFLOP/s for sgemm
+};
+
+// What identifies the CPU BLAS a calibration belongs to.
+struct CpuIdentity {
+  std::string library;  // path of the object defining sgemm_
+  std::string report;   // its self-report (OpenBLAS: "OpenBLAS 0.3.21 (kernels: SkylakeX, 16 threads)"), or ""
+  bool operator==(const CpuIdentity& o) const { return library == o.library && report == o.report; }
+};
+
+struct Calibration {
+  CpuIdentity cpu;
+  std::string created;  // ISO 8601 UTC
+  std::string tool;     // "blasoffload-calibrate <version>"
+  std::map<std::string, std::vector<RatePoint>> cpu_rates;  // class -> points, ascending size
+  // GPU side; gpu.empty() when no GPU was measured.
+  std::string gpu;
+  double h2d_gbs = 0, d2h_gbs = 0;  // host <-> device from pinned memory
+  double pageable_gbs = 0;          // staging copies from pageable memory
+  double call_overhead_us = 0;      // launch + synchronisation of one offloaded call
+  double init_ms = 0;               // one-time: context, module, pinned pool
+
+  // Interpolated rate of a class at `size` (log-log, clamped to the measured range); 0 if the class is absent.
+  double rate(const std::string& cls, double size) const;
+};
+
+// The class names above, in file order.
+const std::vector<std::string>& calibration_classes();
+
+bool parse_calibration(const std::string& json, Calibration* out, std::string* error);
+std::string calibration_to_json(const Calibration& c);
+bool save_calibration(const std::string& path, const Calibration& c, std::string* error);
+
+// Which calibration applies: `path` (empty = none configured) must exist, parse, and name the CPU BLAS in use;
+// otherwise the built-in defaults, with a warning for a corrupt or stale file (a missing file configured
+// explicitly is warned about too; a missing default file is normal). Never throws.
+struct CalibrationChoice {
+  bool from_file = false;
+  Calibration calibration;            // the file's, or built_in_defaults()
+  std::string message;                // one line for the log
+  std::vector<std::string> warnings;  // corrupt / stale / missing
+};
+CalibrationChoice choose_calibration(const std::string& path, bool path_explicit, const CpuIdentity& current);
+
+// Conservative defaults: a reference-BLAS-like CPU (slow) and no GPU numbers, so nothing is offloaded on their
+// strength alone.
+Calibration built_in_defaults();
+
+}  // namespace blasoffload::policy

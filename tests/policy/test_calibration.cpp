@@ -1,0 +1,149 @@
+// The policy file: schema and validation, interpolation, which file applies (missing, corrupt, stale, explicit),
+// and blasoffload-calibrate --quick end to end on the reference BLAS.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "policy/calibration.h"
+#include "policy/cpu_blas_probe.h"
+
+namespace {
+
+using namespace blasoffload::policy;
+
+std::string temp_path(const char* name) {
+  static std::string dir = [] {
+    char t[] = "/tmp/bo-policy-XXXXXX";
+    return std::string(mkdtemp(t));
+  }();
+  return dir + "/" + name;
+}
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+Calibration sample() {
+  Calibration c;
+  c.cpu = {"/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", "OpenBLAS 0.3.21 (kernels: SkylakeX, 16 threads)"};
+  c.created = "2026-11-21T00:00:00Z";
+  c.tool = "test";
+  c.cpu_rates["sgemm.square"] = {{1e6, 100}, {1e9, 1000}};
+  c.cpu_rates["sgemv.n"] = {{1e4, 10}, {1e8, 100}};
+  return c;
+}
+
+TEST(Calibration, RoundTripAndGpuSection) {
+  Calibration c = sample();
+  c.gpu = "NVIDIA H100 80GB HBM3";
+  c.h2d_gbs = 55;
+  c.d2h_gbs = 55;
+  c.pageable_gbs = 8;
+  c.call_overhead_us = 40;
+  c.init_ms = 300;
+  Calibration back;
+  std::string err;
+  ASSERT_TRUE(parse_calibration(calibration_to_json(c), &back, &err)) << err;
+  EXPECT_EQ(back.cpu, c.cpu);
+  EXPECT_EQ(back.gpu, c.gpu);
+  EXPECT_DOUBLE_EQ(back.h2d_gbs, 55);
+  EXPECT_DOUBLE_EQ(back.init_ms, 300);
+  ASSERT_EQ(back.cpu_rates.at("sgemm.square").size(), 2u);
+  EXPECT_DOUBLE_EQ(back.cpu_rates.at("sgemv.n")[1].rate, 100);
+}
+
+TEST(Calibration, InterpolatesLogLogAndClamps) {
+  const Calibration c = sample();
+  EXPECT_DOUBLE_EQ(c.rate("sgemm.square", 1e3), 100);   // below: first point
+  EXPECT_DOUBLE_EQ(c.rate("sgemm.square", 1e12), 1000); // above: last point
+  EXPECT_NEAR(c.rate("sgemm.square", std::sqrt(1e6 * 1e9)), std::sqrt(100.0 * 1000.0), 1e-9);
+  EXPECT_EQ(c.rate("strsv.t", 1e6), 0);  // absent class
+}
+
+TEST(Calibration, ValidationNamesTheField) {
+  Calibration out;
+  std::string err;
+  EXPECT_FALSE(parse_calibration("{", &out, &err));
+  EXPECT_NE(err.find("JSON"), std::string::npos);
+  EXPECT_FALSE(parse_calibration(R"({"schema":"other"})", &out, &err));
+  EXPECT_NE(err.find("schema"), std::string::npos);
+  EXPECT_FALSE(parse_calibration(R"({"schema":"blasoffload-policy/1","cpu":{"library":"x","rates":{"snrm2":[[2,1],[1,1]]}}})", &out, &err));
+  EXPECT_NE(err.find("cpu.rates.snrm2"), std::string::npos) << err;
+  EXPECT_FALSE(parse_calibration(R"({"schema":"blasoffload-policy/1","cpu":{"library":"x","rates":{"snrm2":[[1,-1]]}}})", &out, &err));
+  EXPECT_FALSE(parse_calibration(R"({"schema":"blasoffload-policy/1","cpu":{"library":"x","rates":{}},"gpu":{"name":"g"}})", &out, &err));
+  EXPECT_NE(err.find("gpu.h2d_gbs"), std::string::npos) << err;
+}
+
+TEST(ChooseCalibration, FileForThisCpuBlasIsUsed) {
+  const Calibration c = sample();
+  const std::string p = temp_path("ok.json");
+  std::string err;
+  ASSERT_TRUE(save_calibration(p, c, &err)) << err;
+  const auto r = choose_calibration(p, false, c.cpu);
+  EXPECT_TRUE(r.from_file);
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_NE(r.message.find(p), std::string::npos);
+  EXPECT_DOUBLE_EQ(r.calibration.rate("sgemm.square", 1e9), 1000);
+}
+
+TEST(ChooseCalibration, StaleCorruptAndMissingGiveDefaultsWithAWarning) {
+  const Calibration c = sample();
+  const std::string p = temp_path("stale.json");
+  std::string err;
+  ASSERT_TRUE(save_calibration(p, c, &err));
+  CpuIdentity other = c.cpu;
+  other.report = "OpenBLAS 0.3.21 (kernels: Prescott, 16 threads)";  // same library, other kernels
+  auto r = choose_calibration(p, false, other);
+  EXPECT_FALSE(r.from_file);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("Prescott"), std::string::npos) << r.warnings[0];
+  EXPECT_EQ(r.calibration.cpu.library, "(built-in defaults)");
+
+  const std::string q = temp_path("corrupt.json");
+  write(q, "{\"schema\": \"blasoffload-policy/1\", \"cpu\": ");
+  r = choose_calibration(q, false, c.cpu);
+  EXPECT_FALSE(r.from_file);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("corrupt"), std::string::npos);
+
+  r = choose_calibration(temp_path("none.json"), false, c.cpu);  // the default location, not created yet
+  EXPECT_FALSE(r.from_file);
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_NE(r.message.find("blasoffload-calibrate"), std::string::npos);
+  r = choose_calibration(temp_path("none.json"), true, c.cpu);  // named explicitly: say so
+  EXPECT_EQ(r.warnings.size(), 1u);
+  r = choose_calibration("", false, c.cpu);
+  EXPECT_FALSE(r.from_file);
+}
+
+// The tool on the reference BLAS: a valid file with every class, keyed so that the same library is recognised.
+TEST(Calibrate, QuickRunOnTheReferenceBlas) {
+  void* h = dlopen(BO_REF_BLAS, RTLD_NOW | RTLD_LOCAL);
+  if (!h) GTEST_SKIP() << "reference BLAS not installed";
+  const std::string out = temp_path("calibrated.json");
+  const std::string cmd = std::string(BO_CALIBRATE) + " --quick --cpu-blas=" + BO_REF_BLAS + " --out=" + out + " 2>/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream f(out);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  Calibration c;
+  std::string err;
+  ASSERT_TRUE(parse_calibration(ss.str(), &c, &err)) << err;
+  for (const auto& cls : calibration_classes()) {
+    ASSERT_TRUE(c.cpu_rates.count(cls)) << cls;
+    for (const RatePoint& p : c.cpu_rates.at(cls)) EXPECT_GT(p.rate, 0) << cls;
+  }
+  EXPECT_TRUE(c.gpu.empty());
+  // The library builds its key the same way: the object defining sgemm_ and its self-report.
+  Dl_info info{};
+  void* sgemm = dlsym(h, "sgemm_");
+  ASSERT_TRUE(dladdr(sgemm, &info));
+  const CpuIdentity current{info.dli_fname, blasoffload::probe_cpu_blas(sgemm).identity};
+  EXPECT_TRUE(choose_calibration(out, true, current).from_file);
+}
+
+}  // namespace
