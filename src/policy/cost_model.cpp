@@ -1,0 +1,113 @@
+// The cost model (see cost_model.h).
+#include "policy/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace blasoffload::policy {
+namespace {
+
+const char* class_name(ShapeClass c) {
+  static const char* const k[] = {"sgemm.square", "sgemm.rank_k", "sgemm.panel", "sgemv.n",
+                                  "sgemv.t",      "strsv.n",      "strsv.t",     "snrm2"};
+  return k[int(c)];
+}
+
+}  // namespace
+
+ShapeClass classify(const Call& c, double* size) {
+  switch (c.routine) {
+    case Routine::sgemm:
+      *size = 2.0 * double(c.m) * double(c.n) * double(c.k);
+      if (c.k <= 256) return ShapeClass::kSgemmRankK;
+      if (std::min(c.m, c.n) <= 256) return ShapeClass::kSgemmPanel;
+      return ShapeClass::kSgemmSquare;
+    case Routine::sgemv:
+      *size = 4.0 * double(c.m) * double(c.n);
+      return c.op == 'N' ? ShapeClass::kSgemvN : ShapeClass::kSgemvT;
+    case Routine::strsv:
+      *size = 2.0 * double(c.n) * double(c.n + 1);
+      return c.op == 'N' ? ShapeClass::kStrsvN : ShapeClass::kStrsvT;
+    default:
+      *size = 4.0 * double(c.n);
+      return ShapeClass::kSnrm2;
+  }
+}
+
+CostModel::CostModel(const Calibration& cal, double margin) : margin_(margin) {
+  const Calibration defaults = built_in_defaults();
+  for (int i = 0; i < int(ShapeClass::kCount); ++i) {
+    const char* name = class_name(ShapeClass(i));
+    auto it = cal.cpu_rates.find(name);
+    if (it == cal.cpu_rates.end() || it->second.empty()) it = defaults.cpu_rates.find(name);
+    Curve& cv = curves_[i];
+    for (const RatePoint& p : it->second) {
+      if (cv.n == 24) break;
+      cv.log_size[cv.n] = std::log(p.size);
+      cv.log_rate[cv.n] = std::log(p.rate);
+      ++cv.n;
+    }
+  }
+  has_gpu_ = !cal.gpu.empty() && cal.h2d_gbs > 0 && cal.d2h_gbs > 0;
+  h2d_gbs_ = cal.h2d_gbs;
+  d2h_gbs_ = cal.d2h_gbs;
+  pageable_gbs_ = cal.pageable_gbs > 0 ? cal.pageable_gbs : cal.h2d_gbs;
+  call_us_ = cal.call_overhead_us;
+}
+
+double CostModel::cpu_rate(ShapeClass cls, double size) const {
+  const Curve& cv = curves_[int(cls)];
+  const double x = std::log(std::max(size, 1.0));
+  if (cv.n == 1 || x <= cv.log_size[0]) return std::exp(cv.log_rate[0]);
+  for (int i = 1; i < cv.n; ++i)
+    if (x <= cv.log_size[i]) {
+      const double t = (x - cv.log_size[i - 1]) / (cv.log_size[i] - cv.log_size[i - 1]);
+      return std::exp(cv.log_rate[i - 1] + t * (cv.log_rate[i] - cv.log_rate[i - 1]));
+    }
+  return std::exp(cv.log_rate[cv.n - 1]);
+}
+
+Prediction CostModel::predict(const Call& c, double kernel_us) const {
+  Prediction p;
+  double size = 0;
+  const ShapeClass cls = classify(c, &size);
+  p.cpu_us = size / (cpu_rate(cls, size) * 1e9) * 1e6;
+  // What the module moves today for host operands (whole operands, staged through pinned memory).
+  const double m = double(c.m), n = double(c.n), k = double(c.k);
+  switch (c.routine) {
+    case Routine::sgemm:
+      p.bytes_in = 4.0 * (m * k + k * n + (c.reads_output ? m * n : 0));
+      p.bytes_out = 4.0 * m * n;
+      break;
+    case Routine::sgemv: {
+      const double lx = c.op == 'N' ? n : m, ly = c.op == 'N' ? m : n;
+      p.bytes_in = 4.0 * (m * n + lx + (c.reads_output ? ly : 0));
+      p.bytes_out = 4.0 * ly;
+      break;
+    }
+    case Routine::strsv:
+      p.bytes_in = 4.0 * (n * n + n);  // the whole square is staged (the pipeline issue moves only the triangle)
+      p.bytes_out = 4.0 * n;
+      break;
+    default:
+      p.bytes_in = 4.0 * n;
+      p.bytes_out = 4.0;
+  }
+  if (!has_gpu_) {
+    p.gpu_us = std::numeric_limits<double>::infinity();
+    return p;
+  }
+  double transfer_us = 0;
+  if (!c.operands_on_device) {
+    // Pageable host data: staging copy, then DMA; the two run one after the other in today's module.
+    const double in_rate = 1.0 / (1.0 / pageable_gbs_ + 1.0 / h2d_gbs_);
+    const double out_rate = 1.0 / (1.0 / pageable_gbs_ + 1.0 / d2h_gbs_);
+    transfer_us = p.bytes_in / (in_rate * 1e9) * 1e6 + p.bytes_out / (out_rate * 1e9) * 1e6;
+  }
+  p.gpu_us = call_us_ + transfer_us + kernel_us;
+  p.gpu = p.gpu_us < p.cpu_us * (1.0 - margin_);
+  return p;
+}
+
+}  // namespace blasoffload::policy

@@ -1,0 +1,53 @@
+// The per-call cost model of the offload policy: predicted CPU time (calibrated rates of the CPU BLAS in use,
+// per shape class) against predicted GPU time (bytes to move over the measured rates, the per-call overhead and
+// the kernel's time), O(1) and allocation-free once built. Pure: the caller supplies the kernel time (from the
+// tuned table) and whether operands are already on the device; one-time costs (context, module) are the
+// policy's concern, not a call's.
+#pragma once
+#include <cstdint>
+
+#include "dispatch/routine.h"
+#include "policy/calibration.h"
+
+namespace blasoffload::policy {
+
+enum class ShapeClass { kSgemmSquare, kSgemmRankK, kSgemmPanel, kSgemvN, kSgemvT, kStrsvN, kStrsvT, kSnrm2, kCount };
+
+struct Call {
+  Routine routine;
+  char op = 'N';         // sgemv trans, strsv trans, sgemm transa
+  int64_t m = 0, n = 0, k = 0;
+  bool reads_output = false;  // beta != 0 (sgemm C, sgemv y); strsv always reads x
+  bool operands_on_device = false;  // every operand already in device memory: no transfer
+};
+
+// Which class a call belongs to and its size in the class's unit (bytes, or flops for sgemm).
+ShapeClass classify(const Call& c, double* size);
+
+struct Prediction {
+  double cpu_us = 0;
+  double gpu_us = 0;      // infinity when there are no GPU numbers
+  double bytes_in = 0, bytes_out = 0;
+  bool gpu = false;       // gpu_us < cpu_us by the margin
+};
+
+class CostModel {
+ public:
+  // margin: the GPU must be predicted at least this fraction faster (model error; never slower is the goal).
+  explicit CostModel(const Calibration& c, double margin = 0.2);
+  Prediction predict(const Call& c, double kernel_us) const;
+  bool has_gpu() const { return has_gpu_; }
+
+ private:
+  struct Curve {
+    int n = 0;
+    double log_size[24];
+    double log_rate[24];
+  };
+  double cpu_rate(ShapeClass cls, double size) const;
+  Curve curves_[int(ShapeClass::kCount)];
+  bool has_gpu_ = false;
+  double h2d_gbs_ = 0, d2h_gbs_ = 0, pageable_gbs_ = 0, call_us_ = 0, margin_ = 0.2;
+};
+
+}  // namespace blasoffload::policy
