@@ -3,8 +3,8 @@
 // tuning spaces' compiled points (kernels/spaces.h) plus a few hand-written fallbacks.
 #include <cstring>
 #include <memory>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/common.cuh"
@@ -92,22 +92,24 @@ const std::vector<bo_kernel_entry>& entries() {
   return v;
 }
 
-int find(int routine, const char* name, const Args* a) {
+// Index of the entry named `name` (names are unique), looked up once per default rather than per call.
+int index_of(const char* name) {
   const auto& v = entries();
   for (size_t i = 0; i < v.size(); ++i)
-    if (v[i].routine == routine && std::strcmp(v[i].name, name) == 0 && v[i].can_implement(a)) return int(i);
+    if (std::strcmp(v[i].name, name) == 0) return int(i);
   return -1;
 }
 
 // Built-in defaults: what the H100 measurements of the GPU-path issue chose, for GPUs without a table.
 int select_builtin(int routine, const Args* a) {
+  static const int kNrm2 = index_of("snrm2_1p_256_4_v4"), kGemvN = index_of("sgemv_n_32x8_u4_r4"),
+                   kGemvT = index_of("sgemv_tv_8w_u4"), kTrsv = index_of("strsv_wave_128_256");
   const auto& v = entries();
   int pick = -1;
-  if (routine == BO_K_SNRM2) pick = find(routine, "snrm2_1p_256_4_v4", a);
-  if (routine == BO_K_SGEMV && a->opa == 'N') pick = find(routine, "sgemv_n_32x8_u4_r4", a);
-  if (routine == BO_K_SGEMV && a->opa != 'N') pick = find(routine, "sgemv_tv_8w_u4", a);
-  if (routine == BO_K_STRSV) pick = find(routine, "strsv_wave_128_256", a);
-  if (pick >= 0) return pick;
+  if (routine == BO_K_SNRM2) pick = kNrm2;
+  if (routine == BO_K_SGEMV) pick = a->opa == 'N' ? kGemvN : kGemvT;
+  if (routine == BO_K_STRSV) pick = kTrsv;
+  if (pick >= 0 && v[size_t(pick)].can_implement(a)) return pick;
   const bool small_gemm = routine == BO_K_SGEMM && cdiv(a->m, 128) * cdiv(a->n, 128) < 132;
   int first = -1;
   for (size_t i = 0; i < v.size(); ++i) {

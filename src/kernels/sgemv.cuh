@@ -126,6 +126,17 @@ __global__ void __launch_bounds__(WARPS * 32) sgemv_t_kernel(int64_t m, int64_t 
   }
 }
 
+// Number of splits of the reduced dimension: enough blocks to fill the GPU (want), no more than the work
+// allows (most), within the grid limit (cap).
+inline int64_t gemv_split_count(int64_t want, int64_t most, int64_t cap) {
+  const int64_t s = want < most ? want : most;
+  return s < 1 ? 1 : (s > cap ? cap : s);
+}
+// Workspace of a split launch: one partial sum per split and output element; none unsplit.
+inline size_t gemv_partial_bytes(int64_t splits, int64_t len) {
+  return splits > 1 ? sizeof(float) * size_t(splits) * size_t(len) : 0;
+}
+
 // y = alpha * sum_s partial[s] + beta*y, summed in split order.
 __global__ void sgemv_finalize_kernel(int64_t len, int splits, const float* __restrict__ partial, float alpha,
                                       float beta, float* __restrict__ y, int64_t incy);
@@ -138,14 +149,11 @@ struct SgemvN {
   }
   static bool can_implement(char trans, int64_t m, int64_t n) { return trans == 'N' && m >= 0 && n >= 0; }
   static int64_t splits(int64_t m, int64_t n) {
-    int64_t want = cdiv(kGemvTargetBlocks, cdiv(m, int64_t(TX) * VR));
-    int64_t most = cdiv(n, int64_t(TY) * UNROLL * 4);
-    int64_t s = want < most ? want : most;
-    return s < 1 ? 1 : (s > 4096 ? 4096 : s);
+    return gemv_split_count(cdiv(kGemvTargetBlocks, cdiv(m, int64_t(TX) * VR)), cdiv(n, int64_t(TY) * UNROLL * 4),
+                            4096);
   }
   static size_t workspace(int64_t m, int64_t n) {
-    int64_t s = splits(m, n);
-    return s > 1 ? sizeof(float) * size_t(s) * size_t(m) : 0;
+    return gemv_partial_bytes(splits(m, n), m);
   }
   static cudaError_t launch(int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
                             int64_t incx, float beta, float* y, int64_t incy, void* ws, cudaStream_t st) {
@@ -171,14 +179,10 @@ struct SgemvT {
     return (trans == 'T' || trans == 'C') && m >= 0 && n >= 0;
   }
   static int64_t splits(int64_t m, int64_t n) {
-    int64_t want = cdiv(kGemvTargetBlocks, cdiv(n, WARPS));
-    int64_t most = cdiv(m, int64_t(32) * UNROLL * 4);
-    int64_t s = want < most ? want : most;
-    return s < 1 ? 1 : (s > 65535 ? 65535 : s);
+    return gemv_split_count(cdiv(kGemvTargetBlocks, cdiv(n, WARPS)), cdiv(m, int64_t(32) * UNROLL * 4), 65535);
   }
   static size_t workspace(int64_t m, int64_t n) {
-    int64_t s = splits(m, n);
-    return s > 1 ? sizeof(float) * size_t(s) * size_t(n) : 0;
+    return gemv_partial_bytes(splits(m, n), n);
   }
   static cudaError_t launch(int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
                             int64_t incx, float beta, float* y, int64_t incy, void* ws, cudaStream_t st) {
@@ -255,14 +259,11 @@ struct SgemvTV {
   static int64_t splits(int64_t m, int64_t n) {
     // Few columns (n < a few hundred) leave most SMs idle unless the rows are split finely: down to one
     // 16-byte load per lane per split.
-    int64_t want = cdiv(kGemvTargetBlocks, cdiv(n, WARPS));
-    int64_t most = cdiv(m, int64_t(128) * (n < 512 ? 1 : UNROLL * 2));
-    int64_t s = want < most ? want : most;
-    return s < 1 ? 1 : (s > 65535 ? 65535 : s);
+    const int64_t most = cdiv(m, int64_t(128) * (n < 512 ? 1 : UNROLL * 2));
+    return gemv_split_count(cdiv(kGemvTargetBlocks, cdiv(n, WARPS)), most, 65535);
   }
   static size_t workspace(int64_t m, int64_t n) {
-    int64_t s = splits(m, n);
-    return s > 1 ? sizeof(float) * size_t(s) * size_t(n) : 0;
+    return gemv_partial_bytes(splits(m, n), n);
   }
   static cudaError_t launch(int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
                             int64_t incx, float beta, float* y, int64_t incy, void* ws, cudaStream_t st) {

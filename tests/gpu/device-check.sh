@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole GPU check in one device call: the GPU GoogleTest suite, the unit tests in GPU mode (16 threads,
 # interleaved operands), Debian's reference suites with BLASOFFLOAD_MODE=gpu, compute-sanitizer memcheck
-# and racecheck, and the kernel timings next to cuBLAS. Logs and a summary go to $OUT.
-# SKIP_SANITIZER=1 / SKIP_BENCH=1 leave out the sanitizer runs / the old timing table (bench/kernels replaces it).
+# and racecheck, and the kernel benchmarks against cuBLAS (bench/kernels). Logs and a summary go to $OUT.
+# SKIP_SANITIZER=1 / SKIP_BENCH=1 leave out the sanitizer runs / the benchmarks.
 # Usage (on the GPU machine, from the repository root):
 #   tests/gpu/device-check.sh CARRY BLAS_CARRY      CARRY made by tests/gpu/make-device-carry.sh,
 #                                                    BLAS_CARRY by ../shared/device/prepare-carry.sh
@@ -79,11 +79,12 @@ sort "$O/suites/index.txt"
 for r in "$O"/suites/*.result; do grep -q '^PASS' "$r" || { echo "--- $(basename "$r")"; tail -15 "$r"; }; done
 RES[suites]=$(grep -c -v ' rc=0 ' "$O/suites/index.txt")
 
-if [ -x "$K/gpu/blasoffload_gpu_bench" ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
-  echo "=== timings (default configurations vs cuBLAS, device-resident data)"
-  timeout 90 "$K/gpu/blasoffload_gpu_bench" "$K/lib/libblasoffload_cuda.so" >"$O/bench.log" 2>&1
+if [ -x "$K/bench/blasoffload_bench_kernels" ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
+  echo "=== timings against cuBLAS (bench/kernels, device-resident data)"
+  BO_BENCH_BIN=$K/bench/blasoffload_bench_kernels BO_CUDA_MODULE=$K/lib/libblasoffload_cuda.so \
+    timeout 300 bash "$root/bench/kernels/run.sh" "$O/bench" >"$O/bench.log" 2>&1
   RES[bench]=$?
-  cat "$O/bench.log"
+  grep -E "PASS|MISS" "$O/bench.log"
 fi
 
 echo "=== summary"

@@ -71,6 +71,14 @@ std::vector<const bo_kernel_entry*> configs(int routine) {
   return v;
 }
 
+void run_entry(const bo_kernel_entry* k, const bo_kernel_args& args) {
+  void* ws = nullptr;
+  if (const size_t wb = k->workspace_bytes(&args)) EXPECT_EQ(cudaMalloc(&ws, wb), cudaSuccess);
+  EXPECT_EQ(k->launch(&args, ws, nullptr), 0) << k->name;
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << k->name;
+  cudaFree(ws);
+}
+
 ::testing::AssertionResult check_image(const Image& before, const Image& after, const std::vector<Expect>& out) {
   std::vector<char> is_out(before.size(), 0);
   size_t bad = 0;

@@ -36,6 +36,8 @@ bool have_gpu();         // a CUDA device is visible to this process
   } while (0)
 
 std::vector<const bo_kernel_entry*> configs(int routine);
+// Runs one registry entry on device operands (default stream) with the workspace it asks for, and waits.
+void run_entry(const bo_kernel_entry* k, const bo_kernel_args& args);
 
 // ---- Guarded operand images: G sentinel elements, the operand's span (gaps between rows/strided
 // elements also sentinel), G sentinel elements. ----

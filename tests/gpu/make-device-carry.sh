@@ -11,7 +11,6 @@ rm -rf "$k" && mkdir -p "$k/lib" "$k/gpu" "$k/unit" "$k/tune" "$k/bench" "$k/cac
 cp "$b/libblasoffload.so" "$b/libblasoffload_cuda.so" "$k/lib/"
 [ -d "$b/tuned_params" ] && cp -r "$b/tuned_params" "$k/lib/"
 cp "$b/tests/gpu/blasoffload_gpu_tests" "$k/gpu/"
-[ -x "$b/tests/gpu/blasoffload_gpu_bench" ] && cp "$b/tests/gpu/blasoffload_gpu_bench" "$k/gpu/"
 cp "$b/tests/unit/blasoffload_unit_tests" "$b/tests/unit/blas_probe" "$k/unit/"
 cp "$b/blasoffload-tune" "$k/tune/"
 if [ -x "$b/bench/kernels/blasoffload_bench_kernels" ]; then

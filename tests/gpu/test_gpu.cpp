@@ -52,13 +52,8 @@ Nrm2Result run_nrm2(Mode mode, const bo_kernel_entry* k, const Image& x, int64_t
     a.b = dx.p();
     a.incx = incx;
     a.c = dr;
-    void* ws = nullptr;
-    size_t wb = k->workspace_bytes(&a);
-    if (wb) EXPECT_EQ(cudaMalloc(&ws, wb), cudaSuccess);
-    EXPECT_EQ(k->launch(&a, ws, nullptr), 0);
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    run_entry(k, a);
     EXPECT_EQ(cudaMemcpy(&res.r, dr, 4, cudaMemcpyDeviceToHost), cudaSuccess);
-    cudaFree(ws);
   }
   cudaFree(dr);
   res.img = dx.back();
@@ -170,12 +165,7 @@ void check_gemv(Mode mode, const bo_kernel_entry* k, const GemvCase& c, bool nan
     } else {
       bo_kernel_args g{c.t, 0, 0, c.m, c.n, 0, c.alpha, c.beta, da.p(), c.lda, dx.p(), 0, dy.p(), 0, c.incx, c.incy};
       ASSERT_TRUE(k->can_implement(&g));
-      void* ws = nullptr;
-      size_t wb = k->workspace_bytes(&g);
-      if (wb) EXPECT_EQ(cudaMalloc(&ws, wb), cudaSuccess);
-      EXPECT_EQ(k->launch(&g, ws, nullptr), 0);
-      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      cudaFree(ws);
+      run_entry(k, g);
     }
     ra = da.back();
     rx = dx.back();
@@ -339,12 +329,7 @@ void check_trsv(Mode mode, const bo_kernel_entry* k, const TrsvCase& c) {
     } else {
       bo_kernel_args g{c.uplo, c.trans, c.diag, 0, n, 0, 0, 0, da.p(), c.lda, nullptr, 0, dx.p(), 0, c.incx, 0};
       ASSERT_TRUE(k->can_implement(&g)) << "the test's can-check and the real operands disagree";
-      void* ws = nullptr;
-      size_t wb = k->workspace_bytes(&g);
-      if (wb) EXPECT_EQ(cudaMalloc(&ws, wb), cudaSuccess);
-      EXPECT_EQ(k->launch(&g, ws, nullptr), 0);
-      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      cudaFree(ws);
+      run_entry(k, g);
     }
     ra = da.back();
     rx = dx.back();
@@ -456,8 +441,7 @@ void check_gemm(Mode mode, const bo_kernel_entry* kern, const GemmCase& c, bool 
     } else {
       bo_kernel_args g{c.ta, c.tb, 0, c.m, c.n, c.k, c.alpha, c.beta, da.p(), lda, db.p(), ldb, dc.p(), ldc, 0, 0};
       ASSERT_TRUE(kern->can_implement(&g)) << "the test's can-check and the real operands disagree";
-      EXPECT_EQ(kern->launch(&g, nullptr, nullptr), 0);
-      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      run_entry(kern, g);
     }
     ra = da.back();
     rb = db.back();

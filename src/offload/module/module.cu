@@ -108,6 +108,14 @@ cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
 // Stands for a staged operand when the configuration is chosen, before the staging buffers exist: they are
 // 256-byte aligned, which is all can_implement looks at.
 const float* const kStagedAddr = reinterpret_cast<const float*>(uintptr_t(256));
+// Rewrites an operand as the kernel will see it when `staged` (its elements are copied in): aligned, leading
+// dimension = rows, or contiguous for a vector.
+template <class T>
+void as_staged(size_t staged, T** p, int64_t* ld, int64_t rows) {
+  if (!staged) return;
+  *p = const_cast<T*>(kStagedAddr);
+  *ld = std::max<int64_t>(rows, 1);
+}
 
 // Carves consecutive 256-byte aligned pieces out of a buffer.
 struct Carver {
@@ -336,22 +344,10 @@ int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const 
   const size_t fc = !dc ? size_t(m) * size_t(n) : 0;
   // The configuration is chosen for the operands the kernel will see: staged ones are 256-byte aligned with
   // leading dimension = rows (vector fast paths depend on both).
-  bo_kernel_args args{ta,
-                      tb,
-                      0,
-                      m,
-                      n,
-                      k,
-                      alpha,
-                      beta,
-                      fa ? kStagedAddr : a,
-                      fa ? std::max<int64_t>(ar, 1) : lda,
-                      fb ? kStagedAddr : b,
-                      fb ? std::max<int64_t>(br, 1) : ldb,
-                      fc ? const_cast<float*>(kStagedAddr) : c,
-                      fc ? std::max<int64_t>(m, 1) : ldc,
-                      0,
-                      0};
+  bo_kernel_args args{ta, tb, 0, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc, 0, 0};
+  as_staged(fa, &args.a, &args.lda, ar);
+  as_staged(fb, &args.b, &args.ldb, br);
+  as_staged(fc, &args.c, &args.ldc, m);
   const bo_kernel_registry* reg = bok::registry();
   const int idx = reg->select(BO_K_SGEMM, &args);
   if (idx < 0) return BO_CUDA_UNSUPPORTED;
@@ -400,22 +396,10 @@ int sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t
   const size_t fa = need_ax && !da ? size_t(m) * size_t(n) : 0;
   const size_t fx = need_ax && !dx ? size_t(lenx) : 0;
   const size_t fy = !dy ? size_t(leny) : 0;
-  bo_kernel_args args{trans,
-                      0,
-                      0,
-                      m,
-                      n,
-                      0,
-                      alpha,
-                      beta,
-                      fa ? kStagedAddr : a,
-                      fa ? std::max<int64_t>(m, 1) : lda,
-                      fx ? kStagedAddr : x,
-                      0,
-                      fy ? const_cast<float*>(kStagedAddr) : y,
-                      0,
-                      fx ? 1 : incx,
-                      fy ? 1 : incy};
+  bo_kernel_args args{trans, 0, 0, m, n, 0, alpha, beta, a, lda, x, 0, y, 0, incx, incy};
+  as_staged(fa, &args.a, &args.lda, m);
+  as_staged(fx, &args.b, &args.incx, 1);
+  as_staged(fy, &args.c, &args.incy, 1);
   const bo_kernel_registry* reg = bok::registry();
   const int idx = reg->select(BO_K_SGEMV, &args);
   if (idx < 0) return BO_CUDA_UNSUPPORTED;
@@ -460,22 +444,9 @@ int strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t l
   cs.set_device_operands(da || dx);
   const size_t fa = !da ? size_t(n) * size_t(n) : 0;
   const size_t fx = !dx ? size_t(n) : 0;
-  bo_kernel_args args{uplo,
-                      trans,
-                      diag,
-                      0,
-                      n,
-                      0,
-                      0.0f,
-                      0.0f,
-                      fa ? kStagedAddr : a,
-                      fa ? std::max<int64_t>(n, 1) : lda,
-                      nullptr,
-                      0,
-                      fx ? const_cast<float*>(kStagedAddr) : x,
-                      0,
-                      fx ? 1 : incx,
-                      0};
+  bo_kernel_args args{uplo, trans, diag, 0, n, 0, 0.0f, 0.0f, a, lda, nullptr, 0, x, 0, incx, 0};
+  as_staged(fa, &args.a, &args.lda, n);
+  as_staged(fx, &args.c, &args.incx, 1);
   const bo_kernel_registry* reg = bok::registry();
   const int idx = reg->select(BO_K_STRSV, &args);
   if (idx < 0) return BO_CUDA_UNSUPPORTED;
@@ -514,26 +485,26 @@ int snrm2(int64_t n, const float* x, int64_t incx, float* result) {
   const bool dx = on_device(x);
   cs.set_device_operands(dx);
   const size_t fx = !dx ? size_t(n) : 0;
-  bo_kernel_args args{0, 0, 0, 0, n, 0, 0.0f, 0.0f, nullptr, 0, fx ? kStagedAddr : x, 0, nullptr, 0, fx ? 1 : incx, 0};
+  bo_kernel_args args{0, 0, 0, 0, n, 0, 0.0f, 0.0f, nullptr, 0, x, 0, nullptr, 0, incx, 0};
+  as_staged(fx, &args.b, &args.incx, 1);
   const bo_kernel_registry* reg = bok::registry();
   const int idx = reg->select(BO_K_SNRM2, &args);
   if (idx < 0) return BO_CUDA_UNSUPPORTED;
   const bo_kernel_entry& ke = reg->entries[idx];
   const size_t ws = ke.workspace_bytes(&args);
-  const size_t dev_bytes = align256(4 * fx) + align256(4) + align256(ws);
+  const size_t dev_bytes = align256(4 * fx) + align256(ws);
   const size_t pin_bytes = align256(4 * fx) + align256(4);
   if (cudaError_t e = reserve(s, dev_bytes, pin_bytes)) return cs.fail(e);
   cs.sync_device_operands();
   Carver dv{s.dev}, pv{s.pin};
   cudaError_t e = cudaSuccess;
   float *px = pv.take<float>(4 * fx), *pr = pv.take<float>(4);
-  float *gx = dv.take<float>(4 * fx), *gr = dv.take<float>(4);
+  float* gx = dv.take<float>(4 * fx);
   void* gws = dv.take<char>(ws);
   if (fx) {
     upload_vector(e, px, gx, x, n, incx, s.stream);
     args.b = gx;
   }
-  (void)gr;
   args.c = pr;  // mapped pinned memory: the kernel writes the result straight to the host
   if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
   if (!e) e = cudaStreamSynchronize(s.stream);
