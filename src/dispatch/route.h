@@ -24,13 +24,16 @@ inline std::uint64_t now_ns() {
 // `cpu()` runs the call on the CPU BLAS. `gpu(module)` returns a bo_cuda_status and, unless it returns
 // BO_CUDA_OK, has written nothing. `describe(buf, size)` formats the arguments for BLASOFFLOAD_LOG=calls.
 template <class Cpu, class Gpu, class Describe>
-inline void route(Routine r, std::uint64_t bytes, Cpu&& cpu, Gpu&& gpu, Describe&& describe) {
+inline void route(const policy::Call& call, std::uint64_t bytes, Cpu&& cpu, Gpu&& gpu, Describe&& describe) {
   const Settings& s = *g_settings;
+  const Routine r = call.routine;
+  const Decision d = decide(s, call);
   const bool counting = s.log >= LogLevel::kSummary;
-  const std::uint64_t t0 = counting ? now_ns() : 0;
+  const bool timing = counting || d.learn;
+  const std::uint64_t t0 = timing ? now_ns() : 0;
   Where where = Where::kCpu;
   bool fell_back = false;
-  if (decide(s, r) == Target::kGpu) {
+  if (d.target == Target::kGpu) {
     const bo_cuda_module* m = gpu_module();
     const int st = m ? gpu(m) : int(BO_CUDA_NO_DEVICE);
     if (st == BO_CUDA_OK) {
@@ -41,18 +44,21 @@ inline void route(Routine r, std::uint64_t bytes, Cpu&& cpu, Gpu&& gpu, Describe
     }
   }
   if (where == Where::kCpu) cpu();
-  if (!counting) return;
+  if (!timing) return;
   const std::uint64_t dt = now_ns() - t0;
+  if (d.learn && !fell_back) policy::observe(call, d, where == Where::kGpu, double(dt) * 1e-3);
+  if (!counting) return;
   auto& c = thread_stats().r[index(r)];
   c.calls[static_cast<int>(where)].add(1);
   c.ns[static_cast<int>(where)].add(dt);
   c.bytes.add(bytes);
   if (fell_back) c.fallbacks.add(1);
   if (s.log >= LogLevel::kCalls) {
-    char args[160];
+    char args[160], why[160];
     describe(args, sizeof args);
-    log_call("%s(%s) -> %s (mode %s%s), %.3f ms", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu",
-             mode_name(s.routine_mode[index(r)]), fell_back ? ", GPU failed: fell back" : "", dt * 1e-6);
+    policy::describe(s, call, d, why, sizeof why);
+    log_call("%s(%s) -> %s [%s]%s, took %.3f ms", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu", why,
+             fell_back ? ", GPU failed: fell back" : "", dt * 1e-6);
   }
 }
 

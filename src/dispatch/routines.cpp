@@ -56,8 +56,9 @@ void run_sgemm(const SgemmCall& c) {
     return;
   }
   const std::uint64_t bytes = kF * (u(m) * u(k) + u(k) * u(n) + u(m) * u(n));
+  policy::Call call{Routine::sgemm, ta, m, n, k, beta != 0.0f, false, {c.a, c.b, c.c}};
   route(
-      Routine::sgemm, bytes, [&] { forward_sgemm(c); },
+      call, bytes, [&] { forward_sgemm(c); },
       [&](const bo_cuda_module* g) {
         return g->sgemm(ta, tb, m, n, k, alpha, c.a, *c.lda, c.b, *c.ldb, beta, c.c, *c.ldc);
       },
@@ -80,8 +81,9 @@ void run_sgemv(const SgemvCall& c) {
   }
   const blas_int lenx = t == 'N' ? n : m, leny = t == 'N' ? m : n;
   const std::uint64_t bytes = kF * (u(m) * u(n) + u(lenx) + u(leny));
+  policy::Call call{Routine::sgemv, t, m, n, 0, beta != 0.0f, false, {c.a, c.x, c.y}};
   route(
-      Routine::sgemv, bytes, [&] { forward_sgemv(c); },
+      call, bytes, [&] { forward_sgemv(c); },
       [&](const bo_cuda_module* g) { return g->sgemv(t, m, n, alpha, c.a, *c.lda, c.x, *c.incx, beta, c.y, *c.incy); },
       [&](char* buf, std::size_t size) {
         std::snprintf(buf, size, "%c m=%d n=%d incx=%d incy=%d", t, int(m), int(n), int(*c.incx), int(*c.incy));
@@ -100,8 +102,9 @@ void run_strsv(const StrsvCall& c) {
     return;
   }
   const std::uint64_t bytes = kF * (u(n) * u(n + 1) / 2 + u(n));
+  policy::Call call{Routine::strsv, t, 0, n, 0, true, false, {c.a, c.x, nullptr}};
   route(
-      Routine::strsv, bytes, [&] { forward_strsv(c); },
+      call, bytes, [&] { forward_strsv(c); },
       [&](const bo_cuda_module* g) { return g->strsv(ul, t, d, n, c.a, *c.lda, c.x, *c.incx); },
       [&](char* buf, std::size_t size) {
         std::snprintf(buf, size, "%c%c%c n=%d incx=%d", ul, t, d, int(n), int(*c.incx));
@@ -117,8 +120,9 @@ float run_snrm2(const blas_int* n, const float* x, const blas_int* incx) {
   }
   float result = 0.0f;
   const blas_int nn = *n, inc = *incx;
+  policy::Call call{Routine::snrm2, 'N', 0, nn, 0, false, false, {x, nullptr, nullptr}};
   route(
-      Routine::snrm2, kF * span(nn, inc), [&] { result = forward_snrm2(n, x, incx); },
+      call, kF * span(nn, inc), [&] { result = forward_snrm2(n, x, incx); },
       [&](const bo_cuda_module* g) { return inc > 0 ? g->snrm2(nn, x, inc, &result) : int(BO_CUDA_UNSUPPORTED); },
       [&](char* buf, std::size_t size) { std::snprintf(buf, size, "n=%d incx=%d", int(nn), int(inc)); });
   return result;

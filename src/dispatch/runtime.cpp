@@ -11,6 +11,7 @@
 #include "dispatch/stats.h"
 #include "offload/module_loader.h"
 #include "policy/config.h"
+#include "policy/policy.h"
 
 namespace blasoffload {
 
@@ -28,6 +29,7 @@ std::mutex g_init_mutex;
 // Registered with atexit on the first call, so it runs before any library's destructors: the CPU BLAS
 // and the CUDA runtime are still loaded while we shut the GPU down and print.
 void at_exit() {
+  gpu_wait_background();
   gpu_shutdown();
   if (log_level() >= LogLevel::kSummary) print_summary();
 }
@@ -57,6 +59,9 @@ void initialize_slow() {
   try {
     g_settings = &settings();
     resolve_cpu_blas();
+    bool any_auto = false;
+    for (Mode m : g_settings->routine_mode) any_auto |= m == Mode::kAuto;
+    if (any_auto) policy::init(*g_settings, {g_cpu.library, g_cpu.report.identity});
   } catch (...) {
     log_fatal("initialisation failed (out of memory?); aborting");
     std::abort();

@@ -1,6 +1,7 @@
 // Keeps every thread's counters reachable for the summary, merging a thread's counts when it exits.
 #include "dispatch/stats.h"
 
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "dispatch/log.h"
 #include "offload/module_loader.h"
 #include "policy/config.h"
+#include "policy/policy.h"
 
 namespace blasoffload {
 namespace {
@@ -121,6 +123,7 @@ void print_summary() {
   if (!g_cpu.report.identity.empty()) out += "  CPU BLAS reports: " + g_cpu.report.identity + "\n";
   if (!g_cpu.report.advice.empty()) out += "  note: " + g_cpu.report.advice + "\n";
   out += "  GPU: " + gpu_status_line() + "\n";
+  out += policy::summary();
   std::snprintf(line, sizeof line, "  %-8s %12s %12s %12s %9s %9s %11s %12s %12s\n", "routine", "calls", "cpu", "gpu",
                 "fallback", "errors", "bytes", "cpu time(s)", "gpu time(s)");
   out += line;

@@ -2,6 +2,7 @@
 // nearest tile, then the registry entries of the family named there (precomputed at load).
 #include "kernels/tuned_select.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <map>
@@ -73,33 +74,48 @@ void load_tuned_params(const bo::tuning::DeviceInfo& dev, const char* override_p
   }
 }
 
-int tuned_select(int routine, const bo_kernel_args* a, bool own) {
-  if (!g_have) return -1;
-  int key;
-  int64_t dims[3] = {1, 1, 1};
+namespace {
+// The table key and the tile coordinates of a call; -1 for an unknown routine.
+int key_and_dims(int routine, char op, int64_t m, int64_t n, int64_t k, int64_t* dims) {
   switch (routine) {
     case BO_K_SNRM2:
-      key = 0;
-      dims[0] = a->n;
-      break;
+      dims[0] = n;
+      return 0;
     case BO_K_SGEMV:
-      key = a->opa == 'N' ? 1 : 2;
-      dims[0] = a->m;
-      dims[1] = a->n;
-      break;
+      dims[0] = m;
+      dims[1] = n;
+      return op == 'N' ? 1 : 2;
     case BO_K_STRSV:
-      key = a->opb == 'N' ? 3 : 4;
-      dims[0] = a->n;
-      break;
+      dims[0] = n;
+      return op == 'N' ? 3 : 4;
     case BO_K_SGEMM:
-      key = 5;
-      dims[0] = a->m;
-      dims[1] = a->n;
-      dims[2] = a->k;
-      break;
+      dims[0] = m;
+      dims[1] = n;
+      dims[2] = k;
+      return 5;
     default:
       return -1;
   }
+}
+}  // namespace
+
+double tuned_kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k) {
+  int64_t dims[3] = {1, 1, 1};
+  const int key = key_and_dims(routine, op, m, n, k, dims);
+  if (key < 0 || !g_have || !g_by_key[key]) return -1;
+  const bo::tuning::Tile* t = g_by_key[key]->table->nearest(dims);
+  if (!t || !(t->rate > 0)) return -1;
+  for (int64_t& d : dims) d = std::max<int64_t>(d, 1);
+  const bo::tuning::KernelWork w = bo::tuning::kernel_work(kKeys[key], dims);
+  return (w.read + w.written) / (t->rate * 1e3);  // rate in GB/s or GFLOP/s: work / (rate * 1e9) seconds
+}
+
+int tuned_select(int routine, const bo_kernel_args* a, bool own) {
+  if (!g_have) return -1;
+  int64_t dims[3] = {1, 1, 1};
+  const char op = routine == BO_K_STRSV ? a->opb : a->opa;
+  const int key = key_and_dims(routine, op, a->m, a->n, a->k, dims);
+  if (key < 0) return -1;
   const KernelChoice* c = g_by_key[key];
   if (!c) return -1;
   const bo::tuning::Tile* t = c->table->nearest(dims);
@@ -113,5 +129,12 @@ int tuned_select(int routine, const bo_kernel_args* a, bool own) {
 }
 
 const char* tuned_params_info() { return g_info.c_str(); }
+
+bool tuned_uses_cublas() {
+  for (const auto& [key, choice] : g_kernels)
+    for (const bo::tuning::Tile& t : choice.table->tiles)
+      if (t.config == "cublas") return true;
+  return false;
+}
 
 }  // namespace bok

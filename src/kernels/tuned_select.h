@@ -22,6 +22,13 @@ void load_tuned_params(const bo::tuning::DeviceInfo& dev, const char* override_p
 // there is no table, no tile, or the named configuration cannot run these arguments. Allocation-free.
 int tuned_select(int routine, const bo_kernel_args* a, bool own);
 
+// The table's kernel time in microseconds for a call of this shape (routine: bo_kernel_routine; op: sgemv or strsv
+// trans, sgemm transa): the work over the nearest tile's rate. -1 without a table or tile. Allocation-free.
+double tuned_kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k);
+
+// Whether the installed table chooses cuBLAS anywhere (then the module opens it at start-up, not on a first call).
+bool tuned_uses_cublas();
+
 // The one-line description of the table in use.
 const char* tuned_params_info();
 

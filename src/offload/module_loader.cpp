@@ -2,6 +2,9 @@
 #include "offload/module_loader.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <mutex>
@@ -18,6 +21,10 @@ std::atomic<bool> g_forked{false};
 std::atomic<bool> g_tried{false};
 std::string* g_unavailable = nullptr;  // why not, when g_module stays null
 std::atomic<unsigned> g_warned_kinds{0};
+std::atomic<int> g_state{int(GpuLoad::kNotTried)};
+std::atomic<bool> g_bg_started{false};
+pthread_t g_bg_thread;
+pid_t g_bg_owner = 0;  // the process that started the thread (a fork() child must not join it)
 
 const char* status_name(int st) {
   switch (st) {
@@ -64,6 +71,7 @@ const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log}
 
 void load() {
   g_tried.store(true);
+  g_state.store(int(GpuLoad::kLoading));
   g_unavailable = new std::string();
   std::string path = module_path();
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -86,6 +94,11 @@ void load() {
   g_module.store(m, std::memory_order_release);
 }
 
+void* background_main(void*) {
+  gpu_module();
+  return nullptr;
+}
+
 }  // namespace
 
 const bo_cuda_module* gpu_module() {
@@ -98,8 +111,38 @@ const bo_cuda_module* gpu_module() {
       log_warning("BLASOFFLOAD_MODE=gpu but %s; running on the CPU BLAS", g_unavailable->c_str());
     else if (!g_module.load())
       log_debug("GPU unavailable: %s", g_unavailable->c_str());
+    g_state.store(int(g_module.load() ? GpuLoad::kReady : GpuLoad::kUnavailable), std::memory_order_release);
   });
   return g_module.load(std::memory_order_acquire);
+}
+
+GpuLoad gpu_load_state() { return GpuLoad(g_state.load(std::memory_order_acquire)); }
+
+const bo_cuda_module* gpu_module_if_ready() {
+  if (g_forked.load(std::memory_order_relaxed)) return nullptr;
+  return g_module.load(std::memory_order_acquire);
+}
+
+void gpu_load_in_background() {
+  if (g_forked.load() || g_bg_started.exchange(true)) return;
+  g_state.store(int(GpuLoad::kLoading));
+  // The program's signal handlers must not run on our thread.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  g_bg_owner = getpid();
+  const int rc = pthread_create(&g_bg_thread, nullptr, background_main, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (rc != 0) {
+    g_bg_owner = 0;
+    gpu_module();  // no thread to be had: load here
+  }
+}
+
+void gpu_wait_background() {
+  static std::atomic<bool> joined{false};
+  if (!g_bg_started.load() || g_bg_owner != getpid() || joined.exchange(true)) return;
+  pthread_join(g_bg_thread, nullptr);
 }
 
 void note_gpu_failure(const char* routine, int status) {
@@ -114,6 +157,7 @@ void note_gpu_failure(const char* routine, int status) {
 
 void gpu_forked_child() {
   g_forked.store(true);
+  g_state.store(int(GpuLoad::kUnavailable));
   if (const bo_cuda_module* m = g_module.load()) m->forked_child();
 }
 

@@ -11,6 +11,19 @@ namespace blasoffload {
 // reason is logged once and shown in the summary). Thread-safe; O(1) after the first call.
 const bo_cuda_module* gpu_module();
 
+// Where loading the module stands, without waiting.
+enum class GpuLoad { kNotTried, kLoading, kReady, kUnavailable };
+GpuLoad gpu_load_state();
+
+// The module when it is loaded and initialised; nullptr otherwise. Never loads, never waits.
+const bo_cuda_module* gpu_module_if_ready();
+
+// Starts loading the module in a background thread (once per process); callers go on with the CPU meanwhile.
+void gpu_load_in_background();
+
+// Exit: waits for a background load still under way, so the process never ends inside CUDA's initialisation.
+void gpu_wait_background();
+
 // Remembers a failed GPU call's kind and warns once per kind.
 void note_gpu_failure(const char* routine, int status);
 

@@ -2,7 +2,10 @@
 #include "policy/calibration.h"
 
 #include <cmath>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -89,6 +92,8 @@ bool parse_calibration(const std::string& text, Calibration* out, std::string* e
         !get_number(g, "call_overhead_us", &c.call_overhead_us, e, "gpu.") ||
         !get_number(g, "init_ms", &c.init_ms, e, "gpu."))
       return false;
+    // Optional (files from before it was measured price every copy into call_overhead_us).
+    if (g.contains("copy_latency_us") && !get_number(g, "copy_latency_us", &c.copy_latency_us, e, "gpu.")) return false;
   }
   *out = std::move(c);
   return true;
@@ -118,7 +123,8 @@ std::string calibration_to_json(const Calibration& c) {
     j["gpu"] = nullptr;
   else
     j["gpu"] = {{"name", c.gpu},         {"h2d_gbs", c.h2d_gbs},       {"d2h_gbs", c.d2h_gbs},
-                {"pageable_gbs", c.pageable_gbs}, {"call_overhead_us", c.call_overhead_us}, {"init_ms", c.init_ms}};
+                {"pageable_gbs", c.pageable_gbs}, {"call_overhead_us", c.call_overhead_us}, {"copy_latency_us", c.copy_latency_us},
+                {"init_ms", c.init_ms}};
   return j.dump(2) + "\n";
 }
 
@@ -141,12 +147,36 @@ Calibration built_in_defaults() {
   Calibration c;
   c.cpu.library = "(built-in defaults)";
   c.tool = "built-in";
-  // A single-threaded reference-BLAS-like CPU: sgemm ~10 GFLOP/s, Level 1/2 at a few GB/s. Deliberately
-  // modest: with no GPU numbers nothing is offloaded on these alone.
-  for (const char* cls : {"sgemm.square", "sgemm.rank_k", "sgemm.panel"}) c.cpu_rates[cls] = {{1e6, 5}, {1e9, 10}};
-  for (const char* cls : {"sgemv.n", "sgemv.t", "strsv.n", "strsv.t", "snrm2"}) c.cpu_rates[cls] = {{4e3, 2}, {4e8, 5}};
+  // Conservative both ways, so that an uncalibrated machine offloads only what wins by a wide margin: the CPU
+  // is a strong one (a 16-core AVX-512 server with a well-configured OpenBLAS: the lent machine's measured
+  // rates), the GPU sits behind a slow link (PCIe 4 pinned rates, single-threaded staging) and is slow to start.
+  c.cpu_rates["sgemm.square"] = {{5e5, 50}, {3.4e7, 400}, {2.1e9, 880}, {1.4e11, 1200}};
+  c.cpu_rates["sgemm.rank_k"] = {{5e5, 40}, {3.4e7, 300}, {2.1e9, 700}, {1.4e11, 950}};
+  c.cpu_rates["sgemm.panel"] = {{5e5, 40}, {3.4e7, 300}, {2.1e9, 700}, {1.4e11, 950}};
+  c.cpu_rates["sgemv.n"] = {{4e3, 2}, {4e6, 150}, {2.7e8, 110}};
+  c.cpu_rates["sgemv.t"] = {{4e3, 2}, {4e6, 150}, {2.7e8, 100}};
+  c.cpu_rates["strsv.n"] = {{4e3, 1}, {3.3e7, 26}, {5.4e8, 18}};
+  c.cpu_rates["strsv.t"] = {{4e3, 1}, {3.3e7, 26}, {5.4e8, 18}};
+  c.cpu_rates["snrm2"] = {{4e3, 2}, {4e7, 11.6}};
+  c.gpu = "(built-in defaults)";
+  c.h2d_gbs = 20;
+  c.d2h_gbs = 20;
+  c.pageable_gbs = 8;
+  c.call_overhead_us = 30;
+  c.copy_latency_us = 5;
+  c.init_ms = 500;
   return c;
 }
+
+namespace {
+// The same library reached through different names (symlinks, Debian's alternatives) is the same library.
+bool same_cpu(const CpuIdentity& a, const CpuIdentity& b) {
+  if (a.report != b.report) return false;
+  if (a.library == b.library) return true;
+  char ra[PATH_MAX], rb[PATH_MAX];
+  return realpath(a.library.c_str(), ra) && realpath(b.library.c_str(), rb) && std::strcmp(ra, rb) == 0;
+}
+}  // namespace
 
 CalibrationChoice choose_calibration(const std::string& path, bool path_explicit, const CpuIdentity& current) {
   CalibrationChoice r;
@@ -158,7 +188,7 @@ CalibrationChoice choose_calibration(const std::string& path, bool path_explicit
   std::ifstream f(path);
   if (!f) {
     r.message = std::string(kPrefix) + "built-in defaults (no policy file at " + path + "; run blasoffload-calibrate)";
-    if (path_explicit) r.warnings.push_back(std::string(kPrefix) + "BLASOFFLOAD_POLICY=" + path + " does not exist");
+    if (path_explicit) r.warnings.push_back(std::string(kPrefix) + "BLASOFFLOAD_POLICY_FILE=" + path + " does not exist");
     return r;
   }
   std::stringstream ss;
@@ -170,7 +200,7 @@ CalibrationChoice choose_calibration(const std::string& path, bool path_explicit
     r.message = std::string(kPrefix) + "built-in defaults (" + path + " is corrupt)";
     return r;
   }
-  if (!(c.cpu == current)) {
+  if (!same_cpu(c.cpu, current)) {
     r.warnings.push_back(std::string(kPrefix) + "ignoring " + path + ": it was measured with " + c.cpu.library +
                          (c.cpu.report.empty() ? "" : " [" + c.cpu.report + "]") + ", this run uses " +
                          current.library + (current.report.empty() ? "" : " [" + current.report + "]") +

@@ -37,7 +37,8 @@ struct Calibration {
   std::string gpu;
   double h2d_gbs = 0, d2h_gbs = 0;  // host <-> device from pinned memory
   double pageable_gbs = 0;          // staging copies from pageable memory
-  double call_overhead_us = 0;      // launch + synchronisation of one offloaded call
+  double call_overhead_us = 0;      // a tiny offloaded call: one operand in, launch, synchronisation
+  double copy_latency_us = 0;       // each further operand copied in or out
   double init_ms = 0;               // one-time: context, module, pinned pool
 
   // Interpolated rate of a class at `size` (log-log, clamped to the measured range); 0 if the class is absent.

@@ -119,6 +119,35 @@ void parse_log(const char* v, LogLevel* out) {
     log_warning("BLASOFFLOAD_LOG=%s is not one of off|summary|calls|debug; ignored", v);
 }
 
+void parse_min_size(const char* key, const char* v, std::int64_t* out) {
+  if (!v || !*v) return;
+  char* end = nullptr;
+  const long long n = std::strtoll(v, &end, 10);
+  if (!end || *end != '\0' || n < 0) {
+    log_warning("%s=%s is not a non-negative integer; ignored", key, v);
+    return;
+  }
+  *out = n;
+}
+
+void parse_decisions(const char* v, bool* frozen) {
+  if (!v) return;
+  const std::string s = lower(v);
+  if (s == "frozen")
+    *frozen = true;
+  else if (s == "adaptive" || s.empty())
+    *frozen = false;
+  else
+    log_warning("BLASOFFLOAD_DECISIONS=%s is not one of adaptive|frozen; ignored", v);
+}
+
+// The policy file blasoffload-calibrate writes by default.
+std::string default_policy_file() {
+  if (const char* x = secure_getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/blasoffload/policy.json";
+  if (const char* h = secure_getenv("HOME"); h && *h) return std::string(h) + "/.config/blasoffload/policy.json";
+  return "";
+}
+
 void load() {
   g_file_values = new std::vector<std::pair<std::string, std::string>>();
   g_settings = new Settings();
@@ -135,6 +164,16 @@ void load() {
     s.routine_mode[i] = s.mode;
     std::string key = canonical_key(routine_name(static_cast<Routine>(i)));
     parse_mode(key.c_str(), config_value(key.c_str()), &s.routine_mode[i]);
+    s.min_size[i] = -1;
+    const std::string min_key = key + "_MIN";
+    parse_min_size(min_key.c_str(), config_value(min_key.c_str()), &s.min_size[i]);
+  }
+  parse_decisions(config_value("BLASOFFLOAD_DECISIONS"), &s.frozen);
+  if (const char* v = config_value("BLASOFFLOAD_POLICY_FILE"); v && *v) {
+    s.policy_file = v;
+    s.policy_file_explicit = true;
+  } else {
+    s.policy_file = default_policy_file();
   }
   if (const char* v = config_value("BLASOFFLOAD_CPU_BLAS")) s.cpu_blas = v;
   if (const char* v = config_value("BLASOFFLOAD_CUDA_MODULE")) s.cuda_module = v;

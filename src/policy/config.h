@@ -1,6 +1,7 @@
 // Run-time configuration: environment variables (secure_getenv semantics) over an optional config file.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "dispatch/routine.h"
@@ -15,6 +16,12 @@ const char* mode_name(Mode m);
 struct Settings {
   Mode mode = Mode::kAuto;
   Mode routine_mode[kNumRoutines];  // BLASOFFLOAD_<ROUTINE>, defaults to `mode`
+  // BLASOFFLOAD_<ROUTINE>_MIN: in auto mode, a fixed size threshold replacing the model (-1 = unset). Size:
+  // sgemm cbrt(m n k), sgemv sqrt(m n), strsv n, snrm2 n.
+  std::int64_t min_size[kNumRoutines];
+  bool frozen = false;       // BLASOFFLOAD_DECISIONS=frozen: the calibrated model only, no run-time adaptation
+  std::string policy_file;   // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
+  bool policy_file_explicit = false;
   LogLevel log = LogLevel::kOff;
   std::string log_file;     // BLASOFFLOAD_LOG_FILE; empty = stderr
   std::string cpu_blas;     // BLASOFFLOAD_CPU_BLAS; empty = automatic lookup

@@ -6,15 +6,11 @@
 #include <limits>
 
 namespace blasoffload::policy {
-namespace {
-
 const char* class_name(ShapeClass c) {
   static const char* const k[] = {"sgemm.square", "sgemm.rank_k", "sgemm.panel", "sgemv.n",
                                   "sgemv.t",      "strsv.n",      "strsv.t",     "snrm2"};
   return k[int(c)];
 }
-
-}  // namespace
 
 ShapeClass classify(const Call& c, double* size) {
   switch (c.routine) {
@@ -54,6 +50,8 @@ CostModel::CostModel(const Calibration& cal, double margin) : margin_(margin) {
   d2h_gbs_ = cal.d2h_gbs;
   pageable_gbs_ = cal.pageable_gbs > 0 ? cal.pageable_gbs : cal.h2d_gbs;
   call_us_ = cal.call_overhead_us;
+  copy_us_ = cal.copy_latency_us;
+  init_ms_ = cal.init_ms;
 }
 
 double CostModel::cpu_rate(ShapeClass cls, double size) const {
@@ -72,27 +70,32 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
   Prediction p;
   double size = 0;
   const ShapeClass cls = classify(c, &size);
-  p.cpu_us = size / (cpu_rate(cls, size) * 1e9) * 1e6;
+  p.cls = cls;
+  p.cpu_us = cpu_us(cls, size);
   // What the module moves today for host operands (whole operands, staged through pinned memory).
   const double m = double(c.m), n = double(c.n), k = double(c.k);
+  int copies = 1;  // operands copied in or out; the calibrated call overhead includes one
   switch (c.routine) {
     case Routine::sgemm:
       p.bytes_in = 4.0 * (m * k + k * n + (c.reads_output ? m * n : 0));
       p.bytes_out = 4.0 * m * n;
+      copies = c.reads_output ? 4 : 3;
       break;
     case Routine::sgemv: {
       const double lx = c.op == 'N' ? n : m, ly = c.op == 'N' ? m : n;
       p.bytes_in = 4.0 * (m * n + lx + (c.reads_output ? ly : 0));
       p.bytes_out = 4.0 * ly;
+      copies = c.reads_output ? 4 : 3;
       break;
     }
     case Routine::strsv:
       p.bytes_in = 4.0 * (n * n + n);  // the whole square is staged (the pipeline issue moves only the triangle)
       p.bytes_out = 4.0 * n;
+      copies = 3;
       break;
     default:
       p.bytes_in = 4.0 * n;
-      p.bytes_out = 4.0;
+      p.bytes_out = 4.0;  // written by the kernel straight into mapped memory: no copy
   }
   if (!has_gpu_) {
     p.gpu_us = std::numeric_limits<double>::infinity();
@@ -103,10 +106,12 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
     // Pageable host data: staging copy, then DMA; the two run one after the other in today's module.
     const double in_rate = 1.0 / (1.0 / pageable_gbs_ + 1.0 / h2d_gbs_);
     const double out_rate = 1.0 / (1.0 / pageable_gbs_ + 1.0 / d2h_gbs_);
-    transfer_us = p.bytes_in / (in_rate * 1e9) * 1e6 + p.bytes_out / (out_rate * 1e9) * 1e6;
+    transfer_us = p.bytes_in / (in_rate * 1e9) * 1e6 + p.bytes_out / (out_rate * 1e9) * 1e6 + (copies - 1) * copy_us_;
   }
+  p.transfer_us = transfer_us;
+  p.kernel_us = kernel_us;
   p.gpu_us = call_us_ + transfer_us + kernel_us;
-  p.gpu = p.gpu_us < p.cpu_us * (1.0 - margin_);
+  p.gpu = prefers_gpu(p.cpu_us, p.gpu_us);
   return p;
 }
 

@@ -19,14 +19,20 @@ struct Call {
   int64_t m = 0, n = 0, k = 0;
   bool reads_output = false;  // beta != 0 (sgemm C, sgemv y); strsv always reads x
   bool operands_on_device = false;  // every operand already in device memory: no transfer
+  const void* operand[3] = {};      // A, B/x, C/y: the policy asks the module whether they are device memory
 };
+
+// The class's name in the policy file and the log ("sgemm.square", ...).
+const char* class_name(ShapeClass c);
 
 // Which class a call belongs to and its size in the class's unit (bytes, or flops for sgemm).
 ShapeClass classify(const Call& c, double* size);
 
 struct Prediction {
+  ShapeClass cls = ShapeClass::kSnrm2;
   double cpu_us = 0;
   double gpu_us = 0;      // infinity when there are no GPU numbers
+  double transfer_us = 0, kernel_us = 0;  // parts of gpu_us (the rest is the call overhead)
   double bytes_in = 0, bytes_out = 0;
   bool gpu = false;       // gpu_us < cpu_us by the margin
 };
@@ -34,9 +40,15 @@ struct Prediction {
 class CostModel {
  public:
   // margin: the GPU must be predicted at least this fraction faster (model error; never slower is the goal).
-  explicit CostModel(const Calibration& c, double margin = 0.2);
+  explicit CostModel(const Calibration& c, double margin = 0.1);
   Prediction predict(const Call& c, double kernel_us) const;
+  // The margin rule, for predictions the policy has corrected with measured times.
+  bool prefers_gpu(double cpu_us, double gpu_us) const { return gpu_us < cpu_us * (1.0 - margin_); }
+  // Predicted CPU time alone (the fast path of tiny calls and the floors use it).
+  double cpu_us(ShapeClass cls, double size) const { return size / (cpu_rate(cls, size) * 1e9) * 1e6; }
   bool has_gpu() const { return has_gpu_; }
+  double call_overhead_us() const { return call_us_; }
+  double init_ms() const { return init_ms_; }
 
  private:
   struct Curve {
@@ -47,7 +59,7 @@ class CostModel {
   double cpu_rate(ShapeClass cls, double size) const;
   Curve curves_[int(ShapeClass::kCount)];
   bool has_gpu_ = false;
-  double h2d_gbs_ = 0, d2h_gbs_ = 0, pageable_gbs_ = 0, call_us_ = 0, margin_ = 0.2;
+  double h2d_gbs_ = 0, d2h_gbs_ = 0, pageable_gbs_ = 0, call_us_ = 0, copy_us_ = 0, init_ms_ = 0, margin_ = 0.1;
 };
 
 }  // namespace blasoffload::policy

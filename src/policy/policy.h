@@ -1,17 +1,64 @@
-// Decides, per call, whether it runs on the GPU or the CPU BLAS.
+// Decides, per call, whether it runs on the GPU or the CPU BLAS: the modes, the per-routine size overrides and,
+// in `auto`, the calibrated cost model with its one-time costs amortised (see README "The offload policy").
 #pragma once
+
+#include <cstdint>
+#include <string>
 
 #include "dispatch/routine.h"
 #include "policy/config.h"
+#include "policy/cost_model.h"
 
 namespace blasoffload {
 
-enum class Target { kCpu, kGpu };
+enum class Target : std::uint8_t { kCpu, kGpu };
 
-// BLASOFFLOAD_MODE / BLASOFFLOAD_<ROUTINE> decide here. `auto` keeps every call on the CPU until the cost
-// model (the policy issue) predicts a gain; until then the GPU path runs only when asked for.
-inline Target decide(const Settings& s, Routine r) {
-  return s.routine_mode[index(r)] == Mode::kGpu ? Target::kGpu : Target::kCpu;
+// Why a call went where it went; printed by BLASOFFLOAD_LOG=calls.
+enum class Reason : std::uint8_t {
+  kMode,            // BLASOFFLOAD_MODE / BLASOFFLOAD_<ROUTINE> is cpu or gpu
+  kMinSize,         // BLASOFFLOAD_<ROUTINE>_MIN replaced the model
+  kSmall,           // below the size where the GPU could ever win (the fixed call cost alone exceeds the CPU time)
+  kNoGpu,           // no usable GPU in this process
+  kModel,           // the cost model's comparison
+  kInitialising,    // the model prefers the GPU, which is still initialising in the background
+  kAmortising,      // the model prefers the GPU, but the gain so far does not yet cover the one-time cost
+  kDeviceOperands,  // an operand is device memory: only the GPU can run the call
+};
+
+struct Decision {
+  Target target = Target::kCpu;
+  Reason reason = Reason::kMode;
+  bool learn = false;  // adaptive: report the measured time back (policy::observe)
+  float cpu_us = 0, gpu_us = 0;  // the model's predictions (kModel, kInitialising, kAmortising)
+  float size = 0;                // the call's size in the unit of BLASOFFLOAD_<ROUTINE>_MIN (kMinSize)
+};
+
+namespace policy {
+
+// Builds the model from the policy file (or the built-in defaults) for the CPU BLAS in use. Called once by the
+// first-call initialisation when some routine is in auto mode; cheap otherwise.
+void init(const Settings& s, const CpuIdentity& cpu);
+
+// The auto-mode decision. O(1) and allocation-free; tiny calls return after one comparison.
+Decision decide_auto(const Settings& s, const Call& c);
+
+// Adaptive mode: the measured time of a call the model decided, to correct later predictions of its class.
+void observe(const Call& c, const Decision& d, bool ran_on_gpu, double actual_us);
+
+// Formats a decision's reason for BLASOFFLOAD_LOG=calls.
+void describe(const Settings& s, const Call& c, const Decision& d, char* buf, std::size_t size);
+
+// Summary lines: which calibration was used and what the policy did.
+std::string summary();
+
+}  // namespace policy
+
+inline Decision decide(const Settings& s, const policy::Call& c) {
+  const Mode m = s.routine_mode[index(c.routine)];
+  if (m == Mode::kAuto) return policy::decide_auto(s, c);
+  Decision d;
+  d.target = m == Mode::kGpu ? Target::kGpu : Target::kCpu;
+  return d;
 }
 
 }  // namespace blasoffload

@@ -165,6 +165,26 @@ void KernelTable::finalize() {
 double Table::read_gbs(double bytes) const { return interpolate(read, bytes); }
 double Table::write_gbs(double bytes) const { return interpolate(write, bytes); }
 
+KernelWork kernel_work(const std::string& key, const int64_t* dims) {
+  KernelWork w;
+  if (key == "snrm2") {
+    w.read = 4.0 * double(dims[0]);
+    w.written = 4.0;
+  } else if (key == "sgemv_n" || key == "sgemv_t") {
+    const double m = double(dims[0]), n = double(dims[1]);
+    const bool t = key == "sgemv_t";
+    w.read = 4.0 * (m * n + (t ? m : n));  // beta = 0: y is written, not read
+    w.written = 4.0 * (t ? n : m);
+  } else if (key == "strsv_n" || key == "strsv_t") {
+    const double n = double(dims[0]);
+    w.read = 4.0 * (n * (n + 1) / 2 + n);
+    w.written = 4.0 * n;
+  } else if (key == "sgemm") {
+    w.read = 2.0 * double(dims[0]) * double(dims[1]) * double(dims[2]);
+  }
+  return w;
+}
+
 bool operator==(const DeviceInfo& a, const DeviceInfo& b) {
   return a.name == b.name && a.cc_major == b.cc_major && a.cc_minor == b.cc_minor && a.sm_count == b.sm_count &&
          a.memory_gib == b.memory_gib;

@@ -75,6 +75,15 @@ struct Table {
   double write_gbs(double bytes) const;
 };
 
+// The work a table's rate is measured in for one call of kernel `key` (snrm2, sgemv_n, sgemv_t, strsv_n,
+// strsv_t, sgemm) at `dims` (its axes' values): bytes read and written by a memory-bound kernel (inputs once,
+// outputs once; beta = 0), or sgemm's flop count in `read` and 0 in `written`. rate = (read + written) / time.
+// Unknown key: zeros.
+struct KernelWork {
+  double read = 0, written = 0;
+};
+KernelWork kernel_work(const std::string& key, const int64_t* dims);
+
 // Field-by-field equality (doubles compared exactly; KernelTable's lookup index is not compared, since it is
 // derived from the tiles). Mostly for round-trip tests.
 bool operator==(const DeviceInfo& a, const DeviceInfo& b);

@@ -13,6 +13,9 @@ cp "$b/libblasoffload.so" "$b/libblasoffload_cuda.so" "$k/lib/"
 cp "$b/tests/gpu/blasoffload_gpu_tests" "$k/gpu/"
 cp "$b/tests/unit/blasoffload_unit_tests" "$b/tests/unit/blas_probe" "$k/unit/"
 cp "$b/blasoffload-tune" "$k/tune/"
+# The calibration tool finds the CUDA module next to itself.
+cp "$b/blasoffload-calibrate" "$k/lib/"
+cp "$b/examples/solve_demo" "$k/unit/"
 if [ -x "$b/bench/kernels/blasoffload_bench_kernels" ]; then
   cp "$b/bench/kernels/blasoffload_bench_kernels" "$b/bench/kernels/libbenchmark.so.1debian" "$k/bench/"
 fi

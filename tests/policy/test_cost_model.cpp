@@ -58,12 +58,40 @@ TEST(CostModel, SgemmCrossoverFromHostMemory) {
   for (int n = 64; n <= 16384; n *= 2) {
     const Call c{Routine::sgemm, 'N', n, n, n, false, false};
     const Prediction p = m.predict(c, sgemm_kernel_us(n, n, n));
-    EXPECT_EQ(p.gpu, p.gpu_us < 0.8 * p.cpu_us) << n;
+    EXPECT_EQ(p.gpu, p.gpu_us < 0.9 * p.cpu_us) << n;
     if (seen_gpu) EXPECT_TRUE(p.gpu) << "the decision must not flip back at n = " << n;
     seen_gpu |= p.gpu;
     if (n <= 256) EXPECT_FALSE(p.gpu) << "small products stay on the CPU, n = " << n;
     if (n >= 4096) EXPECT_TRUE(p.gpu) << "large products go to the GPU, n = " << n;
   }
+}
+
+// With flat rates the crossover has a closed form; the model must switch sides exactly there (within 1%), and each
+// further operand copied must cost its calibrated latency.
+TEST(CostModel, SwitchesSidesAtTheComputedCrossover) {
+  Calibration c = machine();
+  c.cpu_rates["sgemm.square"] = {{1e3, 1000}, {1e15, 1000}};  // 1 TFLOP/s at every size
+  c.copy_latency_us = 7;
+  const CostModel m(c, 0.1);
+  // beta = 0: 8 n^2 bytes in, 4 n^2 out at 1 / (1/10 + 1/50) GB/s; 2 copies beyond the first; no kernel time.
+  // GPU wins when 40 + 14 + 12 n^2 bytes / 8.33 GB/s < 0.9 * 2 n^3 flops / 1 TFLOP/s.
+  const double staged_bps = 1e9 / (1 / 10.0 + 1 / 50.0);
+  auto gpu_us = [&](double n) { return 40 + 14 + 12 * n * n / staged_bps * 1e6; };
+  auto cpu_us = [](double n) { return 2 * n * n * n / 1e12 * 1e6; };
+  double lo = 64, hi = 16384;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (gpu_us(mid) < 0.9 * cpu_us(mid) ? hi : lo) = mid;
+  }
+  const int64_t below = int64_t(lo * 0.99), above = int64_t(lo * 1.01) + 1;
+  const Prediction pb = m.predict({Routine::sgemm, 'N', below, below, below, false, false}, 0);
+  const Prediction pa = m.predict({Routine::sgemm, 'N', above, above, above, false, false}, 0);
+  EXPECT_FALSE(pb.gpu) << "n = " << below << ": cpu " << pb.cpu_us << " us, gpu " << pb.gpu_us << " us";
+  EXPECT_TRUE(pa.gpu) << "n = " << above << ": cpu " << pa.cpu_us << " us, gpu " << pa.gpu_us << " us";
+  EXPECT_NEAR(pa.gpu_us, gpu_us(double(above)), 1e-6 * pa.gpu_us);
+  // beta != 0 reads C: one more copy in, and 4 n^2 more bytes.
+  const Prediction pr = m.predict({Routine::sgemm, 'N', above, above, above, true, false}, 0);
+  EXPECT_NEAR(pr.gpu_us - pa.gpu_us, 7 + 4.0 * above * above / staged_bps * 1e6, 1e-6 * pr.gpu_us);
 }
 
 TEST(CostModel, Level2FromHostStaysOnTheCpuResidentGoesToTheGpu) {

@@ -2,6 +2,7 @@
 // file the offload policy reads (src/policy/calibration.h). The CPU side needs no GPU.
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +16,7 @@
 
 #include "abi/signatures.h"
 #include "policy/calibration.h"
+#include "gpu_side.h"
 #include "policy/cpu_blas_probe.h"
 
 namespace {
@@ -32,7 +34,9 @@ const char* kUsage =
     "                    same library, and the same OPENBLAS_* / OMP_* settings, as the programs to run)\n"
     "  --out=PATH        the policy file (default: $XDG_CONFIG_HOME/blasoffload/policy.json, where the library\n"
     "                    looks; ~/.config if XDG_CONFIG_HOME is unset)\n"
-    "  --quick           small sizes only (a few seconds; for tests)\n";
+    "  --quick           small sizes only (a few seconds; for tests)\n"
+    "  --no-gpu          CPU side only (the library then uses built-in GPU numbers)\n"
+    "  --module=PATH     the CUDA module whose GPU side to measure (default: next to this tool, or ../lib)\n";
 
 struct Blas {
   sgemm_fortran_t* sgemm;
@@ -128,7 +132,8 @@ void make_parent(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string lib = "libblas.so.3", out;
+  std::string lib = "libblas.so.3", out, module;
+  bool no_gpu = false;
   bool quick = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -138,6 +143,10 @@ int main(int argc, char** argv) {
       lib = a.substr(11);
     else if (a.rfind("--out=", 0) == 0)
       out = a.substr(6);
+    else if (a == "--no-gpu")
+      no_gpu = true;
+    else if (a.rfind("--module=", 0) == 0)
+      module = a.substr(9);
     else {
       std::fprintf(stderr, "%s", kUsage);
       return a == "--help" || a == "-h" ? 0 : 2;
@@ -170,7 +179,22 @@ int main(int argc, char** argv) {
                c.cpu.report.c_str());
   if (!report.advice.empty()) std::fprintf(stderr, "blasoffload-calibrate: note: %s\n", report.advice.c_str());
   measure(b, quick, c);
-  std::fprintf(stderr, "blasoffload-calibrate: GPU side not measured by this version (CPU rates only)\n");
+  if (no_gpu) {
+    std::fprintf(stderr, "blasoffload-calibrate: GPU side not measured (--no-gpu)\n");
+  } else if (module.empty() && access("/dev/nvidiactl", F_OK) != 0) {
+    std::fprintf(stderr, "blasoffload-calibrate: no NVIDIA GPU on this machine: CPU side only\n");
+  } else {
+    std::string why;
+    if (module.empty()) module = blasoffload::calibrate::default_module_path();
+    if (blasoffload::calibrate::measure_gpu(module, &c, &why))
+      std::fprintf(stderr,
+                   "blasoffload-calibrate: GPU %s: host->device %.1f GB/s, device->host %.1f GB/s (pinned), staging "
+                   "%.1f GB/s, call %.1f us + %.1f us per further copy, start-up %.0f ms\n",
+                   c.gpu.c_str(), c.h2d_gbs, c.d2h_gbs, c.pageable_gbs, c.call_overhead_us, c.copy_latency_us,
+                   c.init_ms);
+    else
+      std::fprintf(stderr, "blasoffload-calibrate: GPU side not measured: %s\n", why.c_str());
+  }
   make_parent(out);
   std::string err;
   if (!blasoffload::policy::save_calibration(out, c, &err)) {

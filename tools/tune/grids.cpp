@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "kernels/registry.h"
+#include "tuning/table.h"
 
 namespace bo::tune {
 
@@ -58,30 +59,8 @@ std::vector<int64_t> tile_at(const GridSpec& g, int64_t index) {
 }
 
 Work tile_work(const GridSpec& g, const std::vector<int64_t>& at) {
-  Work w;
-  switch (g.routine) {
-    case BO_K_SNRM2:
-      w.read = 4.0 * double(at[0]);
-      w.written = 4.0;
-      break;
-    case BO_K_SGEMV: {
-      const double m = double(at[0]), n = double(at[1]);
-      const double lx = g.op == 'N' ? n : m, ly = g.op == 'N' ? m : n;
-      w.read = 4.0 * (m * n + lx);  // beta = 0: y is written, not read
-      w.written = 4.0 * ly;
-      break;
-    }
-    case BO_K_STRSV: {
-      const double n = double(at[0]);
-      w.read = 4.0 * (n * (n + 1) / 2 + n);
-      w.written = 4.0 * n;
-      break;
-    }
-    default:
-      w.read = 2.0 * double(at[0]) * double(at[1]) * double(at[2]);
-      w.written = 0;
-  }
-  return w;
+  const bo::tuning::KernelWork k = bo::tuning::kernel_work(g.key, at.data());
+  return Work{k.read, k.written};
 }
 
 }  // namespace bo::tune

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -325,6 +326,9 @@ int init(const bo_cuda_host_services* host) {
   info.memory_gib = double(prop.totalGlobalMem) / double(1ull << 30);
   bok::load_tuned_params(info, host && host->config ? host->config("BLASOFFLOAD_TUNED_PARAMS") : nullptr,
                          tuned_params_dirs(), [](int level, const char* m) { logf(level, "%s", m); });
+  // Opening cuBLAS costs a large part of start-up: pay it here, where the policy accounts for it (and where it
+  // runs in the background), rather than inside the first call the table gives to cuBLAS.
+  if (bok::tuned_uses_cublas()) bok::vendor::cublas_available();
   return BO_CUDA_OK;
 }
 
@@ -513,17 +517,135 @@ int snrm2(int64_t n, const float* x, int64_t incx, float* result) {
   return BO_CUDA_OK;
 }
 
+// ---- What the policy asks. ----
+double kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k) {
+  static const int kK[] = {BO_K_SGEMM, BO_K_SGEMV, BO_K_STRSV, BO_K_SNRM2};
+  if (routine < 0 || routine > 3) return -1;
+  const double t = bok::tuned_kernel_us(kK[routine], op, m, n, k);
+  if (t >= 0) return t;
+  // No tuned table: a deliberately slow GPU (a fifth of an H100's bandwidth, a tenth of its FP32 rate), so that
+  // untuned guesses err toward the CPU.
+  const double dm = double(m), dn = double(n), dk = double(k);
+  switch (routine) {
+    case BO_CUDA_SGEMM:
+      return 10.0 + 2.0 * dm * dn * dk / 5e6;
+    case BO_CUDA_SGEMV:
+      return 10.0 + 4.0 * dm * dn / 5e5;
+    case BO_CUDA_STRSV:
+      return 20.0 + 2.0 * dn * dn / 5e5 + dn * 0.05;  // plus a latency-bound chain of blocks
+    default:
+      return 10.0 + 4.0 * dn / 5e5;
+  }
+}
+
+int is_device_pointer(const void* p) {
+  if (!p || gate()) return 0;
+  cudaPointerAttributes at{};
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged;
+}
+
+double seconds_since(const std::chrono::steady_clock::time_point& t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// blasoffload-calibrate's GPU side: DMA rates from and to pinned memory, the staging copy the module makes of
+// pageable data (what pack/unpack cost per byte), and a tiny call end to end through the module's own path.
+int measure(bo_cuda_rates* out) {
+  if (int g = gate()) return g;
+  std::memset(out, 0, sizeof *out);
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, g_device);
+  std::snprintf(out->gpu, sizeof out->gpu, "%s", prop.name);
+  const size_t bytes = size_t(256) << 20;
+  char *dev = nullptr, *pin = nullptr, *host = nullptr;
+  cudaStream_t st = nullptr;
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  int rc = BO_CUDA_OK;
+  if (cudaMalloc(&dev, bytes) || cudaHostAlloc(reinterpret_cast<void**>(&pin), bytes, cudaHostAllocPortable) ||
+      cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) || cudaEventCreate(&e0) || cudaEventCreate(&e1) ||
+      !(host = static_cast<char*>(std::malloc(bytes)))) {
+    cudaGetLastError();
+    rc = BO_CUDA_OUT_OF_MEMORY;
+  }
+  auto dma_gbs = [&](cudaMemcpyKind kind) {
+    float best_ms = 1e30f;
+    for (int rep = 0; rep < 5; ++rep) {
+      cudaEventRecord(e0, st);
+      cudaMemcpyAsync(kind == cudaMemcpyHostToDevice ? static_cast<void*>(dev) : static_cast<void*>(pin),
+                      kind == cudaMemcpyHostToDevice ? static_cast<void*>(pin) : static_cast<void*>(dev), bytes, kind,
+                      st);
+      cudaEventRecord(e1, st);
+      cudaEventSynchronize(e1);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      best_ms = std::min(best_ms, ms);
+    }
+    return double(bytes) / (best_ms * 1e-3) / 1e9;
+  };
+  if (rc == BO_CUDA_OK) {
+    std::memset(host, 1, bytes);  // fault the pages in: the program's data is resident
+    std::memset(pin, 2, bytes);
+    out->h2d_gbs = dma_gbs(cudaMemcpyHostToDevice);
+    out->d2h_gbs = dma_gbs(cudaMemcpyDeviceToHost);
+    // Pageable <-> pinned as pack_matrix / unpack_matrix do it; the slower direction counts for both.
+    double best_in = 1e30, best_out = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+      auto t0 = std::chrono::steady_clock::now();
+      pack_matrix(reinterpret_cast<float*>(pin), reinterpret_cast<const float*>(host), int64_t(bytes / 4), 1,
+                  int64_t(bytes / 4));
+      best_in = std::min(best_in, seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      unpack_matrix(reinterpret_cast<float*>(host), reinterpret_cast<const float*>(pin), int64_t(bytes / 4), 1,
+                    int64_t(bytes / 4));
+      best_out = std::min(best_out, seconds_since(t0));
+    }
+    out->pageable_gbs = double(bytes) / std::max(best_in, best_out) / 1e9;
+    if (cudaGetLastError() != cudaSuccess) rc = BO_CUDA_LAUNCH_FAILED;
+  }
+  if (e0) cudaEventDestroy(e0);
+  if (e1) cudaEventDestroy(e1);
+  if (st) cudaStreamDestroy(st);
+  cudaFree(dev);
+  cudaFreeHost(pin);
+  std::free(host);
+  if (rc != BO_CUDA_OK) return rc;
+  // Tiny calls through the real path (staging, launch, synchronisation, results back), medians of 201: snrm2 moves
+  // one operand in, sgemm with beta != 0 three in and one out; the difference prices each further copy.
+  auto median_us = [](auto&& call) {
+    std::vector<double> us;
+    for (int i = 0; i < 221; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (call()) return -1.0;
+      if (i >= 20) us.push_back(seconds_since(t0) * 1e6);
+    }
+    std::nth_element(us.begin(), us.begin() + us.size() / 2, us.end());
+    return us[us.size() / 2];
+  };
+  float x[4] = {1, 2, 3, 4}, r = 0, a = 1, b = 2, c = 3;
+  const double t_nrm = median_us([&] { return snrm2(4, x, 1, &r); });
+  const double t_gemm = median_us([&] { return sgemm('N', 'N', 1, 1, 1, 1.0f, &a, 1, &b, 1, 1.0f, &c, 1); });
+  if (t_nrm < 0 || t_gemm < 0) return BO_CUDA_LAUNCH_FAILED;
+  out->call_overhead_us = t_nrm;
+  out->copy_latency_us = std::max(0.0, (t_gemm - t_nrm) / 3);
+  return BO_CUDA_OK;
+}
+
 void forked_child() { g_forked.store(true); }
 
 // At exit the CUDA runtime may already be tearing down (its own exit handlers can run before the
 // core's): touch nothing; the driver releases the context, memory and streams with the process.
 void shutdown() { g_closing.store(true); }
 
-const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name, init, sgemm, sgemv, strsv, snrm2, forked_child, shutdown};
+const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,          init,    sgemm,        sgemv,   strsv, snrm2,
+                                kernel_us,           is_device_pointer, measure, forked_child, shutdown};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v1() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v2() {
   return &kModule;
 }
 

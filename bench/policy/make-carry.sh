@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Packs what bench/policy/device-bench.sh needs on the GPU machine into one folder small enough to travel (the tree
+# and the carried folders together must stay under 64 MiB): our two libraries, the tuned tables, the calibration tool,
+# the two benchmark programs and COMMIT, without debug info; and the BLAS/LAPACK/Fortran runtime libraries from a
+# prepare-carry.sh --openblas folder as one .tar.xz (about 50 MB unpacked, too large to carry as it is).
+# Usage: bench/policy/make-carry.sh BUILD_DIR CARRY_DIR BLAS_CARRY_DIR
+#   e.g. bench/policy/make-carry.sh build .carry/bench ../shared/blas-carry   (.carry/ is git-ignored here)
+# Then, in one device call with CARRY_DIR carried: bench/policy/device-bench.sh CARRY_DIR - regret
+set -euo pipefail
+if [ $# -ne 3 ]; then
+  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+b=$(cd "$1" && pwd)
+k=$2
+blas=$(cd "$3" && pwd)
+L=usr/lib/x86_64-linux-gnu
+
+need=("$b/libblasoffload.so" "$b/bench/policy/blasoffload_regret" "$b/bench/lapack/blasoffload_lapack_drivers")
+for f in "${need[@]}" "$blas/$L/openblas-pthread/libopenblas.so.0" "$blas/$L/lapack/liblapack.so.3"; do
+  [ -e "$f" ] || { echo "make-carry.sh: missing $f" >&2; exit 2; }
+done
+rm -rf "$k"
+mkdir -p "$k/lib" "$k/bin"
+cp "$b/libblasoffload.so" "$k/lib/"
+if [ -e "$b/libblasoffload_cuda.so" ]; then
+  cp "$b/libblasoffload_cuda.so" "$k/lib/"
+else
+  echo "make-carry.sh: warning: no $b/libblasoffload_cuda.so: the GPU side cannot run" >&2
+fi
+# The module looks for tuned tables in tuned_params/ next to itself.
+[ -d "$b/tuned_params" ] && cp -r "$b/tuned_params" "$k/lib/"
+[ -x "$b/blasoffload-calibrate" ] && cp "$b/blasoffload-calibrate" "$k/bin/"
+cp "$b/bench/policy/blasoffload_regret" "$b/bench/lapack/blasoffload_lapack_drivers" "$k/bin/"
+find "$k" -type f \( -name "*.so*" -o -perm -u+x \) -exec strip --strip-debug {} + 2>/dev/null || true
+git -C "$here" rev-parse --short HEAD >"$k/COMMIT"
+git -C "$here" diff --quiet HEAD -- || echo "+uncommitted" >>"$k/COMMIT"
+cp "$k/COMMIT" "$k/bin/COMMIT"
+
+# Only the libraries the benchmarks load: reference BLAS and LAPACK, OpenBLAS, the Fortran runtime (no test programs).
+files=()
+for pattern in "blas/libblas.so.3*" "lapack/liblapack.so.3*" "openblas-pthread/libblas.so.3" \
+  "openblas-pthread/libopenblas.so.0" "openblas-pthread/libopenblas*.so" "libgfortran.so.5*" "libquadmath.so.0*"; do
+  for f in "$blas"/$L/$pattern; do
+    [ -e "$f" ] && files+=("${f#"$blas"/}")
+  done
+done
+mapfile -t files < <(printf '%s\n' "${files[@]}" | sort -u)
+XZ_OPT=${XZ_OPT:--9 -T0} tar -C "$blas" -cJf "$k/blas-libs.tar.xz" "${files[@]}"
+echo "make-carry.sh: $k: $(du -sh "$k" | cut -f1) in all; blas-libs.tar.xz $(du -h "$k/blas-libs.tar.xz" | cut -f1)" \
+  "(unpacked $(cd "$blas" && du -ch "${files[@]}" | tail -1 | cut -f1), ${#files[@]} files)"
+du -h "$k"/lib/*.so "$k"/bin/* "$k/blas-libs.tar.xz" | sed 's/^/  /'
+kb=$(du -sk "$k" | cut -f1)
+if [ "$kb" -gt $((48 * 1024)) ]; then
+  echo "make-carry.sh: warning: $((kb / 1024)) MiB leaves little of the 64 MiB for the working tree" >&2
+fi

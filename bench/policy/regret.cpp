@@ -1,0 +1,532 @@
+// blasoffload_regret: times one BLAS routine on host operands over a list of shapes, as an unmodified program calls it,
+// so that bench/policy/run.sh can set BLASOFFLOAD_MODE=auto against cpu and gpu (and, with --tiny, measure what a
+// decision costs per call).
+//
+// The program links only the Fortran symbols of libblas.so.3: LD_LIBRARY_PATH picks the CPU BLAS and LD_PRELOAD
+// picks libblasoffload.so, so the same binary measures every configuration. One JSON object per line on stdout.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern "C" {
+void sgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
+            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c, const int* ldc,
+            size_t lta, size_t ltb);
+void sgemv_(const char* t, const int* m, const int* n, const float* alpha, const float* a, const int* lda,
+            const float* x, const int* incx, const float* beta, float* y, const int* incy, size_t lt);
+void strsv_(const char* uplo, const char* t, const char* diag, const int* n, const float* a, const int* lda, float* x,
+            const int* incx, size_t lu, size_t lt, size_t ld);
+float snrm2_(const int* n, const float* x, const int* incx);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+const char kUsage[] =
+    "usage: blasoffload_regret --routine=R [options]     (or: blasoffload_regret --tiny [options])\n"
+    "  R: sgemm_nn (square, alpha 1 beta 0), sgemm_lu (LU trailing update m=n, alpha -1 beta 1), sgemv_n, sgemv_t,\n"
+    "     strsv_ln, strsv_lt (lower, non-unit, diagonally dominant), snrm2\n"
+    "  --shapes=LIST      comma-separated; sgemm_nn: N or MxNxK; sgemm_lu: NxK or MxNxK; sgemv: N or MxN;\n"
+    "                     strsv, snrm2: N (1e9 notation accepted). Default: the routine's full list\n"
+    "  --quick            the small end of the default list (a smoke run)\n"
+    "  --large            add the largest shapes (sgemm_nn 16384: about 8 s per CPU call)\n"
+    "  --warmup-s=S       untimed warm-up per shape, at least --warmup-calls calls and S seconds (default 0.5)\n"
+    "  --warmup-calls=N   (default 3)\n"
+    "  --min-s=S          timed samples per shape until S seconds and at least 3 samples (default 0.5)\n"
+    "  --max-reps=N       cap on timed samples per shape (default 20000)\n"
+    "  --sample-us=U      small calls are timed in batches of about U microseconds (default 200)\n"
+    "  --rotate-mb=MB     operand copies rotated per call span at least MB (default 256)\n"
+    "  --round=N          copied into the output (run.sh's round number)\n"
+    "  --tiny             the decision-overhead benchmark instead: sgemv 4x4, snrm2 n=4, sgemm 4x4x4 on hot data\n"
+    "Output: one JSON line of context, then one per shape: routine, shape, mode (BLASOFFLOAD_MODE or \"none\"),\n"
+    "median_us, min_us, max_us per call, reps (timed samples), calls_per_rep, copies.\n";
+
+struct Options {
+  std::string routine;
+  std::vector<std::string> shapes;
+  bool quick = false;
+  bool large = false;
+  bool tiny = false;
+  double warmup_s = 0.5;
+  int warmup_calls = 3;
+  double min_s = 0.5;
+  int max_reps = 20000;
+  double sample_us = 200;
+  double rotate_mb = 256;
+  int round = 0;
+};
+
+struct Shape {
+  int64_t m = 0, n = 0, k = 0;
+  std::string text;
+};
+
+std::string json_escape(const char* s) {
+  std::string out;
+  for (; s && *s; ++s) {
+    const unsigned char c = static_cast<unsigned char>(*s);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+const char* mode_name() {
+  const char* m = std::getenv("BLASOFFLOAD_MODE");
+  return m && *m ? m : "none";
+}
+
+// Uniform in (-1, 1) from a counter, never exactly zero: zeros would let a BLAS skip work (and times of zeros are not
+// times of data). Counter-based so that threads fill disjoint ranges with the same values whatever their number.
+inline float hash_uniform(uint64_t i, uint64_t seed) {
+  uint64_t z = i * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<float>((static_cast<double>(z >> 40) + 0.5) / 8388608.0 - 1.0);
+}
+
+// Splits [0, n) over up to 16 threads when the work (n times grain elements) is worth a thread start.
+void parallel_for(size_t n, size_t grain, const std::function<void(size_t, size_t)>& body) {
+  // hardware_concurrency() reads /sys on every call: once per process is enough.
+  static const unsigned hw = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  const size_t parts = n * grain < (size_t(1) << 20) ? 1 : std::min<size_t>(hw, n);
+  std::vector<std::thread> threads;
+  for (size_t p = 1; p < parts; ++p) threads.emplace_back(body, n * p / parts, n * (p + 1) / parts);
+  body(0, n / parts);
+  for (auto& t : threads) t.join();
+}
+
+void fill_random(float* p, size_t n, uint64_t seed) {
+  parallel_for(n, 1, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) p[i] = hash_uniform(i, seed);
+  });
+}
+
+// 256-byte aligned storage released with free(); std::vector would zero-fill every byte first.
+struct Buffer {
+  float* p = nullptr;
+  explicit Buffer(size_t floats) {
+    const size_t bytes = std::max<size_t>(256, (floats * sizeof(float) + 255) / 256 * 256);
+    p = static_cast<float*>(std::aligned_alloc(256, bytes));
+    if (!p) throw std::bad_alloc();
+  }
+  ~Buffer() { std::free(p); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+size_t round_up64(size_t floats) { return (floats + 63) / 64 * 64; }
+
+bool parse_count(const std::string& s, int64_t* out) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end || v < 0 || v > 2147483647.0 || v != std::floor(v)) return false;
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+bool parse_shape(const std::string& routine, const std::string& text, Shape* s) {
+  std::vector<int64_t> d;
+  size_t b = 0;
+  while (b <= text.size()) {
+    size_t e = text.find('x', b);
+    if (e == std::string::npos) e = text.size();
+    int64_t v;
+    if (!parse_count(text.substr(b, e - b), &v)) return false;
+    d.push_back(v);
+    b = e + 1;
+  }
+  s->text = text;
+  if (routine == "sgemm_nn") {
+    if (d.size() == 1) d = {d[0], d[0], d[0]};
+    if (d.size() != 3) return false;
+    s->m = d[0], s->n = d[1], s->k = d[2];
+  } else if (routine == "sgemm_lu") {
+    if (d.size() == 2) d = {d[0], d[0], d[1]};
+    if (d.size() != 3) return false;
+    s->m = d[0], s->n = d[1], s->k = d[2];
+  } else if (routine == "sgemv_n" || routine == "sgemv_t") {
+    if (d.size() == 1) d = {d[0], d[0]};
+    if (d.size() != 2) return false;
+    s->m = d[0], s->n = d[1];
+  } else {
+    if (d.size() != 1) return false;
+    s->n = d[0];
+  }
+  return true;
+}
+
+// Defaults: tiny to the largest that fits, denser where the CPU/GPU crossover is expected from the anchors (sgemm near
+// n = 512..2048, strsv near 4096, snrm2 near 1e6, the LU updates near m = n = 16384 x 64; sgemv from host memory
+// moves 4 bytes per element over PCIe against the CPU's 100+ GB/s, so it should stay on the CPU and needs fewer
+// points). About 1 s per shape keeps one mode's pass near a minute and the default run.sh under 8 minutes.
+std::vector<std::string> default_shapes(const std::string& r, bool quick, bool large) {
+  if (r == "sgemm_nn") {
+    if (quick) return {"8", "64", "256"};
+    std::vector<std::string> v = {"8", "32", "128", "256", "512", "1024", "2048", "4096", "8192"};
+    if (large) v.push_back("16384");
+    return v;
+  }
+  if (r == "sgemm_lu") {
+    if (quick) return {"256x64", "512x256"};
+    return {"2048x64", "4096x64", "8192x64", "16384x64", "4096x256", "8192x256", "16384x256"};
+  }
+  if (r == "sgemv_n" || r == "sgemv_t") {
+    if (quick) return {"16", "128", "1024"};
+    return {"16", "256", "2048", "8192", "16384", "32768"};
+  }
+  if (r == "strsv_ln" || r == "strsv_lt") {
+    if (quick) return {"16", "128", "1024"};
+    return {"16", "128", "1024", "2048", "4096", "8192", "16384", "32768"};
+  }
+  if (r == "snrm2") {
+    if (quick) return {"4", "1000", "100000"};
+    return {"4", "1000", "10000", "100000", "1000000", "1e7", "1e8", "1e9"};
+  }
+  return {};
+}
+
+struct Stats {
+  double median_us = 0, min_us = 0, max_us = 0, total_s = 0;
+  int reps = 0;
+  int64_t calls_per_rep = 1;
+};
+
+Stats summarize(std::vector<double> per_call_s, int64_t batch, double total_s) {
+  Stats st;
+  std::sort(per_call_s.begin(), per_call_s.end());
+  const size_t n = per_call_s.size();
+  st.reps = static_cast<int>(n);
+  st.calls_per_rep = batch;
+  st.total_s = total_s;
+  if (n == 0) return st;
+  st.median_us = 1e6 * (n % 2 ? per_call_s[n / 2] : 0.5 * (per_call_s[n / 2 - 1] + per_call_s[n / 2]));
+  st.min_us = 1e6 * per_call_s.front();
+  st.max_us = 1e6 * per_call_s.back();
+  return st;
+}
+
+// One shape: operand copies laid out back to back (each array 256-byte aligned) and rotated call by call, so that
+// small operands come from memory as a program's would, not from a cache warmed by the previous call.
+class Point {
+ public:
+  Point(const std::string& routine, const Shape& s, double rotate_mb) : routine_(routine), s_(s) {
+    const size_t m = s.m, n = s.n, k = s.k;
+    if (routine == "sgemm_nn" || routine == "sgemm_lu") {
+      sizes_ = {m * k, k * n, m * n};
+    } else if (routine == "sgemv_n" || routine == "sgemv_t") {
+      const bool t = routine == "sgemv_t";
+      sizes_ = {m * n, t ? m : n, t ? n : m};
+    } else if (routine == "strsv_ln" || routine == "strsv_lt") {
+      sizes_ = {n * n, n};
+    } else {
+      sizes_ = {n};
+    }
+    copy_floats_ = 0;
+    for (size_t v : sizes_) copy_floats_ += round_up64(std::max<size_t>(v, 1));
+    const double copy_bytes = 4.0 * copy_floats_, rotate = rotate_mb * 1048576.0;
+    copies_ = static_cast<int64_t>(std::max(1.0, std::ceil(rotate / copy_bytes)));
+    if (copy_bytes < rotate / 2) copies_ = std::max<int64_t>(copies_, 2);
+    pool_.reset(new Buffer(copy_floats_ * copies_));
+    fill_random(pool_->p, copy_floats_ * copies_, 1);
+    if (routine == "strsv_ln" || routine == "strsv_lt") prepare_strsv();
+  }
+
+  int64_t copies() const { return copies_; }
+  bool restores() const { return !rhs_.empty(); }
+
+  float* array(int64_t copy, int which) const {
+    size_t off = copy_floats_ * static_cast<size_t>(copy);
+    for (int i = 0; i < which; ++i) off += round_up64(std::max<size_t>(sizes_[i], 1));
+    return pool_->p + off;
+  }
+
+  // strsv solves in place: each copy's right-hand side is put back before the copy is used again (untimed), so
+  // every timed solve starts from the same well-scaled vector.
+  void restore(int64_t first, int64_t count) const {
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(array((first + i) % copies_, 1), rhs_.data(), rhs_.size() * sizeof(float));
+  }
+
+  void call(int64_t copy) {
+    const int m = static_cast<int>(s_.m), n = static_cast<int>(s_.n), k = static_cast<int>(s_.k), one = 1;
+    if (routine_ == "sgemm_nn" || routine_ == "sgemm_lu") {
+      const bool lu = routine_ == "sgemm_lu";
+      const float alpha = lu ? -1.0f : 1.0f, beta = lu ? 1.0f : 0.0f;
+      const int lda = std::max(m, 1), ldb = std::max(k, 1), ldc = std::max(m, 1);
+      sgemm_("N", "N", &m, &n, &k, &alpha, array(copy, 0), &lda, array(copy, 1), &ldb, &beta, array(copy, 2), &ldc, 1,
+             1);
+    } else if (routine_ == "sgemv_n" || routine_ == "sgemv_t") {
+      const float alpha = 1.0f, beta = 0.0f;
+      const int lda = std::max(m, 1);
+      sgemv_(routine_ == "sgemv_t" ? "T" : "N", &m, &n, &alpha, array(copy, 0), &lda, array(copy, 1), &one, &beta,
+             array(copy, 2), &one, 1);
+    } else if (routine_ == "strsv_ln" || routine_ == "strsv_lt") {
+      const int lda = std::max(n, 1);
+      strsv_("L", routine_ == "strsv_lt" ? "T" : "N", "N", &n, array(copy, 0), &lda, array(copy, 1), &one, 1, 1, 1);
+    } else {
+      sink_ += snrm2_(&n, array(copy, 0), &one);
+    }
+  }
+
+ private:
+  void prepare_strsv() {
+    const size_t n = s_.n;
+    rhs_.resize(n);
+    for (size_t i = 0; i < n; ++i) rhs_[i] = hash_uniform(i, 7);
+    const float scale = 1.0f / static_cast<float>(std::max<size_t>(n, 1));
+    // Diagonally dominant lower triangle (diagonal in [1.5, 2.5], off-diagonal below 1/n): the solution stays of
+    // the right-hand side's size. The upper triangle keeps its random values; it must not be read.
+    for (int64_t c = 0; c < copies_; ++c) {
+      float* a = array(c, 0);
+      parallel_for(n, n, [&](size_t b, size_t e) {
+        for (size_t j = b; j < e; ++j) {
+          float* col = a + j * n;
+          col[j] = 2.0f + 0.5f * col[j];
+          for (size_t i = j + 1; i < n; ++i) col[i] *= scale;
+        }
+      });
+    }
+    restore(0, copies_);
+  }
+
+  std::string routine_;
+  Shape s_;
+  std::vector<size_t> sizes_;
+  size_t copy_floats_ = 0;
+  int64_t copies_ = 1;
+  std::unique_ptr<Buffer> pool_;
+  std::vector<float> rhs_;
+  volatile float sink_ = 0;
+};
+
+Stats measure(Point& p, const Options& o) {
+  // Warm-up: long enough for the library's adaptive start (GPU initialisation in the background, correction
+  // factors) to settle; it also gives the per-call estimate that sizes the timed batches.
+  int64_t copy = 0;
+  std::vector<double> warm;
+  const auto w0 = Clock::now();
+  while (static_cast<int>(warm.size()) < o.warmup_calls || seconds_since(w0) < o.warmup_s) {
+    if (p.restores()) p.restore(copy, 1);
+    const auto t0 = Clock::now();
+    p.call(copy);
+    warm.push_back(seconds_since(t0));
+    copy = (copy + 1) % p.copies();
+  }
+  std::vector<double> tail(warm.end() - std::max<size_t>(1, warm.size() / 2), warm.end());
+  std::nth_element(tail.begin(), tail.begin() + tail.size() / 2, tail.end());
+  const double est = std::max(tail[tail.size() / 2], 1e-9);
+  int64_t batch = std::max<int64_t>(1, std::llround(o.sample_us * 1e-6 / est));
+  if (p.restores()) batch = std::min(batch, p.copies());
+  batch = std::min<int64_t>(batch, 1000000);
+
+  std::vector<double> per_call;
+  double total = 0;
+  const auto m0 = Clock::now();
+  while (per_call.size() < 3 || (seconds_since(m0) < o.min_s && static_cast<int>(per_call.size()) < o.max_reps)) {
+    if (p.restores()) p.restore(copy, batch);
+    const auto t0 = Clock::now();
+    for (int64_t i = 0; i < batch; ++i) {
+      p.call(copy);
+      copy = copy + 1 == p.copies() ? 0 : copy + 1;
+    }
+    const double s = seconds_since(t0);
+    total += s;
+    per_call.push_back(s / static_cast<double>(batch));
+  }
+  return summarize(per_call, batch, total);
+}
+
+void print_context(const char* program, const Options& o) {
+  using corename_t = char* (*)();
+  using threads_t = int (*)();
+  auto corename = reinterpret_cast<corename_t>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  auto config = reinterpret_cast<corename_t>(dlsym(RTLD_DEFAULT, "openblas_get_config"));
+  auto threads = reinterpret_cast<threads_t>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  Dl_info info{};
+  const char* sgemm_from = dladdr(reinterpret_cast<void*>(&sgemm_), &info) && info.dli_fname ? info.dli_fname : "";
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  const char* preload = std::getenv("LD_PRELOAD");
+  std::printf(
+      "{\"context\": {\"program\": \"%s\", \"routine\": \"%s\", \"mode\": \"%s\", \"round\": %d, \"host\": \"%s\", "
+      "\"sgemm_from\": \"%s\", \"ld_preload\": \"%s\", \"openblas_corename\": \"%s\", \"openblas_config\": \"%s\", "
+      "\"openblas_threads\": %d, \"warmup_s\": %g, \"min_s\": %g}}\n",
+      program, json_escape(o.tiny ? "tiny" : o.routine.c_str()).c_str(), json_escape(mode_name()).c_str(), o.round,
+      json_escape(host).c_str(), json_escape(sgemm_from).c_str(), json_escape(preload ? preload : "").c_str(),
+      json_escape(corename ? corename() : "").c_str(), json_escape(config ? config() : "").c_str(),
+      threads ? threads() : 0, o.warmup_s, o.min_s);
+  std::fflush(stdout);
+}
+
+int run_grid(const Options& o) {
+  std::vector<std::string> list = o.shapes.empty() ? default_shapes(o.routine, o.quick, o.large) : o.shapes;
+  if (list.empty()) {
+    std::fprintf(stderr, "blasoffload_regret: unknown routine '%s'\n%s", o.routine.c_str(), kUsage);
+    return 2;
+  }
+  std::vector<Shape> shapes;
+  for (const auto& t : list) {
+    Shape s;
+    if (!parse_shape(o.routine, t, &s)) {
+      std::fprintf(stderr, "blasoffload_regret: bad shape '%s' for %s\n", t.c_str(), o.routine.c_str());
+      return 2;
+    }
+    shapes.push_back(s);
+  }
+  int failures = 0;
+  for (const auto& s : shapes) {
+    const auto t0 = Clock::now();
+    try {
+      Point p(o.routine, s, o.rotate_mb);
+      const Stats st = measure(p, o);
+      std::printf(
+          "{\"routine\": \"%s\", \"shape\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"mode\": \"%s\", "
+          "\"round\": %d, \"median_us\": %.6g, \"min_us\": %.6g, \"max_us\": %.6g, \"reps\": %d, "
+          "\"calls_per_rep\": %lld, \"copies\": %lld, \"timed_s\": %.3f, \"wall_s\": %.3f}\n",
+          o.routine.c_str(), s.text.c_str(), static_cast<long long>(s.m), static_cast<long long>(s.n),
+          static_cast<long long>(s.k), json_escape(mode_name()).c_str(), o.round, st.median_us, st.min_us, st.max_us,
+          st.reps, static_cast<long long>(st.calls_per_rep), static_cast<long long>(p.copies()), st.total_s,
+          seconds_since(t0));
+    } catch (const std::bad_alloc&) {
+      ++failures;
+      std::printf(
+          "{\"routine\": \"%s\", \"shape\": \"%s\", \"mode\": \"%s\", \"round\": %d, "
+          "\"error\": \"allocation failed\"}\n",
+          o.routine.c_str(), s.text.c_str(), json_escape(mode_name()).c_str(), o.round);
+    }
+    std::fflush(stdout);
+  }
+  return failures ? 1 : 0;
+}
+
+// --tiny: the smallest calls, on hot data, where the decision is all there is to see. Many calls per sample and many
+// samples per case; the median is compared across processes (none / cpu / auto) by report.py overhead.
+int run_tiny(const Options& o) {
+  float a[16], b[16], c[16], x[4], y[4];
+  for (int i = 0; i < 16; ++i) a[i] = 0.25f + 0.01f * i, b[i] = 1.0f - 0.02f * i, c[i] = 0.5f;
+  for (int i = 0; i < 4; ++i) x[i] = 1.0f - 0.1f * i, y[i] = 0.5f;
+  const int four = 4, one = 1;
+  const float alpha = 1.0f, beta = 0.0f;
+  volatile float sink = 0;
+  struct Case {
+    const char* routine;
+    const char* shape;
+    std::function<void()> f;
+  };
+  const Case cases[] = {
+      {"sgemv_n", "4x4", [&] { sgemv_("N", &four, &four, &alpha, a, &four, x, &one, &beta, y, &one, 1); }},
+      {"snrm2", "4", [&] { sink = sink + snrm2_(&four, x, &one); }},
+      {"sgemm_nn", "4x4x4",
+       [&] { sgemm_("N", "N", &four, &four, &four, &alpha, a, &four, b, &four, &beta, c, &four, 1, 1); }},
+  };
+  const double warm_s = std::min(o.warmup_s, 0.2), sample_s = 0.005;
+  const int samples = 41;
+  for (const auto& cs : cases) {
+    const auto w0 = Clock::now();
+    int64_t calls = 0;
+    while (seconds_since(w0) < warm_s || calls < 1000) {
+      for (int i = 0; i < 100; ++i) cs.f();
+      calls += 100;
+    }
+    const int64_t batch = std::max<int64_t>(100, static_cast<int64_t>(sample_s * calls / seconds_since(w0)));
+    std::vector<double> per_call;
+    double total = 0;
+    for (int r = 0; r < samples; ++r) {
+      const auto t0 = Clock::now();
+      for (int64_t i = 0; i < batch; ++i) cs.f();
+      const double s = seconds_since(t0);
+      total += s;
+      per_call.push_back(s / static_cast<double>(batch));
+    }
+    const Stats st = summarize(per_call, batch, total);
+    std::printf(
+        "{\"kind\": \"tiny\", \"routine\": \"%s\", \"shape\": \"%s\", \"mode\": \"%s\", \"round\": %d, "
+        "\"median_ns\": %.2f, \"min_ns\": %.2f, \"max_ns\": %.2f, \"reps\": %d, \"calls_per_rep\": %lld}\n",
+        cs.routine, cs.shape, json_escape(mode_name()).c_str(), o.round, 1e3 * st.median_us, 1e3 * st.min_us,
+        1e3 * st.max_us, st.reps, static_cast<long long>(batch));
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+bool take(const std::string& arg, const char* key, std::string* value) {
+  const size_t n = std::strlen(key);
+  if (arg.compare(0, n, key) != 0 || arg.size() <= n || arg[n] != '=') return false;
+  *value = arg.substr(n + 1);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    std::string v;
+    if (a == "--quick") {
+      o.quick = true;
+    } else if (a == "--large") {
+      o.large = true;
+    } else if (a == "--tiny") {
+      o.tiny = true;
+    } else if (take(a, "--routine", &v)) {
+      o.routine = v;
+    } else if (take(a, "--shapes", &v)) {
+      for (size_t b = 0; b <= v.size();) {
+        size_t e = v.find_first_of(", ", b);
+        if (e == std::string::npos) e = v.size();
+        if (e > b) o.shapes.push_back(v.substr(b, e - b));
+        b = e + 1;
+      }
+    } else if (take(a, "--warmup-s", &v)) {
+      o.warmup_s = std::atof(v.c_str());
+    } else if (take(a, "--warmup-calls", &v)) {
+      o.warmup_calls = std::max(1, std::atoi(v.c_str()));
+    } else if (take(a, "--min-s", &v)) {
+      o.min_s = std::atof(v.c_str());
+    } else if (take(a, "--max-reps", &v)) {
+      o.max_reps = std::max(3, std::atoi(v.c_str()));
+    } else if (take(a, "--sample-us", &v)) {
+      o.sample_us = std::max(1.0, std::atof(v.c_str()));
+    } else if (take(a, "--rotate-mb", &v)) {
+      o.rotate_mb = std::max(0.0, std::atof(v.c_str()));
+    } else if (take(a, "--round", &v)) {
+      o.round = std::atoi(v.c_str());
+    } else {
+      std::fprintf(stderr, "%s", kUsage);
+      return a == "--help" || a == "-h" ? 0 : 2;
+    }
+  }
+  if (!o.tiny && o.routine.empty()) {
+    std::fprintf(stderr, "%s", kUsage);
+    return 2;
+  }
+  print_context("blasoffload_regret", o);
+  return o.tiny ? run_tiny(o) : run_grid(o);
+}

@@ -1,0 +1,356 @@
+// The auto-mode policy: the cost model built from the calibration, the fast exit for calls too small for the GPU,
+// the amortisation of the GPU's one-time start-up, device operands, and the adaptive corrections.
+#include "policy/policy.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "dispatch/log.h"
+#include "offload/module_loader.h"
+
+namespace blasoffload::policy {
+namespace {
+
+constexpr int kClasses = int(ShapeClass::kCount);
+// Adaptive corrections stay within this factor of the calibration: a few unlucky timings cannot turn the model
+// upside down, and the floor below stays a true lower bound.
+constexpr double kMaxCorrection = 4.0;
+// Calls shorter than this are too noisy to learn from.
+constexpr double kLearnMinUs = 20.0;
+
+struct State {
+  std::atomic<const CostModel*> model{nullptr};
+  Calibration calibration;
+  std::string message;
+  bool from_file = false;
+  bool gpu_possible = false;           // a GPU may exist (device nodes, an explicit module, or CUDA in the process)
+  std::atomic<bool> cuda_in_process{false};  // the program itself uses CUDA: its operands may be device memory
+  std::atomic<bool> gpu_checked{false};      // the loaded GPU was compared with the calibration's
+  double floor[kNumRoutines] = {};     // work below which the GPU cannot win (see work())
+  std::atomic<double> gain_us{0};      // predicted gain of GPU-worthy calls run on the CPU before the GPU was up
+  std::atomic<double> init_started_after_us{-1};
+  std::atomic<float> corr[kClasses][2];  // measured / predicted, per class, [0] CPU, [1] GPU (adaptive only)
+  std::atomic<std::uint64_t> learned[2] = {};
+};
+State* g = nullptr;
+thread_local unsigned t_recheck = 0;
+
+// The size measure the floors compare: m n k, m n, n^2, n (no roots on the fast path).
+inline double work(const Call& c) {
+  switch (c.routine) {
+    case Routine::sgemm:
+      return double(c.m) * double(c.n) * double(c.k);
+    case Routine::sgemv:
+      return double(c.m) * double(c.n);
+    case Routine::strsv:
+      return double(c.n) * double(c.n);
+    default:
+      return double(c.n);
+  }
+}
+
+// BLASOFFLOAD_<ROUTINE>_MIN's size, from work().
+double override_size(Routine r, double w) {
+  switch (r) {
+    case Routine::sgemm:
+      return std::cbrt(w);
+    case Routine::sgemv:
+    case Routine::strsv:
+      return std::sqrt(w);
+    default:
+      return w;
+  }
+}
+
+double min_work(Routine r, std::int64_t n) {
+  const double x = double(n);
+  return r == Routine::sgemm ? x * x * x : (r == Routine::sgemv || r == Routine::strsv) ? x * x : x;
+}
+
+bool cuda_loaded() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY);
+  if (h) dlclose(h);
+  return h != nullptr;
+}
+
+// The smallest work at which the GPU could win for some shape class of `r`: a GPU call costs at least the fixed
+// per-call overhead, so while the CPU needs less than that (with room for the CPU being kMaxCorrection slower than
+// calibrated), the answer is the CPU without evaluating the model. Halved once more for safety.
+double floor_for(const CostModel& m, Routine r) {
+  const double need_us = m.call_overhead_us();
+  if (need_us <= 0) return 0;
+  for (double w = 1; w < 1e15; w *= 1.25) {
+    bool may_win = false;
+    auto check = [&](ShapeClass cls, double size) { may_win |= kMaxCorrection * m.cpu_us(cls, size) > need_us; };
+    switch (r) {
+      case Routine::sgemm:
+        for (ShapeClass cls : {ShapeClass::kSgemmSquare, ShapeClass::kSgemmRankK, ShapeClass::kSgemmPanel})
+          check(cls, 2 * w);
+        break;
+      case Routine::sgemv:
+        check(ShapeClass::kSgemvN, 4 * w);
+        check(ShapeClass::kSgemvT, 4 * w);
+        break;
+      case Routine::strsv:
+        check(ShapeClass::kStrsvN, 2 * w);
+        check(ShapeClass::kStrsvT, 2 * w);
+        break;
+      default:
+        check(ShapeClass::kSnrm2, 4 * w);
+    }
+    if (may_win) return w / 2;
+  }
+  return 1e15;
+}
+
+void build_floors(const CostModel& m) {
+  for (std::size_t r = 0; r < kNumRoutines; ++r) g->floor[r] = floor_for(m, Routine(r));
+}
+
+int module_routine(Routine r) {
+  switch (r) {
+    case Routine::sgemm:
+      return BO_CUDA_SGEMM;
+    case Routine::sgemv:
+      return BO_CUDA_SGEMV;
+    case Routine::strsv:
+      return BO_CUDA_STRSV;
+    default:
+      return BO_CUDA_SNRM2;
+  }
+}
+
+// The first time the module is seen ready: a calibration measured on another GPU keeps its CPU side only.
+void check_gpu_once(const bo_cuda_module* m) {
+  if (g->gpu_checked.load(std::memory_order_acquire)) return;
+  bool expected = false;
+  if (!g->gpu_checked.compare_exchange_strong(expected, true)) return;
+  const std::string& gpu = g->calibration.gpu;
+  if (!g->from_file || gpu.empty() || std::strstr(m->name, gpu.c_str())) return;
+  log_warning("warning: policy: the policy file's GPU numbers were measured on %s, not on this GPU (%s); using "
+              "the built-in GPU numbers; run blasoffload-calibrate again",
+              gpu.c_str(), m->name);
+  Calibration c = g->calibration;
+  const Calibration d = built_in_defaults();
+  c.gpu = d.gpu;
+  c.h2d_gbs = d.h2d_gbs;
+  c.d2h_gbs = d.d2h_gbs;
+  c.pageable_gbs = d.pageable_gbs;
+  c.call_overhead_us = d.call_overhead_us;
+  c.copy_latency_us = d.copy_latency_us;
+  c.init_ms = d.init_ms;
+  // Readers may still hold the old model: it is never freed (one small object per process).
+  g->model.store(new CostModel(c), std::memory_order_release);
+}
+
+// Some operand is device memory (only possible when the program uses CUDA itself).
+bool has_device_operand(const Call& c) {
+  const bo_cuda_module* m = gpu_module();  // CUDA is already up in this process: loading costs little
+  if (!m) return false;
+  for (const void* p : c.operand)
+    if (p && m->is_device_pointer(p)) return true;
+  return false;
+}
+
+void add_gain(double us) {
+  double cur = g->gain_us.load(std::memory_order_relaxed);
+  while (!g->gain_us.compare_exchange_weak(cur, cur + us, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
+void init(const Settings& s, const CpuIdentity& cpu) {
+  g = new State();
+  for (auto& cls : g->corr)
+    for (auto& side : cls) side.store(1.0f);
+  CalibrationChoice choice = choose_calibration(s.policy_file, s.policy_file_explicit, cpu);
+  for (const std::string& w : choice.warnings) log_warning("warning: %s", w.c_str());
+  g->from_file = choice.from_file;
+  g->calibration = std::move(choice.calibration);
+  g->message = choice.message;
+  if (g->calibration.gpu.empty()) {  // calibrated without a GPU: its CPU side with the default GPU numbers
+    const Calibration d = built_in_defaults();
+    Calibration& c = g->calibration;
+    c.gpu = d.gpu;
+    c.h2d_gbs = d.h2d_gbs;
+    c.d2h_gbs = d.d2h_gbs;
+    c.pageable_gbs = d.pageable_gbs;
+    c.call_overhead_us = d.call_overhead_us;
+    c.copy_latency_us = d.copy_latency_us;
+    c.init_ms = d.init_ms;
+    g->message += " with the built-in GPU numbers";
+  }
+  const CostModel* m = new CostModel(g->calibration);
+  g->model.store(m);
+  build_floors(*m);
+  g->cuda_in_process.store(cuda_loaded());
+  g->gpu_possible = !s.cuda_module.empty() || access("/dev/nvidiactl", F_OK) == 0 || g->cuda_in_process.load();
+  log_info("%s%s", g->message.c_str(), s.frozen ? "; decisions frozen" : "");
+  if (!g->gpu_possible) log_debug("policy: no NVIDIA device nodes and no CUDA in the process: auto stays on the CPU");
+}
+
+Decision decide_auto(const Settings& s, const Call& c) {
+  Decision d;
+  const std::size_t r = index(c.routine);
+  const double w = work(c);
+  // Device operands are a matter of correctness, not cost. A program that starts CUDA after its first BLAS call is
+  // noticed on its next large call, or within 4096 small ones.
+  if (!g->cuda_in_process.load(std::memory_order_relaxed) && (w >= g->floor[r] || (++t_recheck & 4095) == 0) &&
+      cuda_loaded()) {
+    g->cuda_in_process.store(true);
+    g->gpu_possible = true;
+  }
+  if (g->cuda_in_process.load(std::memory_order_relaxed) && has_device_operand(c)) {
+    d.target = Target::kGpu;
+    d.reason = Reason::kDeviceOperands;
+    return d;
+  }
+  if (s.min_size[r] >= 0) {
+    d.reason = Reason::kMinSize;
+    d.size = float(override_size(c.routine, w));
+    d.target = w >= min_work(c.routine, s.min_size[r]) ? Target::kGpu : Target::kCpu;
+    return d;
+  }
+  if (w < g->floor[r]) {
+    d.reason = Reason::kSmall;
+    return d;
+  }
+  if (!g->gpu_possible || gpu_load_state() == GpuLoad::kUnavailable) {
+    d.reason = Reason::kNoGpu;
+    return d;
+  }
+  const bo_cuda_module* m = gpu_module_if_ready();
+  if (m) check_gpu_once(m);
+  const CostModel* model = g->model.load(std::memory_order_acquire);
+  auto predict = [&](const bo_cuda_module* mod) {
+    const double kernel = mod ? mod->kernel_us(module_routine(c.routine), c.op, c.m, c.n, c.k) : 0.0;
+    const Prediction p = model->predict(c, std::max(kernel, 0.0));
+    const double cc = s.frozen ? 1.0 : g->corr[int(p.cls)][0].load(std::memory_order_relaxed);
+    const double gc = s.frozen || !mod ? 1.0 : g->corr[int(p.cls)][1].load(std::memory_order_relaxed);
+    d.cpu_us = float(p.cpu_us * cc);
+    d.gpu_us = float(p.gpu_us * gc);
+    return model->prefers_gpu(d.cpu_us, d.gpu_us);
+  };
+  bool wants_gpu = predict(m);
+  d.reason = Reason::kModel;
+  d.learn = !s.frozen && (m || !wants_gpu);  // GPU estimates made before the module is up are optimistic bounds
+  if (m || !wants_gpu) {
+    d.target = wants_gpu ? Target::kGpu : Target::kCpu;
+    return d;
+  }
+  // The GPU would win this call (kernel time taken as zero so far) but is not up yet.
+  if (s.frozen) {  // reproducible: start it now, in the caller's thread, and decide with the real kernel time
+    m = gpu_module();
+    if (!m) {
+      d.reason = Reason::kNoGpu;
+      return d;
+    }
+    check_gpu_once(m);
+    model = g->model.load(std::memory_order_acquire);
+    d.target = predict(m) ? Target::kGpu : Target::kCpu;
+    return d;
+  }
+  d.learn = true;  // the call runs on the CPU: its CPU prediction can be checked
+  if (gpu_load_state() == GpuLoad::kLoading) {
+    d.reason = Reason::kInitialising;
+    return d;
+  }
+  add_gain(double(d.cpu_us) - double(d.gpu_us));
+  if (g->gain_us.load(std::memory_order_relaxed) >= model->init_ms() * 1e3) {
+    double expected = -1;
+    if (g->init_started_after_us.compare_exchange_strong(expected, g->gain_us.load())) gpu_load_in_background();
+    d.reason = Reason::kInitialising;
+  } else {
+    d.reason = Reason::kAmortising;
+  }
+  return d;
+}
+
+void observe(const Call& c, const Decision& d, bool ran_on_gpu, double actual_us) {
+  if (!d.learn || actual_us < kLearnMinUs) return;
+  const double predicted = ran_on_gpu ? d.gpu_us : d.cpu_us;
+  if (!(predicted > 0)) return;
+  double size = 0;
+  const ShapeClass cls = classify(c, &size);
+  std::atomic<float>& corr = g->corr[int(cls)][ran_on_gpu ? 1 : 0];
+  // The prediction already carried the current correction; move it an eighth of the way (in log terms) toward
+  // what the measurement says it should have been.
+  const double cur = corr.load(std::memory_order_relaxed);
+  const double target = cur * actual_us / predicted;
+  double next = std::exp(std::log(cur) + (std::log(target) - std::log(cur)) / 8);
+  next = std::min(kMaxCorrection, std::max(1.0 / kMaxCorrection, next));
+  corr.store(float(next), std::memory_order_relaxed);
+  g->learned[ran_on_gpu ? 1 : 0].fetch_add(1, std::memory_order_relaxed);
+}
+
+void describe(const Settings& s, const Call& c, const Decision& d, char* buf, std::size_t size) {
+  const std::size_t r = index(c.routine);
+  switch (d.reason) {
+    case Reason::kMode:
+      std::snprintf(buf, size, "mode %s", mode_name(s.routine_mode[r]));
+      return;
+    case Reason::kMinSize:
+      std::snprintf(buf, size, "min-size %.0f %s %lld", double(d.size), d.target == Target::kGpu ? ">=" : "<",
+                    static_cast<long long>(s.min_size[r]));
+      return;
+    case Reason::kSmall:
+      std::snprintf(buf, size, "small");
+      return;
+    case Reason::kNoGpu:
+      std::snprintf(buf, size, "no GPU");
+      return;
+    case Reason::kDeviceOperands:
+      std::snprintf(buf, size, "device operands");
+      return;
+    default:
+      break;
+  }
+  char model[96];
+  std::snprintf(model, sizeof model, "model: cpu %.3f ms, gpu %.3f ms", d.cpu_us * 1e-3, d.gpu_us * 1e-3);
+  if (d.reason == Reason::kInitialising)
+    std::snprintf(buf, size, "GPU initialising; %s", model);
+  else if (d.reason == Reason::kAmortising)
+    std::snprintf(buf, size, "amortising init (%.1f of %.0f ms); %s", g->gain_us.load() * 1e-3,
+                  g->model.load()->init_ms(), model);
+  else
+    std::snprintf(buf, size, "%s", model);
+}
+
+std::string summary() {
+  if (!g) return "";
+  std::string out = "  " + g->message + "\n";
+  char line[256];
+  const double started = g->init_started_after_us.load();
+  if (started >= 0) {
+    std::snprintf(line, sizeof line,
+                  "  GPU start-up began in the background after %.1f ms of predicted gain (one-time cost %.0f ms)\n",
+                  started * 1e-3, g->model.load()->init_ms());
+    out += line;
+  } else if (g->gain_us.load() > 0) {
+    std::snprintf(line, sizeof line,
+                  "  GPU never started: the predicted gain (%.1f ms) did not cover its one-time cost (%.0f ms)\n",
+                  g->gain_us.load() * 1e-3, g->model.load()->init_ms());
+    out += line;
+  }
+  const std::uint64_t lc = g->learned[0].load(), lg = g->learned[1].load();
+  if (lc + lg) {
+    out += "  adaptive corrections (measured/predicted):";
+    for (int i = 0; i < kClasses; ++i) {
+      const float a = g->corr[i][0].load(), b = g->corr[i][1].load();
+      if (a == 1.0f && b == 1.0f) continue;
+      std::snprintf(line, sizeof line, " %s cpu %.2f gpu %.2f;", class_name(ShapeClass(i)), a, b);
+      out += line;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace blasoffload::policy

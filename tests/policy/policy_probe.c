@@ -1,0 +1,462 @@
+/* Runs a scripted sequence of BLAS calls given on the command line and checks every result against its own
+ * double-precision reference, so that the policy tests can route calls anywhere and still prove each answer right.
+ *
+ * policy_probe STEP...   where STEP is one of
+ *   sgemm OP M N K [opt...]    OP: NN NT TN TT
+ *   sgemv OP M N [opt...]      OP: N T
+ *   strsv UTD N [opt...]       uplo U/L, trans N/T, diag N/U, e.g. LNN UTU
+ *   snrm2 N [opt...]
+ *   sleep MS                   (lets a background GPU initialisation finish)
+ * opt: alpha=F  beta=F (0: the output starts as NaN, which must never be read)  inc=I (x stride)  incy=I
+ *      pad=P (leading dimensions P rows larger than needed)  cblas (call the cblas_ twin)  xR (run R times)
+ *
+ * Linked against the reference BLAS and run under LD_PRELOAD=libblasoffload.so. Operand entries a BLAS must
+ * not read (leading-dimension padding, vector gaps, the other triangle, a unit diagonal) hold NaN; entries it
+ * must not write hold a sentinel that is checked afterwards. Prints "policy_probe: PASS (N calls)" and exits 0,
+ * or names each wrong call and exits 1 (2: bad command line). */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef void sgemm_t(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
+                     const int*, const float*, const int*, const float*, float*, const int*, size_t, size_t);
+typedef void sgemv_t(const char*, const int*, const int*, const float*, const float*, const int*, const float*,
+                     const int*, const float*, float*, const int*, size_t);
+typedef void strsv_t(const char*, const char*, const char*, const int*, const float*, const int*, float*, const int*,
+                     size_t, size_t, size_t);
+typedef float snrm2_t(const int*, const float*, const int*);
+
+/* The Fortran entry points, taking the hidden string lengths gfortran passes. Declared through typedefs so the
+ * prototypes match what the reference BLAS (and blasoffload) really define. */
+extern sgemm_t sgemm_;
+extern sgemv_t sgemv_;
+extern strsv_t strsv_;
+extern snrm2_t snrm2_;
+
+/* The CBLAS twins (Debian's reference libblas.so.3 carries them); enum arguments are plain ints. */
+enum { kColMajor = 102, kNoTrans = 111, kTrans = 112, kUpper = 121, kLower = 122, kNonUnit = 131, kUnit = 132 };
+extern void cblas_sgemm(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+extern void cblas_sgemv(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+extern void cblas_strsv(int, int, int, int, int, const float*, int, float*, int);
+extern float cblas_snrm2(int, const float*, int);
+
+static const float kSentinel = 12345.0f; /* where nothing may be written */
+
+typedef struct {
+  char routine[8];
+  char op[4];
+  int m, n, k;
+  float alpha, beta;
+  int incx, incy, pad, cblas, reps, sleep_ms;
+} Step;
+
+static uint64_t g_rng = 88172645463325252ull;
+static void seed(uint64_t s) { g_rng = s * 2654435761ull + 88172645463325252ull; }
+static float uniform(void) { /* in [-1, 1) */
+  g_rng ^= g_rng << 13;
+  g_rng ^= g_rng >> 7;
+  g_rng ^= g_rng << 17;
+  return (float)((double)(g_rng >> 11) / 4503599627370496.0 - 1.0);
+}
+
+static void* xmalloc(size_t bytes) {
+  void* p = malloc(bytes ? bytes : 1);
+  if (!p) {
+    fprintf(stderr, "policy_probe: out of memory (%zu bytes)\n", bytes);
+    exit(2);
+  }
+  return p;
+}
+
+/* Position of element i of a strided vector of len entries, as BLAS walks it. */
+static size_t vpos(int i, int len, int inc) { return inc > 0 ? (size_t)i * inc : (size_t)(len - 1 - i) * (size_t)-inc; }
+static size_t vspan(int len, int inc) { return 1 + (size_t)(len - 1) * (size_t)abs(inc); }
+
+static void describe(const Step* s, char* buf, size_t size) {
+  if (!strcmp(s->routine, "snrm2"))
+    snprintf(buf, size, "snrm2 n=%d inc=%d%s", s->n, s->incx, s->cblas ? " cblas" : "");
+  else if (!strcmp(s->routine, "strsv"))
+    snprintf(buf, size, "strsv %s n=%d inc=%d pad=%d%s", s->op, s->n, s->incx, s->pad, s->cblas ? " cblas" : "");
+  else if (!strcmp(s->routine, "sgemv"))
+    snprintf(buf, size, "sgemv %s m=%d n=%d alpha=%g beta=%g incx=%d incy=%d pad=%d%s", s->op, s->m, s->n, s->alpha,
+             s->beta, s->incx, s->incy, s->pad, s->cblas ? " cblas" : "");
+  else
+    snprintf(buf, size, "sgemm %s m=%d n=%d k=%d alpha=%g beta=%g pad=%d%s", s->op, s->m, s->n, s->k, s->alpha, s->beta,
+             s->pad, s->cblas ? " cblas" : "");
+}
+
+/* Reports one element outside its bound; returns 1 so callers can count. Only the first few are printed. */
+static int g_printed;
+static int mismatch(const char* what, const char* call, long idx, double got, double want, double bound) {
+  if (g_printed++ < 10)
+    fprintf(stderr, "policy_probe: MISMATCH %s: %s[%ld] = %.9g, expected %.9g (bound %.3g)\n", call, what, idx, got,
+            want, bound);
+  return 1;
+}
+
+/* ---- sgemm ---------------------------------------------------------------------------------------------- */
+
+static int run_sgemm(const Step* s, const char* call) {
+  const int ta = s->op[0] == 'T', tb = s->op[1] == 'T';
+  const int m = s->m, n = s->n, k = s->k;
+  const int ra = ta ? k : m, ca = ta ? m : k, rb = tb ? n : k, cb = tb ? k : n;
+  const int lda = (ra > 1 ? ra : 1) + s->pad, ldb = (rb > 1 ? rb : 1) + s->pad, ldc = (m > 1 ? m : 1) + s->pad;
+  float* a = xmalloc(sizeof(float) * (size_t)lda * ca);
+  float* b = xmalloc(sizeof(float) * (size_t)ldb * cb);
+  float* c0 = xmalloc(sizeof(float) * (size_t)ldc * n);
+  float* c = xmalloc(sizeof(float) * (size_t)ldc * n);
+  for (size_t j = 0; j < (size_t)ca; ++j)
+    for (size_t i = 0; i < (size_t)lda; ++i) a[i + j * lda] = (int)i < ra ? uniform() : NAN;
+  for (size_t j = 0; j < (size_t)cb; ++j)
+    for (size_t i = 0; i < (size_t)ldb; ++i) b[i + j * ldb] = (int)i < rb ? uniform() : NAN;
+  for (size_t j = 0; j < (size_t)n; ++j)
+    for (size_t i = 0; i < (size_t)ldc; ++i)
+      c0[i + j * ldc] = (int)i >= m ? kSentinel : s->beta == 0.0f ? NAN : uniform();
+
+  /* op(A) (m x k) and op(B) (k x n) in double, then C by columns: ref and the rounding-error scale |.||.|. */
+  double* oa = xmalloc(sizeof(double) * (size_t)m * k);
+  double* ob = xmalloc(sizeof(double) * (size_t)k * n);
+  for (size_t l = 0; l < (size_t)k; ++l)
+    for (size_t i = 0; i < (size_t)m; ++i) oa[i + l * m] = ta ? a[l + i * lda] : a[i + l * lda];
+  for (size_t j = 0; j < (size_t)n; ++j)
+    for (size_t l = 0; l < (size_t)k; ++l) ob[l + j * k] = tb ? b[j + l * ldb] : b[l + j * ldb];
+  double* ref = xmalloc(sizeof(double) * (size_t)m * n);
+  double* mag = xmalloc(sizeof(double) * (size_t)m * n);
+  for (size_t j = 0; j < (size_t)n; ++j) {
+    double* r = ref + j * m;
+    double* g = mag + j * m;
+    for (size_t i = 0; i < (size_t)m; ++i) r[i] = g[i] = 0;
+    for (size_t l = 0; l < (size_t)k; ++l) {
+      const double blj = ob[l + j * k];
+      const double* al = oa + l * m;
+      for (size_t i = 0; i < (size_t)m; ++i) {
+        r[i] += al[i] * blj;
+        g[i] += fabs(al[i] * blj);
+      }
+    }
+    for (size_t i = 0; i < (size_t)m; ++i) {
+      r[i] *= s->alpha;
+      g[i] *= fabs(s->alpha);
+      if (s->beta != 0.0f) {
+        r[i] += (double)s->beta * c0[i + j * ldc];
+        g[i] += fabs((double)s->beta * c0[i + j * ldc]);
+      }
+    }
+  }
+  free(oa);
+  free(ob);
+
+  int wrong_calls = 0;
+  const double gamma = 2.0 * (k + 2) * FLT_EPSILON;
+  for (int rep = 0; rep < s->reps; ++rep) {
+    memcpy(c, c0, sizeof(float) * (size_t)ldc * n);
+    if (s->cblas)
+      cblas_sgemm(kColMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n, k, s->alpha, a, lda, b, ldb, s->beta,
+                  c, ldc);
+    else
+      sgemm_(&s->op[0], &s->op[1], &m, &n, &k, &s->alpha, a, &lda, b, &ldb, &s->beta, c, &ldc, 1, 1);
+    int bad = 0;
+    for (size_t j = 0; j < (size_t)n; ++j)
+      for (size_t i = 0; i < (size_t)ldc; ++i) {
+        const double got = c[i + j * ldc];
+        if ((int)i >= m) {
+          if (got != kSentinel) bad += mismatch("C padding", call, (long)(i + j * ldc), got, kSentinel, 0);
+          continue;
+        }
+        const double want = ref[i + j * m], bound = gamma * mag[i + j * m] + FLT_MIN;
+        if (!(fabs(got - want) <= bound)) bad += mismatch("C", call, (long)(i + j * ldc), got, want, bound);
+      }
+    wrong_calls += bad > 0;
+  }
+  free(a);
+  free(b);
+  free(c0);
+  free(c);
+  free(ref);
+  free(mag);
+  return wrong_calls;
+}
+
+/* ---- sgemv ---------------------------------------------------------------------------------------------- */
+
+static int run_sgemv(const Step* s, const char* call) {
+  const int t = s->op[0] == 'T';
+  const int m = s->m, n = s->n, lx = t ? m : n, ly = t ? n : m;
+  const int lda = (m > 1 ? m : 1) + s->pad;
+  const size_t sx = vspan(lx, s->incx), sy = vspan(ly, s->incy);
+  float* a = xmalloc(sizeof(float) * (size_t)lda * n);
+  float* x = xmalloc(sizeof(float) * sx);
+  float* y0 = xmalloc(sizeof(float) * sy);
+  float* y = xmalloc(sizeof(float) * sy);
+  for (size_t j = 0; j < (size_t)n; ++j)
+    for (size_t i = 0; i < (size_t)lda; ++i) a[i + j * lda] = (int)i < m ? uniform() : NAN;
+  for (size_t i = 0; i < sx; ++i) x[i] = NAN;
+  for (int i = 0; i < lx; ++i) x[vpos(i, lx, s->incx)] = uniform();
+  for (size_t i = 0; i < sy; ++i) y0[i] = kSentinel;
+  for (int i = 0; i < ly; ++i) y0[vpos(i, ly, s->incy)] = s->beta == 0.0f ? NAN : uniform();
+
+  double* ref = xmalloc(sizeof(double) * ly);
+  double* mag = xmalloc(sizeof(double) * ly);
+  for (int i = 0; i < ly; ++i) ref[i] = mag[i] = 0;
+  for (size_t j = 0; j < (size_t)n; ++j)
+    for (size_t i = 0; i < (size_t)m; ++i) {
+      const double aij = a[i + j * lda];
+      const size_t out = t ? j : i, in = t ? i : j;
+      const double p = aij * x[vpos((int)in, lx, s->incx)];
+      ref[out] += p;
+      mag[out] += fabs(p);
+    }
+  for (int i = 0; i < ly; ++i) {
+    ref[i] *= s->alpha;
+    mag[i] *= fabs(s->alpha);
+    if (s->beta != 0.0f) {
+      const double yi = y0[vpos(i, ly, s->incy)];
+      ref[i] += (double)s->beta * yi;
+      mag[i] += fabs((double)s->beta * yi);
+    }
+  }
+
+  int wrong_calls = 0;
+  const double gamma = 2.0 * (lx + 2) * FLT_EPSILON;
+  for (int rep = 0; rep < s->reps; ++rep) {
+    memcpy(y, y0, sizeof(float) * sy);
+    if (s->cblas)
+      cblas_sgemv(kColMajor, t ? kTrans : kNoTrans, m, n, s->alpha, a, lda, x, s->incx, s->beta, y, s->incy);
+    else
+      sgemv_(s->op, &m, &n, &s->alpha, a, &lda, x, &s->incx, &s->beta, y, &s->incy, 1);
+    int bad = 0;
+    for (size_t p = 0; p < sy; ++p) /* the gaps between y's entries */
+      if (y0[p] == kSentinel && y[p] != kSentinel) bad += mismatch("y gap", call, (long)p, y[p], kSentinel, 0);
+    for (int i = 0; i < ly; ++i) {
+      const double got = y[vpos(i, ly, s->incy)], bound = gamma * mag[i] + FLT_MIN;
+      if (!(fabs(got - ref[i]) <= bound)) bad += mismatch("y", call, i, got, ref[i], bound);
+    }
+    wrong_calls += bad > 0;
+  }
+  free(a);
+  free(x);
+  free(y0);
+  free(y);
+  free(ref);
+  free(mag);
+  return wrong_calls;
+}
+
+/* ---- strsv ---------------------------------------------------------------------------------------------- */
+
+static int run_strsv(const Step* s, const char* call) {
+  const int upper = s->op[0] == 'U', trans = s->op[1] == 'T', unit = s->op[2] == 'U';
+  const int n = s->n, lda = (n > 1 ? n : 1) + s->pad;
+  const size_t sx = vspan(n, s->incx);
+  float* a = xmalloc(sizeof(float) * (size_t)lda * n);
+  float* x0 = xmalloc(sizeof(float) * sx);
+  float* x = xmalloc(sizeof(float) * sx);
+  /* Diagonally dominant, so the solve is well conditioned and the float answer close to the double one. */
+  for (size_t j = 0; j < (size_t)n; ++j)
+    for (size_t i = 0; i < (size_t)lda; ++i) {
+      const int in_triangle = (int)i < n && (upper ? i < j : i > j);
+      a[i + j * lda] = i == j ? (unit ? NAN : 2.0f + 0.5f * uniform()) : in_triangle ? uniform() / (float)n : NAN;
+    }
+  for (size_t i = 0; i < sx; ++i) x0[i] = kSentinel;
+  for (int i = 0; i < n; ++i) x0[vpos(i, n, s->incx)] = uniform();
+
+  /* op(A) is lower triangular for (L, N) and (U, T): forward substitution; otherwise backward. */
+  double* ref = xmalloc(sizeof(double) * n);
+  for (int i = 0; i < n; ++i) ref[i] = x0[vpos(i, n, s->incx)];
+  const int lower = upper ? trans : !trans;
+#define OP_A(i, j) (trans ? (double)a[(size_t)(j) + (size_t)(i)*lda] : (double)a[(size_t)(i) + (size_t)(j)*lda])
+  for (int step = 0; step < n; ++step) {
+    const int i = lower ? step : n - 1 - step;
+    double v = ref[i];
+    if (lower)
+      for (int j = 0; j < i; ++j) v -= OP_A(i, j) * ref[j];
+    else
+      for (int j = i + 1; j < n; ++j) v -= OP_A(i, j) * ref[j];
+    ref[i] = unit ? v : v / OP_A(i, i);
+  }
+#undef OP_A
+  double norm = 0;
+  for (int i = 0; i < n; ++i) norm = fmax(norm, fabs(ref[i]));
+
+  int wrong_calls = 0;
+  const double bound = 2.0 * (n + 2) * FLT_EPSILON * norm + FLT_MIN;
+  for (int rep = 0; rep < s->reps; ++rep) {
+    memcpy(x, x0, sizeof(float) * sx);
+    if (s->cblas)
+      cblas_strsv(kColMajor, upper ? kUpper : kLower, trans ? kTrans : kNoTrans, unit ? kUnit : kNonUnit, n, a, lda, x,
+                  s->incx);
+    else
+      strsv_(&s->op[0], &s->op[1], &s->op[2], &n, a, &lda, x, &s->incx, 1, 1, 1);
+    int bad = 0;
+    for (size_t p = 0; p < sx; ++p)
+      if (x0[p] == kSentinel && x[p] != kSentinel) bad += mismatch("x gap", call, (long)p, x[p], kSentinel, 0);
+    for (int i = 0; i < n; ++i) {
+      const double got = x[vpos(i, n, s->incx)];
+      if (!(fabs(got - ref[i]) <= bound)) bad += mismatch("x", call, i, got, ref[i], bound);
+    }
+    wrong_calls += bad > 0;
+  }
+  free(a);
+  free(x0);
+  free(x);
+  free(ref);
+  return wrong_calls;
+}
+
+/* ---- snrm2 ---------------------------------------------------------------------------------------------- */
+
+static int run_snrm2(const Step* s, const char* call) {
+  const int n = s->n;
+  const size_t sx = vspan(n, s->incx);
+  float* x = xmalloc(sizeof(float) * sx);
+  for (size_t i = 0; i < sx; ++i) x[i] = NAN;
+  /* Entries in {+-1, +-2}: every partial sum of squares is an integer below 2^24, exact in float whatever the
+   * order, so any correct implementation returns the correctly rounded norm and a lost or doubled block shows.
+   * Longer vectors get uniform entries and a bound that allows float accumulation's drift. */
+  const int exact = 4.0 * n < 16777216.0;
+  double sum = 0;
+  for (int i = 0; i < n; ++i) {
+    const float v = exact ? (const float[]){-2, -1, 1, 2}[(int)((uniform() + 1.0f) * 2.0f) & 3] : uniform();
+    x[(size_t)i * s->incx] = v;
+    sum += (double)v * v;
+  }
+  const double want = sqrt(sum);
+  const double bound = (exact ? 1.0 : 0.25 * n) * FLT_EPSILON * want + FLT_MIN;
+  int wrong_calls = 0;
+  for (int rep = 0; rep < s->reps; ++rep) {
+    const float got = s->cblas ? cblas_snrm2(n, x, s->incx) : snrm2_(&n, x, &s->incx);
+    if (!(fabs(got - want) <= bound)) wrong_calls += mismatch("norm", call, 0, got, want, bound);
+  }
+  free(x);
+  return wrong_calls;
+}
+
+/* ---- command line --------------------------------------------------------------------------------------- */
+
+static int is_routine(const char* t) {
+  return !strcmp(t, "sgemm") || !strcmp(t, "sgemv") || !strcmp(t, "strsv") || !strcmp(t, "snrm2") ||
+         !strcmp(t, "sleep");
+}
+
+static int usage(const char* why, const char* tok) {
+  fprintf(stderr, "policy_probe: %s '%s' (see the comment at the top of policy_probe.c)\n", why, tok ? tok : "");
+  return 2;
+}
+
+static int parse_int(const char* t, int* out) {
+  char* end;
+  const long v = strtol(t, &end, 10);
+  if (*t == '\0' || *end != '\0' || v < -1000000000L || v > 1000000000L) return 0;
+  *out = (int)v;
+  return 1;
+}
+
+/* Parses one step starting at argv[*i]; advances *i past it. Returns 0 on success, else the usage exit code. */
+static int parse_step(int argc, char** argv, int* i, Step* s) {
+  memset(s, 0, sizeof *s);
+  s->alpha = 0.75f;
+  s->beta = 0.5f;
+  s->incx = s->incy = s->reps = 1;
+  const char* r = argv[(*i)++];
+  snprintf(s->routine, sizeof s->routine, "%s", r);
+  int npos = 0, need;
+  const char* valid_ops;
+  if (!strcmp(r, "sgemm")) {
+    need = 4; /* OP M N K */
+    valid_ops = "NN NT TN TT";
+  } else if (!strcmp(r, "sgemv")) {
+    need = 3;
+    valid_ops = "N T";
+  } else if (!strcmp(r, "strsv")) {
+    need = 2;
+    valid_ops = "UNN UNU UTN UTU LNN LNU LTN LTU";
+  } else {
+    need = 1; /* snrm2 N, sleep MS */
+    valid_ops = NULL;
+  }
+  int* dims[3] = {&s->m, &s->n, &s->k};
+  if (!strcmp(r, "strsv") || !strcmp(r, "snrm2")) dims[0] = &s->n;
+  if (!strcmp(r, "sleep")) dims[0] = &s->sleep_ms;
+  for (; *i < argc && !is_routine(argv[*i]); ++*i) {
+    const char* t = argv[*i];
+    if (npos < need) {
+      if (valid_ops && npos == 0) {
+        /* Whole-token match against the list, so "N" is not accepted for sgemm nor "NNN" for sgemv. */
+        const size_t len = strlen(t);
+        const char* hit = strstr(valid_ops, t);
+        if (len == 0 || len > 3 || !hit || (hit != valid_ops && hit[-1] != ' ') || (hit[len] && hit[len] != ' '))
+          return usage("bad operation", t);
+        snprintf(s->op, sizeof s->op, "%s", t);
+      } else if (!parse_int(t, dims[npos - (valid_ops ? 1 : 0)]) || *dims[npos - (valid_ops ? 1 : 0)] < 0) {
+        return usage("bad size", t);
+      }
+      ++npos;
+    } else if (!strncmp(t, "alpha=", 6)) {
+      s->alpha = strtof(t + 6, NULL);
+    } else if (!strncmp(t, "beta=", 5)) {
+      s->beta = strtof(t + 5, NULL);
+    } else if (!strncmp(t, "inc=", 4)) {
+      if (!parse_int(t + 4, &s->incx) || s->incx == 0) return usage("bad increment", t);
+    } else if (!strncmp(t, "incy=", 5)) {
+      if (!parse_int(t + 5, &s->incy) || s->incy == 0) return usage("bad increment", t);
+    } else if (!strncmp(t, "pad=", 4)) {
+      if (!parse_int(t + 4, &s->pad) || s->pad < 0) return usage("bad padding", t);
+    } else if (!strcmp(t, "cblas")) {
+      s->cblas = 1;
+    } else if (t[0] == 'x') {
+      if (!parse_int(t + 1, &s->reps) || s->reps < 1) return usage("bad repeat count", t);
+    } else {
+      return usage("unknown option", t);
+    }
+  }
+  if (npos < need) return usage("too few arguments for", r);
+  if (!strcmp(r, "snrm2") && s->incx < 1) return usage("snrm2 needs inc >= 1 (libraries disagree otherwise)", r);
+  if ((!strcmp(r, "sgemm") || !strcmp(r, "sgemv")) && (s->m == 0 || s->n == 0))
+    return usage("sizes must be positive (quick returns never reach the policy)", r);
+  if ((!strcmp(r, "strsv") || !strcmp(r, "snrm2")) && s->n == 0) return usage("sizes must be positive", r);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage("no steps given", NULL);
+  int calls = 0, wrong = 0, index = 0;
+  for (int i = 1; i < argc;) {
+    if (!is_routine(argv[i])) return usage("expected a routine name, got", argv[i]);
+    Step s;
+    const int rc = parse_step(argc, argv, &i, &s);
+    if (rc) return rc;
+    ++index;
+    if (!strcmp(s.routine, "sleep")) {
+      struct timespec ts = {s.sleep_ms / 1000, (long)(s.sleep_ms % 1000) * 1000000L};
+      while (nanosleep(&ts, &ts) != 0) {
+      }
+      continue;
+    }
+    char call[192], label[224];
+    describe(&s, call, sizeof call);
+    snprintf(label, sizeof label, "step %d (%s)", index, call);
+    seed((uint64_t)index);
+    int w;
+    if (!strcmp(s.routine, "sgemm"))
+      w = run_sgemm(&s, label);
+    else if (!strcmp(s.routine, "sgemv"))
+      w = run_sgemv(&s, label);
+    else if (!strcmp(s.routine, "strsv"))
+      w = run_strsv(&s, label);
+    else
+      w = run_snrm2(&s, label);
+    if (w) fprintf(stderr, "policy_probe: %s: %d of %d calls wrong\n", label, w, s.reps);
+    calls += s.reps;
+    wrong += w;
+  }
+  if (wrong) {
+    printf("policy_probe: FAIL (%d of %d calls wrong)\n", wrong, calls);
+    return 1;
+  }
+  printf("policy_probe: PASS (%d calls)\n", calls);
+  return 0;
+}
