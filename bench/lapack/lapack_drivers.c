@@ -22,7 +22,7 @@ void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info
 static const char kUsage[] =
     "usage: blasoffload_lapack_drivers [--stack=NAME] [--drivers=getrf,gesv,geqrf,potrf] [--reps=R]\n"
     "                                  [--budget-s=S] [N ...]\n"
-    "  N: matrix orders (default 1024 2048 4096 8192 16384); 3 timed repetitions below 8192, 1 from 8192 (--reps\n"
+    "  N: matrix orders (default 1024 2048 4096 8192 16384); 9 timed repetitions up to 2048, 5 at 4096, 2 at 8192, 1 above (--reps\n"
     "  overrides); --budget-s: no new factorization starts once S seconds have passed (reported as skipped).\n";
 
 // The check's pass threshold on the scaled error ratios below (LAPACK's test suites use 30 for theirs).
@@ -252,7 +252,8 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (int c = 0; c < count; ++c) {
     const int n = ns[c], one = 1;
-    int reps = reps_override > 0 ? reps_override : (n >= 8192 ? 1 : 3);
+    // Small orders take milliseconds and OpenBLAS's threads make them noisy: more repetitions there.
+    int reps = reps_override > 0 ? reps_override : (n >= 16384 ? 1 : n >= 8192 ? 2 : n >= 4096 ? 5 : 9);
     if (reps > 16) reps = 16;
     const size_t nn = (size_t)n * (size_t)n;
     float* a = xmalloc(nn * sizeof(float));

@@ -5,7 +5,7 @@
 #   auto      cpu + LD_PRELOAD=libblasoffload.so, BLASOFFLOAD_MODE=auto
 #   gpu       cpu + LD_PRELOAD=libblasoffload.so, BLASOFFLOAD_MODE=gpu
 #   openblas  OpenBLAS's own LAPACK (LD_PRELOAD=libopenblas.so.0: its sgetrf_ ... win over reference LAPACK)
-#   nvblas    cpu + LD_PRELOAD=libnvblas.so (generated nvblas.conf: OpenBLAS behind it, all GPUs, autopin)
+#   nvblas    cpu + LD_PRELOAD=libnvblas.so (generated nvblas.conf: OpenBLAS behind it, all GPUs)
 # Usage: bench/lapack/run.sh [OUTDIR]          (default OUTDIR: bench/results/lapack)
 # Writes OUTDIR/lapack-<gpu>-<date>-<commit>.jsonl and .md (report.py) and the folder OUTDIR/lapack-<...>/ (per run
 # output and stderr, BLASOFFLOAD_LOG=summary logs, nvblas.conf and its log, run.log).
@@ -14,7 +14,8 @@
 #   BO_BUDGET_S=540       no run starts whose estimate (the same stack at the previous n, scaled by n^3) does not fit
 #                         in what is left, and each run is stopped at the budget's end; skips are reported
 #   BO_LAPACK_BIN         the program (default: next to this script, else build/bench/lapack/)
-#   BO_NVBLAS_LIB         default /usr/local/cuda/lib64/libnvblas.so
+#   BO_NVBLAS_LIB         default /usr/local/cuda/lib64/libnvblas.so; BO_NVBLAS_AUTOPIN=1 adds autopin to nvblas.conf
+#   BO_LAPACK_ARGS        more arguments for the program (e.g. --drivers=potrf --reps=3)
 #   BO_LIB_DIR, BO_BLAS_ROOT, OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS, BLASOFFLOAD_POLICY_FILE: see
 #   bench/policy/env.sh (OPENBLAS_CORETYPE=SkylakeX and 16 threads when unset, on an AVX-512 CPU)
 set -uo pipefail
@@ -52,8 +53,10 @@ cat >"$raw/nvblas.conf" <<EOF
 NVBLAS_LOGFILE $raw/nvblas.log
 NVBLAS_CPU_BLAS_LIB $BO_OPENBLAS_DIR/libblas.so.3
 NVBLAS_GPU_LIST ALL
-NVBLAS_AUTOPIN_MEM_ENABLED
 EOF
+# Autopin (cudaHostRegister of the caller's matrices) made cublasXtSgemm fail with CUBLAS_STATUS_MAPPING_ERROR on the
+# lent machine under reference LAPACK, and NVBLAS then returns wrong factors without an error: opt-in only.
+[ "${BO_NVBLAS_AUTOPIN:-0}" = 1 ] && echo "NVBLAS_AUTOPIN_MEM_ENABLED" >>"$raw/nvblas.conf"
 
 path=$BO_OPENBLAS_PATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # The environment of one stack, as arguments for env(1).
@@ -99,7 +102,7 @@ for n in "${ns[@]}"; do
     esac
     read -r -a envs <<<"$(stack_env "$s" "$n")"
     t0=$SECONDS
-    env "${envs[@]}" timeout -k 5 "$left" "$bin" --stack="$s" --budget-s="$left" "$n" >"$raw/$name.jsonl" \
+    env "${envs[@]}" timeout -k 5 "$left" "$bin" --stack="$s" --budget-s="$left" ${BO_LAPACK_ARGS:-} "$n" >"$raw/$name.jsonl" \
       2>"$raw/$name.err"
     rc=$?
     took[$s]=$((SECONDS - t0 > 0 ? SECONDS - t0 : 1))

@@ -118,14 +118,27 @@ class Point:
         if "error" in row:
             self.errors.append("%s: %s" % (row.get("mode"), row["error"]))
             return
-        self.by_round.setdefault(row.get("round", 0), {})[row.get("mode")] = float(row["median_us"])
+        rnd = self.by_round.setdefault(row.get("round", 0), {})
+        rnd[row.get("mode")] = float(row["median_us"])
+        # The auto process also times the CPU BLAS's own symbols right after: that is the CPU side compared with
+        # auto (same process, same threads); the separate cpu process's number is kept as "cpu_process".
+        if row.get("mode") == "auto" and "direct_median_us" in row:
+            rnd["cpu_direct"] = float(row["direct_median_us"])
+
+    def _cpu(self, rnd):
+        return rnd.get("cpu_direct", rnd.get("cpu"))
 
     def mode_median(self, mode):
+        if mode == "cpu":
+            vals = [self._cpu(r) for r in self.by_round.values() if self._cpu(r) is not None]
+            return statistics.median(vals) if vals else None
+        if mode == "cpu_process":
+            mode = "cpu"
         vals = [r[mode] for r in self.by_round.values() if mode in r]
         return statistics.median(vals) if vals else None
 
     def complete_rounds(self):
-        return sorted(k for k, r in self.by_round.items() if all(m in r for m in MODES))
+        return sorted(k for k, r in self.by_round.items() if "auto" in r and "gpu" in r and self._cpu(r) is not None)
 
     def ratio(self):
         a, c, g = (self.mode_median(m) for m in ("auto", "cpu", "gpu"))
@@ -134,7 +147,7 @@ class Point:
         return a / min(c, g)
 
     def round_ratios(self):
-        return [self.by_round[k]["auto"] / min(self.by_round[k]["cpu"], self.by_round[k]["gpu"])
+        return [self.by_round[k]["auto"] / min(self._cpu(self.by_round[k]), self.by_round[k]["gpu"])
                 for k in self.complete_rounds()]
 
     def spread(self):
@@ -192,15 +205,17 @@ def regret(args):
     out += ["",
             "Times are per call, wall clock, host operands rotated past the caches; each mode's value is the median "
             "over rounds of the per-run medians. ratio = auto / min(cpu, gpu); spread = max - min of the per-round "
-            "ratios. 'took' is inferred from the times (cpu~/gpu~: auto's time is closest to that side; either: the "
+            "ratios. cpu is the CPU BLAS called through its own symbols inside the auto process, right after auto was "
+            "timed (same process and threads: a multi-threaded CPU BLAS varies more than 2x between processes on short "
+            "calls); 'cpu proc' is the separate BLASOFFLOAD_MODE=cpu process, for reference. 'took' is inferred from the times (cpu~/gpu~: auto's time is closest to that side; either: the "
             "two sides are within 10%). A ! marks a point whose verdict lies within its spread.", ""]
 
     measured, near, misses = [], [], []
     for routine in [r for r in ROUTINE_ORDER if any(p.routine == r for p in ordered)] + sorted(
             {p.routine for p in ordered} - set(ROUTINE_ORDER)):
         out += ["### " + routine, "",
-                "| shape | cpu | gpu | auto | ratio | spread | rounds | took | |",
-                "|---|---|---|---|---|---|---|---|---|"]
+                "| shape | cpu | cpu proc | gpu | auto | ratio | spread | rounds | took | |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
         for p in [q for q in ordered if q.routine == routine]:
             r, s = p.ratio(), p.spread()
             mark = ""
@@ -215,8 +230,9 @@ def regret(args):
                 mark += " " + "; ".join(p.errors)
             if r is None:
                 mark += " incomplete (%s)" % ", ".join(m for m in MODES if p.mode_median(m) is None)
-            out.append("| %s | %s | %s | %s | %s | %s | %d | %s | %s |" % (
-                p.shape, fmt_us(p.mode_median("cpu")), fmt_us(p.mode_median("gpu")), fmt_us(p.mode_median("auto")),
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %d | %s | %s |" % (
+                p.shape, fmt_us(p.mode_median("cpu")), fmt_us(p.mode_median("cpu_process")),
+                fmt_us(p.mode_median("gpu")), fmt_us(p.mode_median("auto")),
                 fmt_ratio(r), "-" if s is None else "%.2f" % s, len(p.complete_rounds()), p.side(), mark.strip()))
         out.append("")
 

@@ -169,6 +169,13 @@ void load() {
     parse_min_size(min_key.c_str(), config_value(min_key.c_str()), &s.min_size[i]);
   }
   parse_decisions(config_value("BLASOFFLOAD_DECISIONS"), &s.frozen);
+  if (const char* v = config_value("BLASOFFLOAD_STARTUP")) {
+    const std::string m = lower(v);
+    if (m == "eager" || m == "amortised" || m == "amortized" || m.empty())
+      s.eager_start = m == "eager";
+    else
+      log_warning("BLASOFFLOAD_STARTUP=%s is not one of amortised|eager; ignored", v);
+  }
   if (const char* v = config_value("BLASOFFLOAD_POLICY_FILE"); v && *v) {
     s.policy_file = v;
     s.policy_file_explicit = true;

@@ -20,6 +20,7 @@ struct Settings {
   // sgemm cbrt(m n k), sgemv sqrt(m n), strsv n, snrm2 n.
   std::int64_t min_size[kNumRoutines];
   bool frozen = false;       // BLASOFFLOAD_DECISIONS=frozen: the calibrated model only, no run-time adaptation
+  bool eager_start = false;  // BLASOFFLOAD_STARTUP=eager: start the GPU at the first call it wins, not once paid for
   std::string policy_file;   // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
   bool policy_file_explicit = false;
   LogLevel log = LogLevel::kOff;

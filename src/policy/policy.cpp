@@ -3,6 +3,7 @@
 #include "policy/policy.h"
 
 #include <dlfcn.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,7 +40,8 @@ struct State {
   std::atomic<std::uint64_t> learned[2] = {};
 };
 State* g = nullptr;
-thread_local unsigned t_recheck = 0;
+// initial-exec: one fs-relative load on the tiny-call path instead of a __tls_get_addr call.
+__attribute__((tls_model("initial-exec"))) thread_local unsigned t_recheck = 0;
 
 // The size measure the floors compare: m n k, m n, n^2, n (no roots on the fast path).
 inline double work(const Call& c) {
@@ -71,6 +73,16 @@ double override_size(Routine r, double w) {
 double min_work(Routine r, std::int64_t n) {
   const double x = double(n);
   return r == Routine::sgemm ? x * x * x : (r == Routine::sgemv || r == Routine::strsv) ? x * x : x;
+}
+
+// At most every 100 ms (a vDSO clock read: nanoseconds).
+bool recheck_due() {
+  static std::atomic<std::int64_t> next_ns{0};
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  const std::int64_t now = std::int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  std::int64_t due = next_ns.load(std::memory_order_relaxed);
+  return now >= due && next_ns.compare_exchange_strong(due, now + 100000000, std::memory_order_relaxed);
 }
 
 bool cuda_loaded() {
@@ -201,9 +213,9 @@ Decision decide_auto(const Settings& s, const Call& c) {
   const std::size_t r = index(c.routine);
   const double w = work(c);
   // Device operands are a matter of correctness, not cost. A program that starts CUDA after its first BLAS call is
-  // noticed on its next large call, or within 4096 small ones.
-  if (!g->cuda_in_process.load(std::memory_order_relaxed) && (w >= g->floor[r] || (++t_recheck & 4095) == 0) &&
-      cuda_loaded()) {
+  // noticed within 100 ms on large calls, or within 4096 small ones (dlopen takes the loader's lock: microseconds).
+  if (!g->cuda_in_process.load(std::memory_order_relaxed) &&
+      ((++t_recheck & 4095) == 0 || (w >= g->floor[r] && recheck_due())) && cuda_loaded()) {
     g->cuda_in_process.store(true);
     g->gpu_possible = true;
   }
@@ -263,7 +275,7 @@ Decision decide_auto(const Settings& s, const Call& c) {
     return d;
   }
   add_gain(double(d.cpu_us) - double(d.gpu_us));
-  if (g->gain_us.load(std::memory_order_relaxed) >= model->init_ms() * 1e3) {
+  if (s.eager_start || g->gain_us.load(std::memory_order_relaxed) >= model->init_ms() * 1e3) {
     double expected = -1;
     if (g->init_started_after_us.compare_exchange_strong(expected, g->gain_us.load())) gpu_load_in_background();
     d.reason = Reason::kInitialising;

@@ -45,13 +45,16 @@ struct Blas {
   snrm2_fortran_t* snrm2;
 };
 
-// Median seconds per call of f(): one warm-up, then calls until 3 and 40 ms of them.
+// Median seconds per call of f(): two warm-up calls (threads spun up, pages touched), then calls until 5 and 0.2 s
+// of them (a multi-threaded CPU BLAS is noisy on short calls; an underestimated CPU sends calls to the GPU that
+// lose there).
 double time_call(const std::function<void()>& f) {
   using C = std::chrono::steady_clock;
   f();
+  f();
   std::vector<double> t;
   double total = 0;
-  while (t.size() < 3 || (total < 0.04 && t.size() < 1000)) {
+  while (t.size() < 5 || (total < 0.2 && t.size() < 2000)) {
     const auto a = C::now();
     f();
     const double s = std::chrono::duration<double>(C::now() - a).count();
