@@ -61,8 +61,12 @@ run_one() {
     return 1
   fi
   t0=$SECONDS
+  # The auto process compares itself with the CPU BLAS called directly: its counters (summary logging costs two
+  # clock reads per call) stay off unless BO_AUTO_LOG asks for them.
+  local level=summary
+  [ "$mode" = auto ] && level=${BO_AUTO_LOG:-off}
   LD_LIBRARY_PATH=$BO_OPENBLAS_PATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} LD_PRELOAD=$BO_LIB \
-    BLASOFFLOAD_MODE=$mode BLASOFFLOAD_LOG=summary BLASOFFLOAD_LOG_FILE="$raw/summary-$name.log" \
+    BLASOFFLOAD_MODE=$mode BLASOFFLOAD_LOG=$level BLASOFFLOAD_LOG_FILE="$raw/summary-$name.log" \
     timeout -k 5 "$left" "$bin" --routine="$routine" --round="$round" "${extra[@]}" ${shapes:+--shapes="$shapes"} \
     >"$raw/$name.jsonl" 2>"$raw/$name.err"
   rc=$?

@@ -24,6 +24,12 @@ constexpr int kClasses = int(ShapeClass::kCount);
 constexpr double kMaxCorrection = 4.0;
 // Calls shorter than this are too noisy to learn from.
 constexpr double kLearnMinUs = 20.0;
+constexpr int kBuckets = 32;
+
+inline int bucket(double size) {
+  const auto v = static_cast<unsigned long long>(std::min(size, 1.8e19)) | 1ull;
+  return std::min(kBuckets - 1, (63 - __builtin_clzll(v)) / 2);
+}
 
 struct State {
   std::atomic<const CostModel*> model{nullptr};
@@ -36,7 +42,9 @@ struct State {
   double floor[kNumRoutines] = {};     // work below which the GPU cannot win (see work())
   std::atomic<double> gain_us{0};      // predicted gain of GPU-worthy calls run on the CPU before the GPU was up
   std::atomic<double> init_started_after_us{-1};
-  std::atomic<float> corr[kClasses][2];  // measured / predicted, per class, [0] CPU, [1] GPU (adaptive only)
+  // Measured / predicted per class and size bucket (a factor of 4 in the class's size), [0] CPU, [1] GPU (adaptive
+  // only): local, so that a CPU BLAS's quirk at one size does not move the decision at another.
+  std::atomic<float> corr[kClasses][kBuckets][2];
   std::atomic<std::uint64_t> learned[2] = {};
 };
 State* g = nullptr;
@@ -181,7 +189,8 @@ void add_gain(double us) {
 void init(const Settings& s, const CpuIdentity& cpu) {
   g = new State();
   for (auto& cls : g->corr)
-    for (auto& side : cls) side.store(1.0f);
+    for (auto& b : cls)
+      for (auto& side : b) side.store(1.0f);
   CalibrationChoice choice = choose_calibration(s.policy_file, s.policy_file_explicit, cpu);
   for (const std::string& w : choice.warnings) log_warning("warning: %s", w.c_str());
   g->from_file = choice.from_file;
@@ -244,8 +253,11 @@ Decision decide_auto(const Settings& s, const Call& c) {
   auto predict = [&](const bo_cuda_module* mod) {
     const double kernel = mod ? mod->kernel_us(module_routine(c.routine), c.op, c.m, c.n, c.k) : 0.0;
     const Prediction p = model->predict(c, std::max(kernel, 0.0));
-    const double cc = s.frozen ? 1.0 : g->corr[int(p.cls)][0].load(std::memory_order_relaxed);
-    const double gc = s.frozen || !mod ? 1.0 : g->corr[int(p.cls)][1].load(std::memory_order_relaxed);
+    double size = 0;
+    classify(c, &size);
+    const auto& corr = g->corr[int(p.cls)][bucket(size)];
+    const double cc = s.frozen ? 1.0 : corr[0].load(std::memory_order_relaxed);
+    const double gc = s.frozen || !mod ? 1.0 : corr[1].load(std::memory_order_relaxed);
     d.cpu_us = float(p.cpu_us * cc);
     d.gpu_us = float(p.gpu_us * gc);
     return model->prefers_gpu(d.cpu_us, d.gpu_us);
@@ -291,7 +303,7 @@ void observe(const Call& c, const Decision& d, bool ran_on_gpu, double actual_us
   if (!(predicted > 0)) return;
   double size = 0;
   const ShapeClass cls = classify(c, &size);
-  std::atomic<float>& corr = g->corr[int(cls)][ran_on_gpu ? 1 : 0];
+  std::atomic<float>& corr = g->corr[int(cls)][bucket(size)][ran_on_gpu ? 1 : 0];
   // The prediction already carried the current correction; move it an eighth of the way (in log terms) toward
   // what the measurement says it should have been.
   const double cur = corr.load(std::memory_order_relaxed);
@@ -353,13 +365,15 @@ std::string summary() {
   }
   const std::uint64_t lc = g->learned[0].load(), lg = g->learned[1].load();
   if (lc + lg) {
-    out += "  adaptive corrections (measured/predicted):";
-    for (int i = 0; i < kClasses; ++i) {
-      const float a = g->corr[i][0].load(), b = g->corr[i][1].load();
-      if (a == 1.0f && b == 1.0f) continue;
-      std::snprintf(line, sizeof line, " %s cpu %.2f gpu %.2f;", class_name(ShapeClass(i)), a, b);
-      out += line;
-    }
+    out += "  adaptive corrections (measured/predicted, by class and size):";
+    int shown = 0;
+    for (int i = 0; i < kClasses; ++i)
+      for (int b = 0; b < kBuckets; ++b) {
+        const float cpu = g->corr[i][b][0].load(), gpu = g->corr[i][b][1].load();
+        if ((cpu == 1.0f && gpu == 1.0f) || ++shown > 16) continue;
+        std::snprintf(line, sizeof line, " %s@4^%d cpu %.2f gpu %.2f;", class_name(ShapeClass(i)), b, cpu, gpu);
+        out += line;
+      }
     out += "\n";
   }
   return out;

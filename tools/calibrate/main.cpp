@@ -112,7 +112,7 @@ void measure(const Blas& b, bool quick, Calibration& c) {
       const double s = time_call([&] { b.strsv(&L, &t, &N, &n, A.data(), &n, x.data(), &inc, fl, fl, fl); });
       add(c, t == N ? "strsv.n" : "strsv.t", 2.0 * n * (n + 1.0), s, 1.0);
     }
-  for (int n : quick ? std::vector<int>{1000, 100000} : std::vector<int>{1000, 100000, 10000000}) {
+  for (int n : quick ? std::vector<int>{1000, 100000} : std::vector<int>{1000, 100000, 10000000, 100000000}) {
     auto x = random_vector(n, 9);
     volatile float sink = 0;
     const double s = time_call([&] { sink = b.snrm2(&n, x.data(), &inc); });
