@@ -146,6 +146,18 @@ int module_routine(Routine r) {
   }
 }
 
+// Keeps a calibration's CPU side and takes the built-in GPU numbers.
+void use_default_gpu(Calibration* c) {
+  const Calibration d = built_in_defaults();
+  c->gpu = d.gpu;
+  c->h2d_gbs = d.h2d_gbs;
+  c->d2h_gbs = d.d2h_gbs;
+  c->pageable_gbs = d.pageable_gbs;
+  c->call_overhead_us = d.call_overhead_us;
+  c->copy_latency_us = d.copy_latency_us;
+  c->init_ms = d.init_ms;
+}
+
 // The first time the module is seen ready: a calibration measured on another GPU keeps its CPU side only.
 void check_gpu_once(const bo_cuda_module* m) {
   if (g->gpu_checked.load(std::memory_order_acquire)) return;
@@ -157,14 +169,7 @@ void check_gpu_once(const bo_cuda_module* m) {
               "the built-in GPU numbers; run blasoffload-calibrate again",
               gpu.c_str(), m->name);
   Calibration c = g->calibration;
-  const Calibration d = built_in_defaults();
-  c.gpu = d.gpu;
-  c.h2d_gbs = d.h2d_gbs;
-  c.d2h_gbs = d.d2h_gbs;
-  c.pageable_gbs = d.pageable_gbs;
-  c.call_overhead_us = d.call_overhead_us;
-  c.copy_latency_us = d.copy_latency_us;
-  c.init_ms = d.init_ms;
+  use_default_gpu(&c);
   // Readers may still hold the old model: it is never freed (one small object per process).
   g->model.store(new CostModel(c), std::memory_order_release);
 }
@@ -197,15 +202,7 @@ void init(const Settings& s, const CpuIdentity& cpu) {
   g->calibration = std::move(choice.calibration);
   g->message = choice.message;
   if (g->calibration.gpu.empty()) {  // calibrated without a GPU: its CPU side with the default GPU numbers
-    const Calibration d = built_in_defaults();
-    Calibration& c = g->calibration;
-    c.gpu = d.gpu;
-    c.h2d_gbs = d.h2d_gbs;
-    c.d2h_gbs = d.d2h_gbs;
-    c.pageable_gbs = d.pageable_gbs;
-    c.call_overhead_us = d.call_overhead_us;
-    c.copy_latency_us = d.copy_latency_us;
-    c.init_ms = d.init_ms;
+    use_default_gpu(&g->calibration);
     g->message += " with the built-in GPU numbers";
   }
   const CostModel* m = new CostModel(g->calibration);
