@@ -52,21 +52,14 @@ def main():
     args = ap.parse_args()
 
     points, notes, contexts = {}, {}, {}
-    with open(args.raw) as f:
-        for line in f:
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if "context" in obj:
-                contexts.setdefault(obj["context"].get("stack"), obj["context"])
-            elif "skipped" in obj:
-                notes[(obj.get("driver"), obj.get("n"), obj.get("stack"))] = obj["skipped"]
-            elif "seconds" in obj:
-                points[(obj["driver"], obj["n"], obj["stack"])] = obj
+    rows, context_list = load_policy_report().read_lines(args.raw)
+    for ctx in context_list:
+        contexts.setdefault(ctx.get("stack"), ctx)
+    for obj in rows:
+        if "skipped" in obj:
+            notes[(obj.get("driver"), obj.get("n"), obj.get("stack"))] = obj["skipped"]
+        elif "seconds" in obj:
+            points[(obj["driver"], obj["n"], obj["stack"])] = obj
     if not points:
         print("report.py: no measurements in %s" % args.raw, file=sys.stderr)
         return 2
@@ -95,7 +88,8 @@ def main():
             s, c.get("sgetrf_from", "?"), c.get("sgemm_from", "?"),
             "" if ok or not needle else " -- WARNING: expected %s" % what))
     out += ["",
-            "Seconds per factorization (wall clock; median of 3 below n = 8192, 1 from 8192); auto/cpu and gpu/cpu "
+            "Seconds per factorization (wall clock; median of the repetitions: 9 up to n = 2048, 5 at 4096, 2 at "
+            "8192, 1 above, unless --reps said otherwise); auto/cpu and gpu/cpu "
             "are ratios of those times (< 1: faster than the CPU alone). A check that failed is marked FAIL.", "",
             "| driver | n | " + " | ".join(stacks) + " | auto/cpu | gpu/cpu | auto faster where gpu is |",
             "|---|---|" + "---|" * len(stacks) + "---|---|---|"]

@@ -33,16 +33,8 @@ read -r -a ns <<<"${BO_LAPACK_N:-1024 2048 4096 8192 16384}"
 read -r -a stacks <<<"${BO_STACKS:-cpu auto gpu openblas nvblas}"
 budget=${BO_BUDGET_S:-540}
 nvblas=${BO_NVBLAS_LIB:-/usr/local/cuda/lib64/libnvblas.so}
-for f in "$bin" "$BO_OPENBLAS_DIR/libblas.so.3" "$BO_L/lapack/liblapack.so.3"; do
-  [ -e "$f" ] || { echo "run.sh: missing $f (BO_LAPACK_BIN, BO_BLAS_ROOT)" >&2; exit 2; }
-done
-bo_cpu_env
-tag=$(bo_gpu_name)-$(date -u +%Y-%m-%d)-$(bo_commit "$(dirname "$bin")")
-base=$outdir/lapack-$tag
-raw=$base
-mkdir -p "$raw"
-start=$SECONDS
-log() { echo "run.sh: [$((SECONDS - start))s] $*" | tee -a "$raw/run.log" >&2; }
+bo_start_run run.sh lapack "$outdir" "$bin" "BO_LAPACK_BIN, BO_BLAS_ROOT" "$bin" "$BO_OPENBLAS_DIR/libblas.so.3" \
+  "$BO_L/lapack/liblapack.so.3"
 {
   bo_describe_env
   echo "n=${ns[*]} stacks=${stacks[*]} budget=${budget}s nvblas=$nvblas"

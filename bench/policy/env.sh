@@ -72,3 +72,23 @@ bo_describe_env() {
     echo "gpu: none (no nvidia-smi)"
   fi
 }
+
+# Starts a benchmark run, the same way in every script: stops with a message if one of FILES is missing (HINT names
+# the variables that point at them), applies the CPU BLAS settings, and sets tag (<gpu>-<date>-<commit>, the commit of
+# BIN's build), base=raw=OUTDIR/PREFIX-<tag> (created), start, and log() (stderr and $raw/run.log).
+# Usage: bo_start_run SCRIPT PREFIX OUTDIR BIN HINT FILE...
+bo_start_run() {
+  local script=$1 prefix=$2 outdir=$3 bin=$4 hint=$5 f
+  shift 5
+  for f in "$@"; do
+    [ -e "$f" ] || { echo "$script: missing $f ($hint)" >&2; exit 2; }
+  done
+  bo_cpu_env
+  tag=$(bo_gpu_name)-$(date -u +%Y-%m-%d)-$(bo_commit "$(dirname "$bin")")
+  base=$outdir/$prefix-$tag
+  raw=$base
+  mkdir -p "$raw"
+  start=$SECONDS
+  bo_script=$script
+}
+log() { echo "$bo_script: [$((SECONDS - start))s] $*" | tee -a "$raw/run.log" >&2; }

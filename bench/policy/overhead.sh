@@ -18,13 +18,8 @@ fi
 outdir=${1:-$bo_repo/bench/results/policy}
 bin=${BO_REGRET_BIN:-$(bo_first "$here/blasoffload_regret" "$bo_repo/build/bench/policy/blasoffload_regret")}
 rounds=${BO_ROUNDS:-5}
-for f in "$bin" "$BO_LIB" "$BO_OPENBLAS_DIR/libblas.so.3"; do
-  [ -e "$f" ] || { echo "overhead.sh: missing $f (BO_REGRET_BIN, BO_LIB_DIR, BO_BLAS_ROOT)" >&2; exit 2; }
-done
-bo_cpu_env
-tag=$(bo_gpu_name)-$(date -u +%Y-%m-%d)-$(bo_commit "$(dirname "$bin")")
-base=$outdir/overhead-$tag
-mkdir -p "$base"
+bo_start_run overhead.sh overhead "$outdir" "$bin" "BO_REGRET_BIN, BO_LIB_DIR, BO_BLAS_ROOT" "$bin" "$BO_LIB" \
+  "$BO_OPENBLAS_DIR/libblas.so.3"
 {
   bo_describe_env
   echo "rounds=$rounds"

@@ -29,16 +29,8 @@ read -r -a routines <<<"${BO_ROUTINES:-sgemm_nn sgemm_lu sgemv_n sgemv_t strsv_l
 read -r -a extra <<<"${BO_REGRET_ARGS:-}"
 modes=(auto cpu gpu)
 
-for f in "$bin" "$BO_LIB" "$BO_OPENBLAS_DIR/libblas.so.3"; do
-  [ -e "$f" ] || { echo "run.sh: missing $f (see the usage: BO_REGRET_BIN, BO_LIB_DIR, BO_BLAS_ROOT)" >&2; exit 2; }
-done
-bo_cpu_env
-tag=$(bo_gpu_name)-$(date -u +%Y-%m-%d)-$(bo_commit "$(dirname "$bin")")
-base=$outdir/regret-$tag
-raw=$base
-mkdir -p "$raw"
-start=$SECONDS
-log() { echo "run.sh: [$((SECONDS - start))s] $*" | tee -a "$raw/run.log" >&2; }
+bo_start_run run.sh regret "$outdir" "$bin" "see the usage: BO_REGRET_BIN, BO_LIB_DIR, BO_BLAS_ROOT" "$bin" "$BO_LIB" \
+  "$BO_OPENBLAS_DIR/libblas.so.3"
 {
   bo_describe_env
   echo "rounds=$rounds budget=${budget}s routines=${routines[*]} extra=${extra[*]:-}"

@@ -46,7 +46,7 @@ inline void route(const policy::Call& call, std::uint64_t bytes, Cpu&& cpu, Gpu&
   if (where == Where::kCpu) cpu();
   if (!timing) return;
   const std::uint64_t dt = now_ns() - t0;
-  if (d.learn && !fell_back) policy::observe(call, d, where == Where::kGpu, double(dt) * 1e-3);
+  if (d.learn && !fell_back) policy::observe(d, where == Where::kGpu, double(dt) * 1e-3);
   if (!counting) return;
   auto& c = thread_stats().r[index(r)];
   c.calls[static_cast<int>(where)].add(1);

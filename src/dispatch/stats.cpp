@@ -1,7 +1,6 @@
 // Keeps every thread's counters reachable for the summary, merging a thread's counts when it exits.
 #include "dispatch/stats.h"
 
-
 #include <dlfcn.h>
 #include <unistd.h>
 

@@ -141,6 +141,15 @@ void parse_decisions(const char* v, bool* frozen) {
     log_warning("BLASOFFLOAD_DECISIONS=%s is not one of adaptive|frozen; ignored", v);
 }
 
+void parse_startup(const char* v, bool* eager) {
+  if (!v) return;
+  const std::string s = lower(v);
+  if (s == "eager" || s == "amortised" || s == "amortized" || s.empty())
+    *eager = s == "eager";
+  else
+    log_warning("BLASOFFLOAD_STARTUP=%s is not one of amortised|eager; ignored", v);
+}
+
 // The policy file blasoffload-calibrate writes by default.
 std::string default_policy_file() {
   if (const char* x = secure_getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/blasoffload/policy.json";
@@ -169,13 +178,7 @@ void load() {
     parse_min_size(min_key.c_str(), config_value(min_key.c_str()), &s.min_size[i]);
   }
   parse_decisions(config_value("BLASOFFLOAD_DECISIONS"), &s.frozen);
-  if (const char* v = config_value("BLASOFFLOAD_STARTUP")) {
-    const std::string m = lower(v);
-    if (m == "eager" || m == "amortised" || m == "amortized" || m.empty())
-      s.eager_start = m == "eager";
-    else
-      log_warning("BLASOFFLOAD_STARTUP=%s is not one of amortised|eager; ignored", v);
-  }
+  parse_startup(config_value("BLASOFFLOAD_STARTUP"), &s.eager_start);
   if (const char* v = config_value("BLASOFFLOAD_POLICY_FILE"); v && *v) {
     s.policy_file = v;
     s.policy_file_explicit = true;

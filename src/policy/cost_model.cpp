@@ -71,6 +71,7 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
   double size = 0;
   const ShapeClass cls = classify(c, &size);
   p.cls = cls;
+  p.size = size;
   p.cpu_us = cpu_us(cls, size);
   // What the module moves today for host operands (whole operands, staged through pinned memory).
   const double m = double(c.m), n = double(c.n), k = double(c.k);

@@ -30,6 +30,7 @@ ShapeClass classify(const Call& c, double* size);
 
 struct Prediction {
   ShapeClass cls = ShapeClass::kSnrm2;
+  double size = 0;        // in the class's unit (bytes, or flops for sgemm)
   double cpu_us = 0;
   double gpu_us = 0;      // infinity when there are no GPU numbers
   double transfer_us = 0, kernel_us = 0;  // parts of gpu_us (the rest is the call overhead)

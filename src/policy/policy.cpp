@@ -36,7 +36,7 @@ struct State {
   Calibration calibration;
   std::string message;
   bool from_file = false;
-  bool gpu_possible = false;           // a GPU may exist (device nodes, an explicit module, or CUDA in the process)
+  bool gpu_nodes = false;              // NVIDIA device nodes exist, or the module was named explicitly
   std::atomic<bool> cuda_in_process{false};  // the program itself uses CUDA: its operands may be device memory
   std::atomic<bool> gpu_checked{false};      // the loaded GPU was compared with the calibration's
   double floor[kNumRoutines] = {};     // work below which the GPU cannot win (see work())
@@ -209,9 +209,9 @@ void init(const Settings& s, const CpuIdentity& cpu) {
   g->model.store(m);
   build_floors(*m);
   g->cuda_in_process.store(cuda_loaded());
-  g->gpu_possible = !s.cuda_module.empty() || access("/dev/nvidiactl", F_OK) == 0 || g->cuda_in_process.load();
+  g->gpu_nodes = !s.cuda_module.empty() || access("/dev/nvidiactl", F_OK) == 0;
   log_info("%s%s", g->message.c_str(), s.frozen ? "; decisions frozen" : "");
-  if (!g->gpu_possible) log_debug("policy: no NVIDIA device nodes and no CUDA in the process: auto stays on the CPU");
+  if (!g->gpu_nodes && !g->cuda_in_process.load()) log_debug("policy: no NVIDIA device nodes and no CUDA in the process: auto stays on the CPU");
 }
 
 Decision decide_auto(const Settings& s, const Call& c) {
@@ -223,7 +223,6 @@ Decision decide_auto(const Settings& s, const Call& c) {
   if (!g->cuda_in_process.load(std::memory_order_relaxed) &&
       ((++t_recheck & 4095) == 0 || (w >= g->floor[r] && recheck_due())) && cuda_loaded()) {
     g->cuda_in_process.store(true);
-    g->gpu_possible = true;
   }
   if (g->cuda_in_process.load(std::memory_order_relaxed) && has_device_operand(c)) {
     d.target = Target::kGpu;
@@ -240,7 +239,8 @@ Decision decide_auto(const Settings& s, const Call& c) {
     d.reason = Reason::kSmall;
     return d;
   }
-  if (!g->gpu_possible || gpu_load_state() == GpuLoad::kUnavailable) {
+  const bool gpu_possible = g->gpu_nodes || g->cuda_in_process.load(std::memory_order_relaxed);
+  if (!gpu_possible || gpu_load_state() == GpuLoad::kUnavailable) {
     d.reason = Reason::kNoGpu;
     return d;
   }
@@ -250,9 +250,9 @@ Decision decide_auto(const Settings& s, const Call& c) {
   auto predict = [&](const bo_cuda_module* mod) {
     const double kernel = mod ? mod->kernel_us(module_routine(c.routine), c.op, c.m, c.n, c.k) : 0.0;
     const Prediction p = model->predict(c, std::max(kernel, 0.0));
-    double size = 0;
-    classify(c, &size);
-    const auto& corr = g->corr[int(p.cls)][bucket(size)];
+    d.cls = std::uint8_t(p.cls);
+    d.bucket = std::uint8_t(bucket(p.size));
+    const auto& corr = g->corr[d.cls][d.bucket];
     const double cc = s.frozen ? 1.0 : corr[0].load(std::memory_order_relaxed);
     const double gc = s.frozen || !mod ? 1.0 : corr[1].load(std::memory_order_relaxed);
     d.cpu_us = float(p.cpu_us * cc);
@@ -294,13 +294,11 @@ Decision decide_auto(const Settings& s, const Call& c) {
   return d;
 }
 
-void observe(const Call& c, const Decision& d, bool ran_on_gpu, double actual_us) {
+void observe(const Decision& d, bool ran_on_gpu, double actual_us) {
   if (!d.learn || actual_us < kLearnMinUs) return;
   const double predicted = ran_on_gpu ? d.gpu_us : d.cpu_us;
   if (!(predicted > 0)) return;
-  double size = 0;
-  const ShapeClass cls = classify(c, &size);
-  std::atomic<float>& corr = g->corr[int(cls)][bucket(size)][ran_on_gpu ? 1 : 0];
+  std::atomic<float>& corr = g->corr[d.cls][d.bucket][ran_on_gpu ? 1 : 0];
   // The prediction already carried the current correction; move it an eighth of the way (in log terms) toward
   // what the measurement says it should have been.
   const double cur = corr.load(std::memory_order_relaxed);

@@ -31,6 +31,7 @@ struct Decision {
   bool learn = false;  // adaptive: report the measured time back (policy::observe)
   float cpu_us = 0, gpu_us = 0;  // the model's predictions (kModel, kInitialising, kAmortising)
   float size = 0;                // the call's size in the unit of BLASOFFLOAD_<ROUTINE>_MIN (kMinSize)
+  std::uint8_t cls = 0, bucket = 0;  // where observe() files the measurement (set with the predictions)
 };
 
 namespace policy {
@@ -42,8 +43,8 @@ void init(const Settings& s, const CpuIdentity& cpu);
 // The auto-mode decision. O(1) and allocation-free; tiny calls return after one comparison.
 Decision decide_auto(const Settings& s, const Call& c);
 
-// Adaptive mode: the measured time of a call the model decided, to correct later predictions of its class.
-void observe(const Call& c, const Decision& d, bool ran_on_gpu, double actual_us);
+// Adaptive mode: the measured time of a call the model decided, to correct later predictions of its class and size.
+void observe(const Decision& d, bool ran_on_gpu, double actual_us);
 
 // Formats a decision's reason for BLASOFFLOAD_LOG=calls.
 void describe(const Settings& s, const Call& c, const Decision& d, char* buf, std::size_t size);
