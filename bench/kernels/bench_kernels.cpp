@@ -527,7 +527,7 @@ bool SetUp(const std::string& module_flag, std::string* err) {
                   BO_CUDA_API_VERSION);
     return false;
   }
-  static const bo_cuda_host_services host{BO_CUDA_API_VERSION, &ConfigLookup, &HostLog};
+  static const bo_cuda_host_services host{BO_CUDA_API_VERSION, &ConfigLookup, &HostLog, nullptr};
   if (const int st = g.module->init(&host); st != BO_CUDA_OK) {
     *err = Format("the CUDA module's init() returned %d (%s): nothing to benchmark", st,
                   st == BO_CUDA_NO_DEVICE ? "no usable device" : "error");

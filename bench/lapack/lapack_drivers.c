@@ -20,13 +20,22 @@ void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, f
 void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info, size_t luplo);
 
 static const char kUsage[] =
-    "usage: blasoffload_lapack_drivers [--stack=NAME] [--drivers=getrf,gesv,geqrf,potrf] [--reps=R]\n"
+    "usage: blasoffload_lapack_drivers [--stack=NAME] [--drivers=getrf,getrf_dominant,gesv,geqrf,potrf] [--reps=R]\n"
     "                                  [--budget-s=S] [N ...]\n"
-    "  N: matrix orders (default 1024 2048 4096 8192 16384); 9 timed repetitions up to 2048, 5 at 4096, 2 at 8192, 1 above (--reps\n"
+    "  N: matrix orders (default 1024 2048 4096 8192 16384); 9 timed repetitions up to 2048, 5 at 4096, 2 at 8192, 1 "
+    "above (--reps\n"
     "  overrides); --budget-s: no new factorization starts once S seconds have passed (reported as skipped).\n";
 
 // The check's pass threshold on the scaled error ratios below (LAPACK's test suites use 30 for theirs).
 static const double kThreshold = 30.0;
+
+// Whether a comma-separated list holds `name` as a whole item.
+static int has_token(const char* list, const char* name) {
+  const size_t len = strlen(name);
+  for (const char* p = list; (p = strstr(p, name)) != NULL; p += len)
+    if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
+  return 0;
+}
 
 static double now_s(void) {
   struct timespec t;
@@ -245,8 +254,10 @@ int main(int argc, char** argv) {
     const int def[] = {1024, 2048, 4096, 8192, 16384};
     for (count = 0; count < 5; ++count) ns[count] = def[count];
   }
-  const int want_getrf = strstr(drivers, "getrf") != NULL, want_gesv = strstr(drivers, "gesv") != NULL;
-  const int want_geqrf = strstr(drivers, "geqrf") != NULL, want_potrf = strstr(drivers, "potrf") != NULL;
+  const int want_getrf = has_token(drivers, "getrf"), want_gesv = has_token(drivers, "gesv");
+  const int want_geqrf = has_token(drivers, "geqrf"), want_potrf = has_token(drivers, "potrf");
+  // getrf_dominant: random + n I, a matrix on which partial pivoting never swaps rows (the anchors' "no pivoting").
+  const int want_getrf_dominant = has_token(drivers, "getrf_dominant");
   print_context();
   const double start = now_s();
   int failures = 0;
@@ -287,6 +298,34 @@ int main(int argc, char** argv) {
         const double ratio = info == 0 ? check_getrf(a, a0, ipiv, n, 64) : NAN;
         print_point("getrf", n, reps, t, info, ratio, "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps)");
         failures += !(info == 0 && ratio <= kThreshold);
+      }
+    }
+    if (want_getrf_dominant) {
+      if (!BUDGET_LEFT()) {
+        print_skip("getrf_dominant", n, "budget");
+      } else {
+        float* d0 = xmalloc(nn * sizeof(float));
+        if (!d0) {
+          print_skip("getrf_dominant", n, "allocation failed");
+          ++failures;
+        } else {
+          memcpy(d0, a0, nn * sizeof(float));
+          for (int i = 0; i < n; ++i) d0[(size_t)i * (size_t)n + (size_t)i] += (float)n;
+          for (int r = 0; r < reps; ++r) {
+            memcpy(a, d0, nn * sizeof(float));
+            const double t0 = now_s();
+            sgetrf_(&n, &n, a, &n, ipiv, &info);
+            t[r] = now_s() - t0;
+          }
+          int swaps = 0;
+          for (int i = 0; i < n && info == 0; ++i) swaps += ipiv[i] != i + 1;
+          const double ratio = info == 0 ? check_getrf(a, d0, ipiv, n, 64) : NAN;
+          print_point("getrf_dominant", n, reps, t, info, ratio,
+                      swaps ? "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps); ROWS WERE SWAPPED"
+                            : "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps); no row swapped");
+          failures += !(info == 0 && ratio <= kThreshold);
+          free(d0);
+        }
       }
     }
     if (want_gesv) {

@@ -21,7 +21,7 @@ inline std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-// `cpu()` runs the call on the CPU BLAS. `gpu(module)` returns a bo_cuda_status and, unless it returns
+// `cpu()` runs the call on the CPU BLAS. `gpu(module, decision)` returns a bo_cuda_status and, unless it returns
 // BO_CUDA_OK, has written nothing. `describe(buf, size)` formats the arguments for BLASOFFLOAD_LOG=calls.
 template <class Cpu, class Gpu, class Describe>
 inline void route(const policy::Call& call, std::uint64_t bytes, Cpu&& cpu, Gpu&& gpu, Describe&& describe) {
@@ -35,7 +35,7 @@ inline void route(const policy::Call& call, std::uint64_t bytes, Cpu&& cpu, Gpu&
   bool fell_back = false;
   if (d.target == Target::kGpu) {
     const bo_cuda_module* m = gpu_module();
-    const int st = m ? gpu(m) : int(BO_CUDA_NO_DEVICE);
+    const int st = m ? gpu(m, d) : int(BO_CUDA_NO_DEVICE);
     if (st == BO_CUDA_OK) {
       where = Where::kGpu;
     } else {

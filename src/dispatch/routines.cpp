@@ -59,8 +59,8 @@ void run_sgemm(const SgemmCall& c) {
   policy::Call call{Routine::sgemm, ta, m, n, k, beta != 0.0f, false, {c.a, c.b, c.c}};
   route(
       call, bytes, [&] { forward_sgemm(c); },
-      [&](const bo_cuda_module* g) {
-        return g->sgemm(ta, tb, m, n, k, alpha, c.a, *c.lda, c.b, *c.ldb, beta, c.c, *c.ldc);
+      [&](const bo_cuda_module* g, const Decision& d) {
+        return g->sgemm(ta, tb, m, n, k, alpha, c.a, *c.lda, c.b, *c.ldb, beta, c.c, *c.ldc, d.cpu_share);
       },
       [&](char* buf, std::size_t size) {
         std::snprintf(buf, size, "%c%c m=%d n=%d k=%d", ta, tb, int(m), int(n), int(k));
@@ -84,7 +84,9 @@ void run_sgemv(const SgemvCall& c) {
   policy::Call call{Routine::sgemv, t, m, n, 0, beta != 0.0f, false, {c.a, c.x, c.y}};
   route(
       call, bytes, [&] { forward_sgemv(c); },
-      [&](const bo_cuda_module* g) { return g->sgemv(t, m, n, alpha, c.a, *c.lda, c.x, *c.incx, beta, c.y, *c.incy); },
+      [&](const bo_cuda_module* g, const Decision&) {
+        return g->sgemv(t, m, n, alpha, c.a, *c.lda, c.x, *c.incx, beta, c.y, *c.incy);
+      },
       [&](char* buf, std::size_t size) {
         std::snprintf(buf, size, "%c m=%d n=%d incx=%d incy=%d", t, int(m), int(n), int(*c.incx), int(*c.incy));
       });
@@ -105,7 +107,7 @@ void run_strsv(const StrsvCall& c) {
   policy::Call call{Routine::strsv, t, 0, n, 0, true, false, {c.a, c.x, nullptr}};
   route(
       call, bytes, [&] { forward_strsv(c); },
-      [&](const bo_cuda_module* g) { return g->strsv(ul, t, d, n, c.a, *c.lda, c.x, *c.incx); },
+      [&](const bo_cuda_module* g, const Decision&) { return g->strsv(ul, t, d, n, c.a, *c.lda, c.x, *c.incx); },
       [&](char* buf, std::size_t size) {
         std::snprintf(buf, size, "%c%c%c n=%d incx=%d", ul, t, d, int(n), int(*c.incx));
       });
@@ -123,7 +125,9 @@ float run_snrm2(const blas_int* n, const float* x, const blas_int* incx) {
   policy::Call call{Routine::snrm2, 'N', 0, nn, 0, false, false, {x, nullptr, nullptr}};
   route(
       call, kF * span(nn, inc), [&] { result = forward_snrm2(n, x, incx); },
-      [&](const bo_cuda_module* g) { return inc > 0 ? g->snrm2(nn, x, inc, &result) : int(BO_CUDA_UNSUPPORTED); },
+      [&](const bo_cuda_module* g, const Decision&) {
+        return inc > 0 ? g->snrm2(nn, x, inc, &result) : int(BO_CUDA_UNSUPPORTED);
+      },
       [&](char* buf, std::size_t size) { std::snprintf(buf, size, "n=%d incx=%d", int(nn), int(inc)); });
   return result;
 }

@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v2 and talks to it only through this table. Arguments arrive already checked
+ * blasoffload_cuda_module_v3 and talks to it only through this table. Arguments arrive already checked
  * (reference INFO rules passed), normalised (upper-case option letters) and past the reference quick
  * returns, so the module only computes. Plain C so either side may be built by any compiler. */
 #ifndef BLASOFFLOAD_CUDA_MODULE_API_H
@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 2u
+#define BO_CUDA_API_VERSION 3u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -34,7 +34,8 @@ struct bo_cuda_rates {
   char gpu[128];          /* device name */
   double h2d_gbs;         /* host -> device DMA from pinned memory, large transfers */
   double d2h_gbs;         /* device -> host DMA into pinned memory */
-  double pageable_gbs;    /* the module's staging copy of pageable data into pinned memory (and back) */
+  double pageable_gbs;    /* pageable host memory <-> device through the module's staging pipeline (threaded
+                             staging copies overlapped with the DMA): bytes in plus bytes out per second */
   double call_overhead_us; /* a tiny offloaded call end to end (one operand in, launch, synchronisation) */
   double copy_latency_us;  /* each further operand copied in or out (a tiny sgemm moves three in, one out) */
 };
@@ -48,6 +49,27 @@ struct bo_cuda_host_services {
   const char* (*config)(const char* key);
   /* Log a message at a level; the core filters by BLASOFFLOAD_LOG and prefixes "blasoffload: ". */
   void (*log)(int level, const char* message);
+  /* The CPU BLAS's sgemm (column-major, upper-case option letters): the module runs the CPU share of a hybrid
+   * call with it, and finishes on the CPU the tiles a failing GPU did not write back. */
+  void (*cpu_sgemm)(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                    const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+};
+
+/* What the module's last sgemm on the calling thread did (blasoffload-calibrate, benchmarks, tests). Times in
+ * milliseconds; the *_busy_ms are sums of CUDA-event intervals over all devices (an engine stage's busy time,
+ * not its wall time), pack/unpack are host wall times of the staging copies. */
+struct bo_sgemm_stats {
+  int path;    /* 0: direct (whole operands staged), 1: tiled pipeline */
+  int devices; /* GPUs that took part */
+  int64_t tile_m, tile_n, k_passes;
+  int64_t tiles;                  /* C tiles computed on the GPU */
+  int64_t tiles_cpu;              /* C tiles finished on the CPU after a GPU failure */
+  int64_t panel_uploads;          /* A and B panels moved (each panel of A and B once when everything fits) */
+  int64_t n_cpu_cols, m_cpu_rows; /* the hybrid CPU share: trailing columns (or rows) of C */
+  int pinned_operands; /* operands (A, B, C) moved by DMA straight from registered host memory, without staging */
+  double bytes_h2d, bytes_d2h;
+  double wall_ms, cpu_part_ms, first_kernel_ms; /* first_kernel_ms: call start to the first tile's kernel start */
+  double h2d_busy_ms, kernel_busy_ms, d2h_busy_ms, pack_ms, unpack_ms;
 };
 
 /* The module's entry table. Sizes are int64_t so an ILP64 core can use the same module. Matrices are
@@ -59,8 +81,10 @@ struct bo_cuda_module {
   /* Called once, on the first call routed to the GPU. Returns BO_CUDA_OK when a device is usable. */
   int (*init)(const struct bo_cuda_host_services* host);
 
+  /* cpu_share: the fraction of C the CPU BLAS computes at the same time (host services' cpu_sgemm; trailing
+   * columns, or trailing rows when m > n); 0 = all on the GPU. */
   int (*sgemm)(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-               const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+               const float* b, int64_t ldb, float beta, float* c, int64_t ldc, double cpu_share);
   int (*sgemv)(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x, int64_t incx,
                float beta, float* y, int64_t incy);
   int (*strsv)(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx);
@@ -77,6 +101,14 @@ struct bo_cuda_module {
   int (*is_device_pointer)(const void* p);
   /* blasoffload-calibrate: measures transfer rates and the call overhead on this GPU (a few seconds). */
   int (*measure)(struct bo_cuda_rates* out);
+  /* 1 when [p, p + bytes) is host memory the module moves by DMA without staging copies (registered by the module
+   * on an earlier call, or page-locked by the program); 2 when it is not yet but the module registers it the second
+   * time an sgemm operand lies in that mapping (private anonymous memory whose changes it can track); 0 otherwise
+   * (staged).
+   * Never registers anything. A microsecond, plus a read of /proc/self/maps for a mapping not seen before. */
+  int (*host_pinned)(const void* p, int64_t bytes);
+  /* The calling thread's last sgemm; 0 when there was one. */
+  int (*last_sgemm_stats)(struct bo_sgemm_stats* out);
 
   /* Called in a fork() child: the module must never touch CUDA again in this process. */
   void (*forked_child)(void);
@@ -87,7 +119,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v2"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v3"
 
 #ifdef __cplusplus
 }

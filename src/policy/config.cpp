@@ -150,6 +150,25 @@ void parse_startup(const char* v, bool* eager) {
     log_warning("BLASOFFLOAD_STARTUP=%s is not one of amortised|eager; ignored", v);
 }
 
+void parse_hybrid(const char* v, float* share) {
+  if (!v) return;
+  const std::string s = lower(v);
+  if (s == "auto" || s.empty()) {
+    *share = -1;
+    return;
+  }
+  if (s == "off") {
+    *share = 0;
+    return;
+  }
+  char* end = nullptr;
+  const double f = std::strtod(v, &end);
+  if (end != v && *end == '\0' && f >= 0 && f < 1)
+    *share = float(f);
+  else
+    log_warning("BLASOFFLOAD_HYBRID=%s is not auto, off or a fraction in [0, 1); ignored", v);
+}
+
 // The policy file blasoffload-calibrate writes by default.
 std::string default_policy_file() {
   if (const char* x = secure_getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/blasoffload/policy.json";
@@ -179,6 +198,7 @@ void load() {
   }
   parse_decisions(config_value("BLASOFFLOAD_DECISIONS"), &s.frozen);
   parse_startup(config_value("BLASOFFLOAD_STARTUP"), &s.eager_start);
+  parse_hybrid(config_value("BLASOFFLOAD_HYBRID"), &s.hybrid_share);
   if (const char* v = config_value("BLASOFFLOAD_POLICY_FILE"); v && *v) {
     s.policy_file = v;
     s.policy_file_explicit = true;

@@ -21,6 +21,9 @@ struct Settings {
   std::int64_t min_size[kNumRoutines];
   bool frozen = false;       // BLASOFFLOAD_DECISIONS=frozen: the calibrated model only, no run-time adaptation
   bool eager_start = false;  // BLASOFFLOAD_STARTUP=eager: start the GPU at the first call it wins, not once paid for
+  // BLASOFFLOAD_HYBRID: auto (-1: the model's share of large sgemm calls for the CPU BLAS), off (0), or a fixed
+  // fraction in (0, 1) for every sgemm the GPU runs.
+  float hybrid_share = -1;
   std::string policy_file;   // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
   bool policy_file_explicit = false;
   LogLevel log = LogLevel::kOff;

@@ -6,6 +6,13 @@
 #include <limits>
 
 namespace blasoffload::policy {
+namespace {
+// The module's defaults: sgemm moves through the tiled pipeline from this many bytes (BLASOFFLOAD_PIPELINE_MIN_MB)
+// in tiles of this edge (BLASOFFLOAD_TILE).
+constexpr double kPipelineBytes = 32.0 * 1048576.0;
+constexpr double kTile = 2048;
+}  // namespace
+
 const char* class_name(ShapeClass c) {
   static const char* const k[] = {"sgemm.square", "sgemm.rank_k", "sgemm.panel", "sgemv.n",
                                   "sgemv.t",      "strsv.n",      "strsv.t",     "snrm2"};
@@ -90,7 +97,7 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
       break;
     }
     case Routine::strsv:
-      p.bytes_in = 4.0 * (n * n + n);  // the whole square is staged (the pipeline issue moves only the triangle)
+      p.bytes_in = 4.0 * (n * (n + 1) / 2 + n);  // only the triangle moves
       p.bytes_out = 4.0 * n;
       copies = 3;
       break;
@@ -103,17 +110,46 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
     return p;
   }
   double transfer_us = 0;
-  if (!c.operands_on_device) {
-    // Pageable host data: staging copy, then DMA; the two run one after the other in today's module.
+  p.kernel_us = kernel_us;
+  if (c.operands_on_device) {
+    p.gpu_us = call_us_ + kernel_us;
+  } else if (c.routine == Routine::sgemm && p.bytes_in + p.bytes_out >= kPipelineBytes) {
+    // The tiled pipeline: transfers in both directions overlap the kernels; what shows is the slowest of the three
+    // streams plus filling (the first A and B panels, and C tile) and draining it (the last C tile).
+    // Both DMA directions run at once; staging copies of both directions share the host's cores and memory, so
+    // unless the operands are registered, their sum goes at the calibrated staging rate.
+    const double in_rate = h2d_gbs_ * 1e3, out_rate = d2h_gbs_ * 1e3;
+    const double staging = c.host_pinned ? 0.0 : (p.bytes_in + p.bytes_out) / (pageable_gbs_ * 1e3);
+    const double tm = std::min(m, kTile), tn = std::min(n, kTile);
+    const double first = 4.0 * (tm * k + k * tn + (c.reads_output ? tm * tn : 0)), last = 4.0 * tm * tn;
+    const double fill =
+        first / in_rate + last / out_rate + (c.host_pinned ? 0.0 : (first + last) / (pageable_gbs_ * 1e3));
+    const double steady = std::max({p.bytes_in / in_rate, p.bytes_out / out_rate, staging, kernel_us});
+    p.gpu_us = call_us_ + fill + steady;
+    transfer_us = p.gpu_us - call_us_ - kernel_us;
+  } else {
+    // Whole operands: staging copy, then DMA, one after the other (large ones overlap in pieces: conservative).
     const double in_rate = 1.0 / (1.0 / pageable_gbs_ + 1.0 / h2d_gbs_);
     const double out_rate = 1.0 / (1.0 / pageable_gbs_ + 1.0 / d2h_gbs_);
     transfer_us = p.bytes_in / (in_rate * 1e9) * 1e6 + p.bytes_out / (out_rate * 1e9) * 1e6 + (copies - 1) * copy_us_;
+    p.gpu_us = call_us_ + transfer_us + kernel_us;
   }
   p.transfer_us = transfer_us;
-  p.kernel_us = kernel_us;
-  p.gpu_us = call_us_ + transfer_us + kernel_us;
   p.gpu = prefers_gpu(p.cpu_us, p.gpu_us);
   return p;
+}
+
+double CostModel::hybrid_us(double cpu_us, double gpu_us, double* cpu_share) const {
+  // The GPU side keeps its fixed call cost and scales the rest; both sides end together when
+  // share * cpu_slowed = call + (1 - share) * (gpu - call).
+  const double cpu_slowed = cpu_us / kHybridCpuEfficiency;
+  const double variable = std::max(0.0, gpu_us - call_us_);
+  if (!(gpu_us > 0) || !(cpu_slowed > 0) || !std::isfinite(gpu_us) || gpu_us >= cpu_slowed) {
+    *cpu_share = gpu_us >= cpu_slowed ? 1 : 0;
+    return *cpu_share ? cpu_us : gpu_us;
+  }
+  *cpu_share = gpu_us / (cpu_slowed + variable);
+  return *cpu_share * cpu_slowed;
 }
 
 }  // namespace blasoffload::policy

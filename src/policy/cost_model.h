@@ -20,6 +20,7 @@ struct Call {
   bool reads_output = false;  // beta != 0 (sgemm C, sgemv y); strsv always reads x
   bool operands_on_device = false;  // every operand already in device memory: no transfer
   const void* operand[3] = {};      // A, B/x, C/y: the policy asks the module whether they are device memory
+  bool host_pinned = false;         // sgemm: every host operand registered for DMA: no staging copies
 };
 
 // The class's name in the policy file and the log ("sgemm.square", ...).
@@ -45,6 +46,11 @@ class CostModel {
   Prediction predict(const Call& c, double kernel_us) const;
   // The margin rule, for predictions the policy has corrected with measured times.
   bool prefers_gpu(double cpu_us, double gpu_us) const { return gpu_us < cpu_us * (1.0 - margin_); }
+  // The hybrid split of a call predicted at cpu_us on the CPU alone and gpu_us on the GPU alone: the CPU's share
+  // (so that both sides finish together) and the predicted time. The CPU BLAS runs slower beside the staging
+  // threads, which take cores and memory bandwidth: kHybridCpuEfficiency of its rate alone.
+  static constexpr double kHybridCpuEfficiency = 0.6;  // measured 0.55-0.8 on the lent H100 machine
+  double hybrid_us(double cpu_us, double gpu_us, double* cpu_share) const;
   // Predicted CPU time alone (the fast path of tiny calls and the floors use it).
   double cpu_us(ShapeClass cls, double size) const { return size / (cpu_rate(cls, size) * 1e9) * 1e6; }
   bool has_gpu() const { return has_gpu_; }

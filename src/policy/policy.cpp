@@ -22,6 +22,8 @@ constexpr int kClasses = int(ShapeClass::kCount);
 // Adaptive corrections stay within this factor of the calibration: a few unlucky timings cannot turn the model
 // upside down, and the floor below stays a true lower bound.
 constexpr double kMaxCorrection = 4.0;
+// A hybrid split must be predicted this much faster than the better side alone (it adds a second party to wait for).
+constexpr double kHybridMargin = 0.1;
 // Calls shorter than this are too noisy to learn from.
 constexpr double kLearnMinUs = 20.0;
 constexpr int kBuckets = 32;
@@ -249,7 +251,17 @@ Decision decide_auto(const Settings& s, const Call& c) {
   const CostModel* model = g->model.load(std::memory_order_acquire);
   auto predict = [&](const bo_cuda_module* mod) {
     const double kernel = mod ? mod->kernel_us(module_routine(c.routine), c.op, c.m, c.n, c.k) : 0.0;
-    const Prediction p = model->predict(c, std::max(kernel, 0.0));
+    Call cp = c;
+    // Host memory the module registered (or registers on this call: the mapping's second use) moves at the DMA rate,
+    // without staging copies; the registration itself (~58 ms per GiB, once per mapping) is left out. The spans
+    // asked about are the operands' element counts (a lower bound of their extent): a guess for the model only.
+    if (mod && c.routine == Routine::sgemm) {
+      const double el[3] = {double(c.m) * double(c.k), double(c.k) * double(c.n), double(c.m) * double(c.n)};
+      cp.host_pinned = true;
+      for (int q = 0; q < 3 && cp.host_pinned; ++q)
+        cp.host_pinned = c.operand[q] && mod->host_pinned(c.operand[q], int64_t(4 * el[q])) >= 1;
+    }
+    const Prediction p = model->predict(cp, std::max(kernel, 0.0));
     d.cls = std::uint8_t(p.cls);
     d.bucket = std::uint8_t(bucket(p.size));
     const auto& corr = g->corr[d.cls][d.bucket];
@@ -257,11 +269,26 @@ Decision decide_auto(const Settings& s, const Call& c) {
     const double gc = s.frozen || !mod ? 1.0 : corr[1].load(std::memory_order_relaxed);
     d.cpu_us = float(p.cpu_us * cc);
     d.gpu_us = float(p.gpu_us * gc);
+    d.cpu_share = 0;
+    if (c.routine == Routine::sgemm && s.hybrid_share != 0 && p.bytes_in + p.bytes_out > 0) {
+      // Sharing the call: the model's split, or the user's fixed one.
+      double share = 0;
+      double t = model->hybrid_us(d.cpu_us, d.gpu_us, &share);
+      if (s.hybrid_share > 0) {
+        share = s.hybrid_share;
+        t = std::max(share * d.cpu_us / CostModel::kHybridCpuEfficiency, (1 - share) * double(d.gpu_us));
+      }
+      if (share > 0 && share < 1 && t < std::min(d.cpu_us, d.gpu_us) * (1.0 - kHybridMargin)) {
+        d.cpu_share = float(share);
+        d.gpu_us = float(t);
+      }
+    }
     return model->prefers_gpu(d.cpu_us, d.gpu_us);
   };
   bool wants_gpu = predict(m);
   d.reason = Reason::kModel;
   d.learn = !s.frozen && (m || !wants_gpu);  // GPU estimates made before the module is up are optimistic bounds
+  if (d.cpu_share > 0 && wants_gpu) d.learn = false;  // a shared call's time says little about either side alone
   if (m || !wants_gpu) {
     d.target = wants_gpu ? Target::kGpu : Target::kCpu;
     return d;
@@ -313,7 +340,10 @@ void describe(const Settings& s, const Call& c, const Decision& d, char* buf, st
   const std::size_t r = index(c.routine);
   switch (d.reason) {
     case Reason::kMode:
-      std::snprintf(buf, size, "mode %s", mode_name(s.routine_mode[r]));
+      if (d.cpu_share > 0)
+        std::snprintf(buf, size, "mode %s, CPU share %.2f", mode_name(s.routine_mode[r]), double(d.cpu_share));
+      else
+        std::snprintf(buf, size, "mode %s", mode_name(s.routine_mode[r]));
       return;
     case Reason::kMinSize:
       std::snprintf(buf, size, "min-size %.0f %s %lld", double(d.size), d.target == Target::kGpu ? ">=" : "<",
@@ -332,7 +362,11 @@ void describe(const Settings& s, const Call& c, const Decision& d, char* buf, st
       break;
   }
   char model[96];
-  std::snprintf(model, sizeof model, "model: cpu %.3f ms, gpu %.3f ms", d.cpu_us * 1e-3, d.gpu_us * 1e-3);
+  if (d.cpu_share > 0)
+    std::snprintf(model, sizeof model, "model: cpu %.3f ms, hybrid %.3f ms with CPU share %.2f", d.cpu_us * 1e-3,
+                  d.gpu_us * 1e-3, double(d.cpu_share));
+  else
+    std::snprintf(model, sizeof model, "model: cpu %.3f ms, gpu %.3f ms", d.cpu_us * 1e-3, d.gpu_us * 1e-3);
   if (d.reason == Reason::kInitialising)
     std::snprintf(buf, size, "GPU initialising; %s", model);
   else if (d.reason == Reason::kAmortising)

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <functional>
 #include <mutex>
 #include <sstream>
@@ -15,7 +16,46 @@ const char* host_config(const char* key) { return std::getenv(key); }
 void host_log(int level, const char* msg) {
   if (level <= BO_LOG_SUMMARY || std::getenv("BO_GPU_TEST_VERBOSE")) std::fprintf(stderr, "[module] %s\n", msg);
 }
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log};
+
+std::atomic<int64_t> g_cpu_calls{0}, g_cpu_bad_calls{0};
+
+// The CPU BLAS the module lends work to: a plain column-major sgemm accumulating in double, so that the CPU's
+// share of a result is as exact as the test's reference. As in the reference BLAS, beta == 0 never reads C and
+// alpha == 0 never reads A or B.
+void host_cpu_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                    const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  g_cpu_calls.fetch_add(1);
+  auto op_ok = [](char t) { return t == 'N' || t == 'T' || t == 'C'; };
+  const int64_t a_rows = ta == 'N' ? m : k, b_rows = tb == 'N' ? k : n;
+  if (!op_ok(ta) || !op_ok(tb) || m < 0 || n < 0 || k < 0 || lda < std::max<int64_t>(1, a_rows) ||
+      ldb < std::max<int64_t>(1, b_rows) || ldc < std::max<int64_t>(1, m) || !c) {
+    g_cpu_bad_calls.fetch_add(1);
+    return;
+  }
+  std::vector<double> acc(size_t(std::max<int64_t>(m, 0)));
+  for (int64_t j = 0; j < n; ++j) {
+    std::fill(acc.begin(), acc.end(), 0.0);
+    if (alpha != 0.0f) {
+      if (ta == 'N') {
+        for (int64_t l = 0; l < k; ++l) {
+          const double bv = tb == 'N' ? b[l + j * ldb] : b[j + l * ldb];
+          for (int64_t i = 0; i < m; ++i) acc[i] += double(a[i + l * lda]) * bv;
+        }
+      } else {
+        for (int64_t i = 0; i < m; ++i) {
+          double s = 0;
+          for (int64_t l = 0; l < k; ++l) s += double(a[l + i * lda]) * (tb == 'N' ? b[l + j * ldb] : b[j + l * ldb]);
+          acc[i] = s;
+        }
+      }
+    }
+    float* cj = c + j * ldc;
+    for (int64_t i = 0; i < m; ++i)
+      cj[i] = beta == 0.0f ? float(double(alpha) * acc[i]) : float(double(alpha) * acc[i] + double(beta) * cj[i]);
+  }
+}
+
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_sgemm};
 
 std::string module_path() {
   if (const char* p = std::getenv("BO_GPU_TEST_MODULE")) return p;
@@ -31,6 +71,9 @@ std::string module_path() {
   return BO_CUDA_MODULE_PATH;
 }
 }  // namespace
+
+std::atomic<int64_t>& cpu_sgemm_calls() { return g_cpu_calls; }
+std::atomic<int64_t>& cpu_sgemm_bad_calls() { return g_cpu_bad_calls; }
 
 bool have_gpu() {
   static const bool yes = [] {

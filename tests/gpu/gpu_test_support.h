@@ -5,9 +5,11 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -27,6 +29,12 @@ struct Module {
 };
 const Module& module();  // loaded and init()'ed once
 bool have_gpu();         // a CUDA device is visible to this process
+
+// Calls the module made to the host services' cpu_sgemm (a double-accumulating reference, thread-safe): the
+// hybrid CPU share and the tiles finished on the CPU after a GPU failure. Tests read the counter before and after
+// a call; bad calls are those whose arguments break the BLAS rules (the reference then leaves C untouched).
+std::atomic<int64_t>& cpu_sgemm_calls();
+std::atomic<int64_t>& cpu_sgemm_bad_calls();
 
 #define GPU_TEST_PREAMBLE()                                                                  \
   do {                                                                                       \

@@ -430,14 +430,16 @@ void check_gemm(Mode mode, const bo_kernel_entry* kern, const GemmCase& c, bool 
   });
   auto run = [&](Image& ra, Image& rb, Image& rc) {
     if (mode == Mode::kModuleHost) {
-      EXPECT_EQ(module().mod->sgemm(c.ta, c.tb, c.m, c.n, c.k, c.alpha, ra.p(), lda, rb.p(), ldb, c.beta, rc.p(), ldc),
-                BO_CUDA_OK);
+      EXPECT_EQ(
+          module().mod->sgemm(c.ta, c.tb, c.m, c.n, c.k, c.alpha, ra.p(), lda, rb.p(), ldb, c.beta, rc.p(), ldc, 0.0),
+          BO_CUDA_OK);
       return;
     }
     DevImage da(ra), db(rb), dc(rc);
     if (mode == Mode::kModuleDevice) {
-      EXPECT_EQ(module().mod->sgemm(c.ta, c.tb, c.m, c.n, c.k, c.alpha, da.p(), lda, db.p(), ldb, c.beta, dc.p(), ldc),
-                BO_CUDA_OK);
+      EXPECT_EQ(
+          module().mod->sgemm(c.ta, c.tb, c.m, c.n, c.k, c.alpha, da.p(), lda, db.p(), ldb, c.beta, dc.p(), ldc, 0.0),
+          BO_CUDA_OK);
     } else {
       bo_kernel_args g{c.ta, c.tb, 0, c.m, c.n, c.k, c.alpha, c.beta, da.p(), lda, db.p(), ldb, dc.p(), ldc, 0, 0};
       ASSERT_TRUE(kern->can_implement(&g)) << "the test's can-check and the real operands disagree";

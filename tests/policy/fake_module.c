@@ -1,4 +1,4 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v2 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v3 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
@@ -137,9 +137,11 @@ static int fake_init(const struct bo_cuda_host_services* host) {
 }
 
 static int fake_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                      int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+                      int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, double cpu_share) {
   const int st = enter(BO_CUDA_SGEMM);
   if (st != BO_CUDA_OK) return st;
+  if (cpu_share < 0 || cpu_share >= 1) violation("sgemm cpu_share %g outside [0, 1)", cpu_share);
+  if (cpu_share > 0) trace("sgemm cpu_share %.2f", cpu_share);
   const int ta = is_trans(transa), tb = is_trans(transb);
   if (!strchr("NTC", transa) || !strchr("NTC", transb) || m <= 0 || n <= 0 || k < 0 || lda < max1(ta ? k : m) ||
       ldb < max1(tb ? n : k) || ldc < max1(m) || !c || (k > 0 && (!a || !b))) {
@@ -291,6 +293,17 @@ static int fake_measure(struct bo_cuda_rates* out) {
   return BO_CUDA_OK;
 }
 
+static int fake_host_pinned(const void* p, int64_t bytes) {
+  (void)p;
+  (void)bytes;
+  return env_flag("FAKE_CUDA_PINNED");
+}
+
+static int fake_last_sgemm_stats(struct bo_sgemm_stats* out) {
+  memset(out, 0, sizeof *out);
+  return 0;
+}
+
 static void fake_forked_child(void) {
   atomic_store(&g_state, kForked);
   trace("forked-child");
@@ -314,11 +327,13 @@ static const struct bo_cuda_module kModule = {
     fake_kernel_us,
     fake_is_device_pointer,
     fake_measure,
+    fake_host_pinned,
+    fake_last_sgemm_stats,
     fake_forked_child,
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v2(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v3(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 

@@ -535,6 +535,53 @@ TEST_F(PolicyProcess, PerRoutineGpuModeBeatsAuto) {
   EXPECT_EQ(Count(r, "sgemv"), 0) << r.Dump();
 }
 
+// BLASOFFLOAD_HYBRID=F gives every sgemm the GPU runs a CPU share F, and says so in the log.
+TEST_F(PolicyProcess, HybridFixedShareReachesTheModule) {
+  Env env = PolicyEnv(Hostile(), "frozen");
+  env["BLASOFFLOAD_SGEMM"] = "gpu";
+  env["BLASOFFLOAD_HYBRID"] = "0.4";
+  const Outcome r = RunProbe(env, Script("sgemm NN 384 384 384 sgemv N 2000 2000"));
+  ExpectProbePassed(r);
+  ExpectCalls(r, {{"gpu", "^mode gpu, CPU share 0.40$"}, {"cpu", kTiny}});
+  EXPECT_EQ(r.TraceCount("sgemm cpu_share 0.40"), 1) << r.Dump();
+}
+
+// When the CPU and the GPU would take about as long, auto mode shares the call, with the share the model's balance
+// gives (both sides finishing together); BLASOFFLOAD_HYBRID=off keeps it whole.
+TEST_F(PolicyProcess, HybridAutoSharesCallsWhereCpuAndGpuAreClose) {
+  PolicyFile p = Good();
+  // sgemm 512^3 moves 4 MiB: 800 ms over a 0.01 GB/s link, staged twice; the CPU at 0.335 GFLOP/s takes 800 ms.
+  p.link_gbs = 0.01;
+  p.call_overhead_us = 50;
+  p.cpu_gflops = 0.335;
+  const Outcome r = RunProbe(PolicyEnv(p, "frozen"), Script("sgemm NN 512 512 512"));
+  ExpectProbePassed(r);
+  ExpectCalls(r, {{"gpu", R"(^model: cpu [0-9.]+ ms, hybrid [0-9.]+ ms with CPU share 0\.(3|4|5)[0-9]$)"}});
+  EXPECT_EQ(Count(r, "sgemm"), 1) << r.Dump();
+  long shared = 0;
+  for (const std::string& t : r.trace) shared += t.rfind("sgemm cpu_share 0.", 0) == 0;
+  EXPECT_EQ(shared, 1) << r.Dump();
+
+  Env off = PolicyEnv(p, "frozen");
+  off["BLASOFFLOAD_HYBRID"] = "off";
+  const Outcome whole = RunProbe(off, Script("sgemm NN 512 512 512"));
+  ExpectProbePassed(whole);
+  ASSERT_EQ(whole.calls.size(), 1u) << whole.Dump();
+  EXPECT_EQ(whole.calls[0].reason.find("hybrid"), std::string::npos) << whole.Dump();
+  for (const std::string& t : whole.trace) EXPECT_EQ(t.rfind("sgemm cpu_share", 0), std::string::npos) << t;
+}
+
+TEST_F(PolicyProcess, HybridRejectsBadValues) {
+  Env env = PolicyEnv(Hostile(), "frozen");
+  env["BLASOFFLOAD_SGEMM"] = "gpu";
+  env["BLASOFFLOAD_HYBRID"] = "1.5";
+  const Outcome r = RunProbe(env, Script("sgemm NN 384 384 384"));
+  ExpectProbePassed(r);
+  ExpectCalls(r, {{"gpu", Mode("gpu")}});
+  // Warnings go where the log goes (BLASOFFLOAD_LOG_FILE here).
+  EXPECT_NE(r.log.find("BLASOFFLOAD_HYBRID=1.5 is not auto, off or a fraction"), std::string::npos) << r.Dump();
+}
+
 TEST_F(PolicyProcess, ModeCpuNeverLoadsTheModule) {
   Env env = PolicyEnv(Good(), "frozen");
   env["BLASOFFLOAD_MODE"] = "cpu";

@@ -17,7 +17,9 @@ const char* host_config(const char* key) { return std::getenv(key); }
 void host_log(int level, const char* message) {
   if (level <= 0) std::fprintf(stderr, "blasoffload-calibrate: %s\n", message);
 }
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log};
+// No CPU BLAS here: the measurements never need one (an engine failure then reports an error, which is all that
+// calibration needs).
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, nullptr};
 
 std::string self_dir() {
   char buf[4096];

@@ -26,6 +26,8 @@
 #include "kernels/tuned_select.h"
 #include "kernels/vendor_cublas.h"
 #include "offload/cuda_module_api.h"
+#include "offload/module/gemm_pipeline.h"
+#include "offload/module/staging_pool.h"
 
 namespace bok {
 const bo_kernel_registry* registry();
@@ -38,8 +40,11 @@ std::atomic<bool> g_forked{false};
 std::atomic<bool> g_broken{false};   // a sticky CUDA error happened: the device is no longer used
 std::atomic<bool> g_closing{false};  // shutdown() ran
 int g_device = 0;
+int g_device_count = 0;
+bool g_device_chosen = false;  // BLASOFFLOAD_DEVICE or an MPI local rank picked one GPU for this process
+thread_local bo_sgemm_stats t_last_sgemm{};
 size_t g_pinned_max = size_t(4) << 30;  // per slot; BLASOFFLOAD_PINNED_MAX_MB
-char g_name[256] = "blasoffload-cuda 0.2";
+char g_name[256] = "blasoffload-cuda 0.3";
 
 void logf(int level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void logf(int level, const char* fmt, ...) {
@@ -139,6 +144,7 @@ void pack_matrix(float* dst, const float* src, int64_t rows, int64_t cols, int64
   for (int64_t j = 0; j < cols; ++j) std::memcpy(dst + j * rows, src + j * ld, sizeof(float) * size_t(rows));
 }
 void unpack_matrix(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld) {
+  if (4 * rows * cols >= (int64_t(4) << 20)) return bom::unpack_block(dst, src, rows, cols, ld);
   for (int64_t j = 0; j < cols; ++j) std::memcpy(dst + j * ld, src + j * rows, sizeof(float) * size_t(rows));
 }
 // Logical order: dst[i] = element i of the BLAS vector (negative inc starts at the end).
@@ -159,11 +165,36 @@ void unpack_vector(float* dst, const float* src, int64_t n, int64_t inc) {
 
 // Stages a host matrix / strided vector into its pinned slice and queues the copy to the device. Does
 // nothing once an earlier step of the call has failed (the call will be handed to the CPU anyway).
+// Large operands go in column pieces: the staging threads pack piece p+1 while the DMA of piece p runs.
+constexpr int64_t kPieceBytes = int64_t(8) << 20;
 void upload_matrix(cudaError_t& e, float* pinned, float* dev, const float* src, int64_t rows, int64_t cols,
                    int64_t ld, cudaStream_t st) {
   if (e) return;
-  pack_matrix(pinned, src, rows, cols, ld);
-  e = cudaMemcpyAsync(dev, pinned, 4 * size_t(rows) * size_t(cols), cudaMemcpyHostToDevice, st);
+  if (4 * rows * cols < kPieceBytes) {
+    pack_matrix(pinned, src, rows, cols, ld);
+    e = cudaMemcpyAsync(dev, pinned, 4 * size_t(rows) * size_t(cols), cudaMemcpyHostToDevice, st);
+    return;
+  }
+  const int64_t step = std::max<int64_t>(1, kPieceBytes / (4 * rows));
+  for (int64_t j = 0; j < cols && !e; j += step) {
+    const int64_t w = std::min(step, cols - j);
+    bom::pack_block(pinned + j * rows, src + j * ld, rows, w, ld);
+    e = cudaMemcpyAsync(dev + j * rows, pinned + j * rows, 4 * size_t(rows) * size_t(w), cudaMemcpyHostToDevice, st);
+  }
+}
+// A triangle (strsv reads nothing else): column blocks as trapezoids, about half the square's bytes. The staged
+// copy keeps leading dimension n; the untouched part of it is never read.
+void upload_triangle(cudaError_t& e, float* pinned, float* dev, const float* src, int64_t n, int64_t ld, bool lower,
+                     cudaStream_t st) {
+  if (e) return;
+  const int64_t w = std::max<int64_t>(64, std::min<int64_t>(n, kPieceBytes / std::max<int64_t>(1, 4 * n)));
+  for (int64_t j = 0; j < n && !e; j += w) {
+    const int64_t cw = std::min(w, n - j);
+    const int64_t r0 = lower ? j : 0, r1 = lower ? n : std::min(n, j + cw);
+    bom::pack_block(pinned + r0 + j * n, src + r0 + j * ld, r1 - r0, cw, ld);
+    e = cudaMemcpy2DAsync(dev + r0 + j * n, 4 * size_t(n), pinned + r0 + j * n, 4 * size_t(n), 4 * size_t(r1 - r0),
+                          size_t(cw), cudaMemcpyHostToDevice, st);
+  }
 }
 void upload_vector(cudaError_t& e, float* pinned, float* dev, const float* src, int64_t n, int64_t inc,
                    cudaStream_t st) {
@@ -292,17 +323,20 @@ int init(const bo_cuda_host_services* host) {
       return BO_CUDA_NO_DEVICE;
     }
     how = "BLASOFFLOAD_DEVICE";
+    g_device_chosen = true;
   } else {
     for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MV2_COMM_WORLD_LOCAL_RANK"}) {
       long r = env_long(std::getenv(var), -1);
       if (r >= 0) {
         dev = r % count;
         how = var;
+        g_device_chosen = true;
         break;
       }
     }
   }
   g_device = int(dev);
+  g_device_count = count;
   if (const char* v = host && host->config ? host->config("BLASOFFLOAD_PINNED_MAX_MB") : nullptr) {
     long mb = env_long(v, -1);
     if (mb > 0) g_pinned_max = size_t(mb) << 20;
@@ -333,9 +367,105 @@ int init(const bo_cuda_host_services* host) {
 }
 
 // ---- The four routines. ----
-int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-          const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+// The engine's view of the module.
+void engine_log(int level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void engine_log(int level, const char* fmt, ...) {
+  if (!g_host) return;
+  char buf[768];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  g_host->log(level, buf);
+}
+void engine_error(int e) {
+  if (e != cudaErrorMemoryAllocation) g_broken.store(true);
+}
+
+// Devices the pipeline uses: BLASOFFLOAD_DEVICES, else all visible ones (the process's own GPU first), else only
+// the GPU chosen for this process (BLASOFFLOAD_DEVICE or an MPI local rank: ranks must not share every GPU).
+int pipeline_devices(int* out, int cap) {
+  const char* v = g_host && g_host->config ? g_host->config("BLASOFFLOAD_DEVICES") : nullptr;
+  int n = 0;
+  if (v && *v) {
+    const char* q = v;
+    while (*q && n < cap) {
+      char* end = nullptr;
+      const long d = std::strtol(q, &end, 10);
+      if (end == q || d < 0 || d >= g_device_count) {
+        static std::atomic<bool> warned{false};
+        if (!warned.exchange(true))
+          logf(0, "BLASOFFLOAD_DEVICES=%s: not a list of device indices below %d; using GPU %d only", v, g_device_count,
+               g_device);
+        out[0] = g_device;
+        return 1;
+      }
+      bool dup = false;
+      for (int i = 0; i < n; ++i) dup |= out[i] == int(d);
+      if (!dup) out[n++] = int(d);
+      q = *end == ',' ? end + 1 : end;
+      if (*end && *end != ',') break;
+    }
+    return n > 0 ? n : (out[0] = g_device, 1);
+  }
+  out[n++] = g_device;
+  if (!g_device_chosen)
+    for (int d = 0; d < g_device_count && n < cap; ++d)
+      if (d != g_device) out[n++] = d;
+  return n;
+}
+
+// Whether a host-operand sgemm goes through the tiled pipeline (BLASOFFLOAD_PIPELINE=auto|always|off).
+enum class PipelineUse { kNo, kYes, kIfDirectFails };
+PipelineUse pipeline_use(double host_bytes, double cpu_share, int devices) {
+  const char* v = g_host && g_host->config ? g_host->config("BLASOFFLOAD_PIPELINE") : nullptr;
+  if (v && std::strcmp(v, "off") == 0) return PipelineUse::kNo;
+  if (v && std::strcmp(v, "always") == 0) return PipelineUse::kYes;
+  if (cpu_share > 0) return PipelineUse::kYes;
+  const long min_mb = env_long(g_host && g_host->config ? g_host->config("BLASOFFLOAD_PIPELINE_MIN_MB") : nullptr, 32);
+  if (host_bytes >= double(min_mb) * 1048576.0) return PipelineUse::kYes;
+  (void)devices;
+  return PipelineUse::kIfDirectFails;
+}
+
+int sgemm_direct(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+
+int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
+          int64_t ldb, float beta, float* c, int64_t ldc, double cpu_share) {
   if (int g = gate()) return g;
+  t_last_sgemm = bo_sgemm_stats{};
+  const bool need_ab = alpha != 0.0f && k != 0;
+  const bool any_device = (need_ab && (on_device(a) || on_device(b))) || on_device(c);
+  PipelineUse use = PipelineUse::kNo;
+  int devs[16];
+  int ndev = 0;
+  if (!any_device) {
+    const double bytes = 4.0 * (double(m) * double(n) * (beta != 0.0f ? 2 : 1) +
+                                (need_ab ? double(m) * double(k) + double(k) * double(n) : 0.0));
+    ndev = pipeline_devices(devs, 16);
+    use = need_ab ? pipeline_use(bytes, cpu_share, ndev) : PipelineUse::kNo;
+  }
+  if (use == PipelineUse::kYes) {
+    bom::EngineHost eh{g_host, devs, ndev, engine_error, engine_log};
+    bom::GemmCall call{ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, cpu_share};
+    return bom::pipeline_sgemm(eh, call, &t_last_sgemm);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  int st = sgemm_direct(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (st == BO_CUDA_OUT_OF_MEMORY && use == PipelineUse::kIfDirectFails) {
+    // Too large for whole operands on the device: out-of-core tiles.
+    bom::EngineHost eh{g_host, devs, ndev, engine_error, engine_log};
+    bom::GemmCall call{ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0.0};
+    return bom::pipeline_sgemm(eh, call, &t_last_sgemm);
+  }
+  t_last_sgemm.devices = st == BO_CUDA_OK ? 1 : 0;
+  t_last_sgemm.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return st;
+}
+
+int sgemm_direct(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   CallScope cs("sgemm");
   Slot& s = cs.slot();
   const bool need_ab = alpha != 0.0f && k != 0;
@@ -385,6 +515,12 @@ int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const 
   if (!e) e = cudaStreamSynchronize(s.stream);
   if (e) return cs.fail(e);
   if (fc) unpack_matrix(c, pc, m, n, ldc);
+  t_last_sgemm.tiles = 1;
+  t_last_sgemm.tile_m = m;
+  t_last_sgemm.tile_n = n;
+  t_last_sgemm.k_passes = 1;
+  t_last_sgemm.bytes_h2d = 4.0 * double(fa + fb + (beta != 0.0f ? fc : 0));
+  t_last_sgemm.bytes_d2h = 4.0 * double(fc);
   return BO_CUDA_OK;
 }
 
@@ -466,7 +602,7 @@ int strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t l
   float *ga = dv.take<float>(4 * fa), *gx = dv.take<float>(4 * fx);
   void* gws = dv.take<char>(ws);
   if (fa) {
-    upload_matrix(e, pa, ga, a, n, n, lda, s.stream);
+    upload_triangle(e, pa, ga, a, n, lda, uplo == 'L', s.stream);
     args.a = ga;
   }
   if (fx) {
@@ -603,7 +739,7 @@ int measure(bo_cuda_rates* out) {
                     int64_t(bytes / 4));
       best_out = std::min(best_out, seconds_since(t0));
     }
-    out->pageable_gbs = double(bytes) / std::max(best_in, best_out) / 1e9;
+    out->pageable_gbs = double(bytes) / std::max(best_in, best_out) / 1e9;  // single-threaded, replaced below
     if (cudaGetLastError() != cudaSuccess) rc = BO_CUDA_LAUNCH_FAILED;
   }
   if (e0) cudaEventDestroy(e0);
@@ -627,11 +763,30 @@ int measure(bo_cuda_rates* out) {
   };
   float x[4] = {1, 2, 3, 4}, r = 0, a = 1, b = 2, c = 3;
   const double t_nrm = median_us([&] { return snrm2(4, x, 1, &r); });
-  const double t_gemm = median_us([&] { return sgemm('N', 'N', 1, 1, 1, 1.0f, &a, 1, &b, 1, 1.0f, &c, 1); });
+  const double t_gemm = median_us([&] { return sgemm('N', 'N', 1, 1, 1, 1.0f, &a, 1, &b, 1, 1.0f, &c, 1, 0.0); });
   if (t_nrm < 0 || t_gemm < 0) return BO_CUDA_LAUNCH_FAILED;
   out->call_overhead_us = t_nrm;
+  // What large host operands really move at: the engine's threaded staging overlapped with the DMA.
+  {
+    int dev = g_device;
+    bom::EngineHost eh{g_host, &dev, 1, engine_error, engine_log};
+    const double staged = bom::measure_staged_gbs(eh, int64_t(512) << 20);
+    if (staged > 0) out->pageable_gbs = staged;
+  }
   out->copy_latency_us = std::max(0.0, (t_gemm - t_nrm) / 3);
   return BO_CUDA_OK;
+}
+
+int host_pinned(const void* p, int64_t bytes) {
+  if (gate()) return 0;
+  const char* mode = g_host && g_host->config ? g_host->config("BLASOFFLOAD_PIN_HOST") : nullptr;
+  if (mode && std::strcmp(mode, "off") == 0) return 0;
+  return bom::host_range_state(p, bytes);
+}
+
+int last_sgemm_stats(bo_sgemm_stats* out) {
+  *out = t_last_sgemm;
+  return 0;
 }
 
 void forked_child() { g_forked.store(true); }
@@ -640,12 +795,24 @@ void forked_child() { g_forked.store(true); }
 // core's): touch nothing; the driver releases the context, memory and streams with the process.
 void shutdown() { g_closing.store(true); }
 
-const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,          init,    sgemm,        sgemv,   strsv, snrm2,
-                                kernel_us,           is_device_pointer, measure, forked_child, shutdown};
+const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
+                                g_name,
+                                init,
+                                sgemm,
+                                sgemv,
+                                strsv,
+                                snrm2,
+                                kernel_us,
+                                is_device_pointer,
+                                measure,
+                                host_pinned,
+                                last_sgemm_stats,
+                                forked_child,
+                                shutdown};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v2() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v3() {
   return &kModule;
 }
 

@@ -1,0 +1,50 @@
+// The tiled, pipelined sgemm for host operands: C tiles computed on one or more GPUs while their operands stream
+// in through pinned staging chunks and results stream back, optionally with a share of C computed by the CPU
+// BLAS at the same time; tiles a failing GPU did not write back are finished on the CPU.
+#pragma once
+
+#include <cstdint>
+
+#include "offload/cuda_module_api.h"
+
+namespace bom {
+
+struct GemmCall {
+  char ta, tb;
+  int64_t m, n, k;
+  float alpha;
+  const float* a;
+  int64_t lda;
+  const float* b;
+  int64_t ldb;
+  float beta;
+  float* c;
+  int64_t ldc;
+  double cpu_share;
+  bool stage_only = false;  // never DMA straight from registered host memory (measuring the staging path)
+};
+
+// What the engine needs from the rest of the module.
+struct EngineHost {
+  const bo_cuda_host_services* host;  // config, log, cpu_sgemm
+  const int* devices;                 // device ordinals to use
+  int device_count;
+  // Called with a real CUDA error (not an injected one): the module decides whether the device is still usable.
+  void (*on_cuda_error)(int cuda_error);
+  void (*log)(int level, const char* fmt, ...);
+};
+
+// Runs the call. BO_CUDA_OK: C is complete (possibly partly computed on the CPU after a GPU failure).
+// Anything else: C was not written (nothing could be started: no memory for the plan, no device).
+int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* stats);
+
+// The engine's staging rate for blasoffload-calibrate: bytes moved in plus bytes moved out per second when `bytes`
+// of pageable memory go to the first device and back through the staging pipeline (both directions share the
+// staging threads and the host's memory bandwidth).
+double measure_staged_gbs(const EngineHost& h, int64_t bytes);
+
+// 1: the engine moves [p, p + bytes) by DMA without staging; 2: not yet, but it will register the mapping on its
+// next use; 0: staged (host_pins.h).
+int host_range_state(const void* p, int64_t bytes);
+
+}  // namespace bom

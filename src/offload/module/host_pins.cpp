@@ -1,0 +1,316 @@
+// Reused host registrations, invalidated by userfaultfd events (see host_pins.h).
+#include "offload/module/host_pins.h"
+
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace bom {
+
+bool anonymous_mapping(const void* p, size_t len, uintptr_t* lo, uintptr_t* hi) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p), b = a + len;
+  FILE* f = std::fopen("/proc/self/maps", "re");
+  if (!f) return false;
+  char line[512];
+  bool ok = false;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long s = 0, e = 0, off = 0, inode = 0;
+    char perms[8] = {}, dev[16] = {};
+    int pos = 0;
+    if (std::sscanf(line, "%lx-%lx %7s %lx %15s %lu %n", &s, &e, perms, &off, dev, &inode, &pos) < 6) continue;
+    if (a < s || a >= e) continue;
+    const char* name = line + pos;
+    while (*name == ' ') ++name;
+    const bool anon_name = *name == '\n' || *name == '\0' || std::strncmp(name, "[heap]", 6) == 0;
+    ok = b <= e && std::strcmp(perms, "rw-p") == 0 && inode == 0 && anon_name;
+    *lo = s;
+    *hi = e;
+    break;
+  }
+  std::fclose(f);
+  return ok;
+}
+
+HostPins::HostPins(PinOps ops, int64_t budget_bytes) : ops_(ops), budget_(budget_bytes) {}
+
+void HostPins::start_tracking() {
+  started_ = true;
+#ifdef UFFD_USER_MODE_ONLY
+  const int flags = O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY;
+#else
+  const int flags = O_CLOEXEC | O_NONBLOCK;
+#endif
+  int fd = int(syscall(SYS_userfaultfd, flags));
+  if (fd < 0) fd = int(syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK));
+  if (fd < 0) {
+    why_not_ = std::string("userfaultfd unavailable (") + std::strerror(errno) + ")";
+    return;
+  }
+  uffdio_api api{};
+  api.api = UFFD_API;
+  api.features = UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP;
+  if (ioctl(fd, UFFDIO_API, &api) != 0) {
+    why_not_ = std::string("userfaultfd without unmap/remove/remap events (") + std::strerror(errno) + ")";
+    close(fd);
+    return;
+  }
+  uffd_ = fd;
+  // The reader keeps unmapping threads from waiting on us when no call is running; signals stay with the program.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t t;
+  if (pthread_create(&t, nullptr, &HostPins::reader_main, this) == 0)
+    pthread_detach(t);
+  else {
+    why_not_ = "no thread for userfaultfd events";
+    close(fd);
+    uffd_ = -1;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+void* HostPins::reader_main(void* self) {
+  HostPins* h = static_cast<HostPins*>(self);
+  pollfd pfd{h->uffd_, POLLIN, 0};
+  for (;;) {
+    if (poll(&pfd, 1, -1) < 0 && errno != EINTR) return nullptr;
+    h->read_events();
+  }
+}
+
+// The unmapping thread resumes as soon as its event is read; `reading_` stays set until the event is in pending_,
+// so a call that starts after the unmap returned waits for it (drain_locked) instead of missing it.
+void HostPins::read_events() {
+  uffd_msg msg[16];
+  for (;;) {
+    reading_.fetch_add(1);
+    const ssize_t r = read(uffd_, msg, sizeof msg);
+    if (r <= 0) {
+      reading_.fetch_sub(1);
+      return;  // EAGAIN: nothing pending
+    }
+    {
+      std::lock_guard<std::mutex> g(ev_mu_);
+      for (ssize_t i = 0; i < r / ssize_t(sizeof(uffd_msg)); ++i) {
+        const uffd_msg& m = msg[i];
+        std::pair<uintptr_t, uintptr_t> range;
+        if (m.event == UFFD_EVENT_UNMAP || m.event == UFFD_EVENT_REMOVE)
+          range = {uintptr_t(m.arg.remove.start), uintptr_t(m.arg.remove.end)};
+        else if (m.event == UFFD_EVENT_REMAP)
+          range = {uintptr_t(m.arg.remap.from), uintptr_t(m.arg.remap.from + m.arg.remap.len)};
+        else
+          continue;
+        if (n_pending_ < kPending)
+          pending_[n_pending_++] = range;
+        else
+          overflow_ = true;
+      }
+    }
+    reading_.fetch_sub(1);
+  }
+}
+
+bool HostPins::tracking(std::string* why) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!started_) start_tracking();
+  if (why) *why = why_not_;
+  return uffd_ >= 0;
+}
+
+void HostPins::poll_events() {
+  std::lock_guard<std::mutex> g(mu_);
+  drain_locked();
+}
+
+void HostPins::drain_locked() {
+  if (uffd_ < 0) return;
+  read_events();
+  while (reading_.load() > 0) sched_yield();  // the reader holds an event it has not filed yet
+  std::pair<uintptr_t, uintptr_t> ranges[kPending];
+  int n = 0;
+  bool all = false;
+  {
+    std::lock_guard<std::mutex> g(ev_mu_);
+    n = n_pending_;
+    std::copy(pending_, pending_ + n, ranges);
+    n_pending_ = 0;
+    all = overflow_;
+    overflow_ = false;
+  }
+  if (all) changed_locked(0, UINTPTR_MAX);
+  for (int i = 0; i < n; ++i) changed_locked(ranges[i].first, ranges[i].second);
+}
+
+void HostPins::changed_locked(uintptr_t lo, uintptr_t hi) {
+  for (Entry& e : entries_)
+    if (e.live && e.lo < hi && lo < e.hi) e.stale = true;
+  for (Seen& s : seen_)
+    if (s.lo < hi && lo < s.hi) {
+      s.uses = 0;
+      ++s.changes;
+    }
+  refused_.erase(
+      std::remove_if(refused_.begin(), refused_.end(),
+                     [&](const std::pair<uintptr_t, uintptr_t>& r) { return r.first < hi && lo < r.second; }),
+      refused_.end());
+}
+
+// Unpins what changed or was evicted once no call holds it.
+void HostPins::collect_locked() {
+  for (Entry& e : entries_) {
+    if (!e.live || !e.stale || e.refs > 0) continue;
+    ops_.unpin(reinterpret_cast<void*>(e.lo), e.hi - e.lo);
+    if (uffd_ >= 0) {
+      uffdio_range r{e.lo, e.hi - e.lo};
+      ioctl(uffd_, UFFDIO_UNREGISTER, &r);  // fails harmlessly when the mapping is gone
+    }
+    stats_.pinned_bytes -= int64_t(e.hi - e.lo);
+    e.live = false;
+  }
+}
+
+bool HostPins::register_locked(uintptr_t lo, uintptr_t hi) {
+  const int64_t len = int64_t(hi - lo);
+  if (len > budget_) return false;
+  // Room within the budget: least recently used first (only those no call holds).
+  while (stats_.pinned_bytes + len > budget_) {
+    Entry* victim = nullptr;
+    for (Entry& e : entries_)
+      if (e.live && !e.stale && e.refs == 0 && (!victim || e.last_use < victim->last_use)) victim = &e;
+    if (!victim) return false;
+    victim->stale = true;
+    ++stats_.evicted;
+    collect_locked();
+  }
+  uffdio_register reg{};
+  reg.range.start = lo;
+  reg.range.len = hi - lo;
+  reg.mode = UFFDIO_REGISTER_MODE_WP;  // never write-protected: only the mapping events are wanted
+  if (ioctl(uffd_, UFFDIO_REGISTER, &reg) != 0) return false;
+  if (!ops_.pin(reinterpret_cast<void*>(lo), size_t(len))) {
+    uffdio_range r{lo, hi - lo};
+    ioctl(uffd_, UFFDIO_UNREGISTER, &r);
+    return false;
+  }
+  Entry* slot = nullptr;
+  for (Entry& e : entries_)
+    if (!e.live) slot = &e;
+  if (!slot) {
+    entries_.emplace_back();
+    slot = &entries_.back();
+  }
+  *slot = Entry{lo, hi, 0, false, true, ++clock_};
+  stats_.pinned_bytes += len;
+  ++stats_.registrations;
+  // A change between reading the mapping and registering it is in the queue now.
+  drain_locked();
+  return !slot->stale;
+}
+
+HostPins::Lease HostPins::acquire(const void* p, size_t len) {
+  Lease l;
+  if (!p || len == 0) return l;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p), b = a + len;
+  std::lock_guard<std::mutex> g(mu_);
+  if (!started_) start_tracking();
+  drain_locked();
+  collect_locked();
+  // Never hand out anything overlapping a changed registration still held by another call.
+  for (const Entry& e : entries_)
+    if (e.live && e.stale && e.lo < b && a < e.hi) return l;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    if (e.live && !e.stale && e.lo <= a && b <= e.hi) {
+      ++e.refs;
+      e.last_use = ++clock_;
+      ++stats_.hits;
+      l.entry = int(i);
+      l.direct = true;
+      return l;
+    }
+  }
+  if (ops_.pinned_elsewhere && ops_.pinned_elsewhere(p) &&
+      ops_.pinned_elsewhere(reinterpret_cast<const void*>(b - 1))) {
+    l.direct = true;  // the program's own page-locked memory
+    return l;
+  }
+  if (uffd_ < 0) return l;
+  uintptr_t lo = 0, hi = 0;
+  if (!anonymous_mapping(p, len, &lo, &hi)) return l;
+  Seen* s = nullptr;
+  for (Seen& q : seen_)
+    if (q.lo == lo && q.hi == hi) s = &q;
+  if (!s) {
+    if (seen_.size() >= 256) seen_.erase(seen_.begin());
+    seen_.push_back(Seen{lo, hi, 0, 0});
+    s = &seen_.back();
+  }
+  // A mapping that keeps changing under us (freed and reallocated between calls) is not worth pinning.
+  if (++s->uses < 2 || s->changes >= 3) {
+    ++stats_.staged_first_use;
+    return l;
+  }
+  if (!register_locked(lo, hi)) return l;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    if (e.live && !e.stale && e.lo == lo && e.hi == hi) {
+      ++e.refs;
+      l.entry = int(i);
+      l.direct = true;
+      return l;
+    }
+  }
+  return l;
+}
+
+int HostPins::state(const void* p, size_t len) {
+  if (!p || len == 0) return 0;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p), b = a + len;
+  std::lock_guard<std::mutex> g(mu_);
+  if (!started_) start_tracking();
+  drain_locked();
+  for (const Entry& e : entries_)
+    if (e.live && e.lo < b && a < e.hi) return !e.stale && e.lo <= a && b <= e.hi ? 1 : 0;
+  if (uffd_ < 0) return 0;
+  for (const Seen& q : seen_)
+    if (q.lo <= a && b <= q.hi) return q.changes >= 3 ? 0 : 2;
+  for (const auto& r : refused_)
+    if (r.first <= a && b <= r.second) return 0;
+  uintptr_t lo = 0, hi = 0;
+  const bool ok = anonymous_mapping(p, len, &lo, &hi);
+  if (!ok) {
+    if (lo < hi && lo <= a && b <= hi) {
+      if (refused_.size() >= 64) refused_.erase(refused_.begin());
+      refused_.emplace_back(lo, hi);
+    }
+    return 0;
+  }
+  if (seen_.size() >= 256) seen_.erase(seen_.begin());
+  seen_.push_back(Seen{lo, hi, 0, 0});
+  return 2;
+}
+
+void HostPins::release(const Lease& l) {
+  if (l.entry < 0) return;
+  std::lock_guard<std::mutex> g(mu_);
+  --entries_[size_t(l.entry)].refs;
+}
+
+PinStats HostPins::stats() {
+  std::lock_guard<std::mutex> g(mu_);
+  return stats_;
+}
+
+}  // namespace bom

@@ -1,0 +1,102 @@
+// Registrations of the program's own host memory for direct DMA, reused across calls and dropped the moment the
+// memory behind them changes identity. No CUDA here (the pin/unpin operations are passed in), so CI tests it.
+//
+// Why this is safe: a registration pins the pages a virtual range had when it was registered. If the program then
+// unmaps, remaps or discards (MADV_DONTNEED) that range, the same addresses show new pages while a DMA through the
+// old registration would still use the old ones. So a range is registered only together with a userfaultfd
+// registration of its whole mapping that asks the kernel for UNMAP, REMAP and REMOVE events; the kernel holds the
+// unmapping thread until the event has been read, and events are read under the same lock that hands out
+// registrations, so no call can use a registration after its memory changed. Where userfaultfd is unavailable,
+// nothing is registered. Only private anonymous read-write mappings (malloc'd memory) are considered; never stacks,
+// files or shared memory. A mapping is registered the second time a call uses it (one-shot calls stage instead: a
+// registration costs ~58 ms per GiB), within a byte budget, least recently used first out.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace bom {
+
+struct PinOps {
+  bool (*pin)(void* base, size_t len);      // register for DMA; false when refused
+  void (*unpin)(void* base, size_t len);    // undo pin
+  bool (*pinned_elsewhere)(const void* p);  // the program registered or allocated this page itself
+};
+
+struct PinStats {
+  int64_t registrations = 0, dropped_changed = 0, evicted = 0, hits = 0, staged_first_use = 0;
+  int64_t pinned_bytes = 0;
+};
+
+class HostPins {
+ public:
+  // A hold on a range: while held, the range may be used for DMA; direct == false means "stage it".
+  struct Lease {
+    int entry = -1;  // ours; -1 for the program's own pinned memory or none
+    bool direct = false;
+  };
+
+  HostPins(PinOps ops, int64_t budget_bytes);
+  // [p, p + len): pinned and valid (ours or the program's), else registered now if it is the mapping's second use.
+  Lease acquire(const void* p, size_t len);
+  void release(const Lease& l);
+  // What a call on [p, p + len) would find: 1 registered (DMA without staging), 2 not yet but eligible (a private
+  // anonymous mapping, and changes can be tracked: a call registers it on the mapping's second use), 0 neither.
+  // Registers nothing; reads /proc/self/maps only for a mapping not seen before.
+  int state(const void* p, size_t len);
+  PinStats stats();
+  // False when userfaultfd is unavailable (then acquire only ever finds the program's own pinned memory); why.
+  bool tracking(std::string* why);
+  // Tests: consume pending kernel events now.
+  void poll_events();
+
+ private:
+  struct Entry {
+    uintptr_t lo = 0, hi = 0;
+    int refs = 0;
+    bool stale = false, live = false;
+    uint64_t last_use = 0;
+  };
+  struct Seen {
+    uintptr_t lo = 0, hi = 0;
+    int uses = 0, changes = 0;
+  };
+  void start_tracking();
+  void read_events();  // the reader's part: kernel events into pending_ (never takes mu_)
+  void drain_locked();
+  void changed_locked(uintptr_t lo, uintptr_t hi);
+  void collect_locked();
+  bool register_locked(uintptr_t lo, uintptr_t hi);
+  static void* reader_main(void* self);
+
+  PinOps ops_;
+  int64_t budget_;
+  std::mutex mu_;
+  // Events the reader took from the kernel, for the next call to apply. The reader never takes mu_: a thread holding
+  // mu_ may itself unmap registered memory (inside cudaHostRegister, say) and wait in the kernel until its event
+  // is read. A fixed ring, so that reading never allocates (an allocation could unmap and wait on the reader).
+  std::mutex ev_mu_;
+  std::atomic<int> reading_{0};  // threads between reading an event and filing it
+  static constexpr int kPending = 256;
+  std::pair<uintptr_t, uintptr_t> pending_[kPending];
+  int n_pending_ = 0;
+  bool overflow_ = false;  // more events than the ring holds: treat everything as changed
+  int uffd_ = -1;
+  bool started_ = false;
+  std::string why_not_;
+  std::vector<Entry> entries_;
+  std::vector<Seen> seen_;
+  std::vector<std::pair<uintptr_t, uintptr_t>> refused_;  // mappings found ineligible (until they change)
+  uint64_t clock_ = 0;
+  PinStats stats_;
+};
+
+// The private anonymous read-write mapping holding [p, p + len) entirely, from /proc/self/maps; false when there is
+// none (file, shared, stack, or the range crosses mappings).
+bool anonymous_mapping(const void* p, size_t len, uintptr_t* lo, uintptr_t* hi);
+
+}  // namespace bom

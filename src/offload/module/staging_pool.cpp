@@ -1,0 +1,232 @@
+// The module's host threads (see staging_pool.h). Threads are created on first use with every signal blocked
+// (the program's handlers must never run on them), detached, and never destroyed: at exit they sleep on a
+// condition variable and die with the process; a fork() child never uses them (the module is disabled there).
+#include "offload/module/staging_pool.h"
+
+#include <emmintrin.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+#include <xmmintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace bom {
+namespace {
+
+struct Job {
+  const std::function<void(int64_t)>* fn;
+  int64_t n;
+  std::atomic<int64_t> next{0};
+  int holders = 0;  // workers inside work_on(*this); guarded by the pool's mutex
+};
+
+// Claims and runs items of one job until none is left.
+void work_on(Job& j) {
+  for (int64_t i; (i = j.next.fetch_add(1, std::memory_order_relaxed)) < j.n;) (*j.fn)(i);
+}
+
+void spawn_blocked(void* (*main)(void*), void* arg) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t t;
+  if (pthread_create(&t, nullptr, main, arg) == 0) pthread_detach(t);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+class Pool {
+ public:
+  Pool() {
+    const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+    long n = std::min(8L, std::max(1L, cores / 2));
+    if (const char* v = std::getenv("BLASOFFLOAD_STAGING_THREADS")) {
+      char* end = nullptr;
+      long r = std::strtol(v, &end, 10);
+      if (end && *end == '\0' && r >= 1 && r <= 256) n = r;
+    }
+    threads_ = int(n) - 1;  // the caller is one of them
+    for (int i = 0; i < threads_; ++i) spawn_blocked(&Pool::main, this);
+  }
+  int threads() const { return threads_; }
+
+  void run(int64_t n, const std::function<void(int64_t)>& fn) {
+    if (n <= 0) return;
+    if (threads_ == 0 || n == 1) {
+      for (int64_t i = 0; i < n; ++i) fn(i);
+      return;
+    }
+    Job j;
+    j.fn = &fn;
+    j.n = n;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      jobs_.push_back(&j);
+    }
+    cv_.notify_all();
+    work_on(j);
+    // Every item is claimed; once no worker holds the job, every claimed item has finished.
+    std::unique_lock<std::mutex> g(mu_);
+    auto it = std::find(jobs_.begin(), jobs_.end(), &j);
+    if (it != jobs_.end()) jobs_.erase(it);  // no worker can pick it up any more
+    done_cv_.wait(g, [&] { return j.holders == 0; });
+  }
+
+ private:
+  static void* main(void* self) {
+    static_cast<Pool*>(self)->loop();
+    return nullptr;
+  }
+  void loop() {
+    std::unique_lock<std::mutex> g(mu_);
+    for (;;) {
+      cv_.wait(g, [&] { return !jobs_.empty(); });
+      Job* j = jobs_.front();
+      if (j->next.load() >= j->n) {  // exhausted: drop it so workers look at the next job
+        jobs_.pop_front();
+        continue;
+      }
+      ++j->holders;  // the job object lives until its owner sees no holder
+      g.unlock();
+      work_on(*j);
+      g.lock();
+      --j->holders;
+      done_cv_.notify_all();
+    }
+  }
+  int threads_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_, done_cv_;
+  std::deque<Job*> jobs_;
+};
+
+Pool& pool() {
+  static Pool* p = new Pool();  // never destroyed: workers may still sleep on it at exit
+  return *p;
+}
+
+// Persistent workers with a fixed index.
+struct Worker {
+  std::mutex mu;
+  std::condition_variable cv;
+  const std::function<void()>* task = nullptr;
+  bool busy = false;
+  static void* main(void* self) {
+    Worker* w = static_cast<Worker*>(self);
+    std::unique_lock<std::mutex> g(w->mu);
+    for (;;) {
+      w->cv.wait(g, [&] { return w->task != nullptr; });
+      const std::function<void()>* t = w->task;
+      g.unlock();
+      (*t)();
+      g.lock();
+      w->task = nullptr;
+      w->cv.notify_all();
+    }
+    return nullptr;
+  }
+};
+std::mutex g_workers_mu;
+std::vector<Worker*>* g_workers = nullptr;
+
+Worker* worker(int i) {
+  std::lock_guard<std::mutex> g(g_workers_mu);
+  if (!g_workers) g_workers = new std::vector<Worker*>();
+  while (int(g_workers->size()) <= i) {
+    Worker* w = new Worker();
+    g_workers->push_back(w);
+    spawn_blocked(&Worker::main, w);
+  }
+  return (*g_workers)[i];
+}
+
+}  // namespace
+
+void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) { pool().run(n, fn); }
+int staging_threads() { return pool().threads(); }
+
+void run_concurrently(const std::function<void()>* tasks, int count) {
+  std::vector<Worker*> used;
+  for (int i = 1; i < count; ++i) {
+    Worker* w = worker(i - 1);
+    std::unique_lock<std::mutex> g(w->mu);
+    w->cv.wait(g, [&] { return w->task == nullptr; });  // another caller's task on this worker: wait for it
+    w->task = &tasks[i];
+    w->cv.notify_all();
+    used.push_back(w);
+  }
+  if (count > 0) tasks[0]();
+  for (Worker* w : used) {
+    std::unique_lock<std::mutex> g(w->mu);
+    w->cv.wait(g, [&] { return w->task == nullptr; });
+  }
+}
+
+namespace {
+// Pieces of about 2 MiB: enough to amortise the hand-off, small enough to balance across threads.
+constexpr int64_t kPieceFloats = int64_t(1) << 19;
+
+// Streaming (non-temporal) stores: the destination is not read first, which saves a third of the memory traffic of
+// a plain copy; neither side of a staging copy is wanted in the cache afterwards. The fence makes the stores
+// visible before the thread reports the piece done (the DMA or the caller reads them next).
+void copy_stream(float* dst, const float* src, int64_t n) {
+  if (n < 4096) {
+    std::memcpy(dst, src, sizeof(float) * size_t(n));
+    return;
+  }
+  int64_t i = 0;
+  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 15) != 0; ++i) dst[i] = src[i];
+  for (; i + 16 <= n; i += 16) {
+    const __m128 a = _mm_loadu_ps(src + i), b = _mm_loadu_ps(src + i + 4), c = _mm_loadu_ps(src + i + 8),
+                 d = _mm_loadu_ps(src + i + 12);
+    _mm_stream_ps(dst + i, a);
+    _mm_stream_ps(dst + i + 4, b);
+    _mm_stream_ps(dst + i + 8, c);
+    _mm_stream_ps(dst + i + 12, d);
+  }
+  for (; i < n; ++i) dst[i] = src[i];
+  _mm_sfence();
+}
+
+template <bool kPack>
+void copy_block(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld) {
+  if (rows <= 0 || cols <= 0) return;
+  if (rows == ld || cols == 1) {  // one contiguous run: split it evenly
+    const int64_t total = rows * cols;
+    const int64_t pieces = std::max<int64_t>(1, total / kPieceFloats);
+    parallel_for(pieces, [&](int64_t p) {
+      const int64_t b = total * p / pieces, e = total * (p + 1) / pieces;
+      copy_stream(dst + b, src + b, e - b);
+    });
+    return;
+  }
+  const int64_t cols_per = std::max<int64_t>(1, kPieceFloats / rows);
+  const int64_t pieces = (cols + cols_per - 1) / cols_per;
+  parallel_for(pieces, [&](int64_t p) {
+    const int64_t c0 = p * cols_per, c1 = std::min(cols, c0 + cols_per);
+    for (int64_t j = c0; j < c1; ++j) {
+      if (kPack)
+        copy_stream(dst + j * rows, src + j * ld, rows);
+      else
+        copy_stream(dst + j * ld, src + j * rows, rows);
+    }
+  });
+}
+}  // namespace
+
+void pack_block(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld) {
+  copy_block<true>(dst, src, rows, cols, ld);
+}
+void unpack_block(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld) {
+  copy_block<false>(dst, src, rows, cols, ld);
+}
+
+}  // namespace bom

@@ -1,0 +1,28 @@
+// Host threads of the CUDA module: a pool that splits staging copies (pageable <-> pinned) across cores, and a
+// small set of persistent workers that run the other devices' drivers and the CPU share of a hybrid call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+namespace bom {
+
+// Runs fn(i) for i in [0, n) on the staging threads and the caller, and returns when all are done. Safe to call
+// from several threads at once (jobs queue; each caller also works on its own job, so none waits idle).
+// BLASOFFLOAD_STAGING_THREADS sets the pool size (default: half the cores, at most 8; read once).
+void parallel_for(int64_t n, const std::function<void(int64_t)>& fn);
+
+// Threads the pool uses besides the caller.
+int staging_threads();
+
+// Runs tasks[0] on the caller and tasks[i] on persistent worker i-1 (the same worker for the same index every
+// time, so that per-thread state such as a cuBLAS handle for device i is reused), and waits for all.
+void run_concurrently(const std::function<void()>* tasks, int count);
+
+// Copies a rows x cols column-major block between a matrix with leading dimension `ld` and a packed buffer
+// (leading dimension `rows`), split across the staging threads by columns (or by rows for a single tall column).
+void pack_block(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld);
+void unpack_block(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld);
+
+}  // namespace bom

@@ -1,0 +1,105 @@
+// The tiled sgemm schedule (see tile_plan.h).
+#include "offload/module/tile_plan.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace bom {
+namespace {
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+constexpr int64_t kAlign = 256;
+int64_t al(int64_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
+}  // namespace
+
+void Plan::item(int64_t w, int64_t* i0, int64_t* i1, int64_t* j) const {
+  const int64_t g = w / nt, c = w % nt;
+  *i0 = g * a_slots;
+  *i1 = std::min(mt, *i0 + a_slots);
+  *j = (g % 2 == 0) ? c : nt - 1 - c;
+}
+
+Plan make_plan(const PlanInput& in) {
+  Plan p;
+  p.m_ = in.m;
+  p.n_ = in.n;
+  p.k_ = in.k;
+  if (in.m <= 0 || in.n <= 0 || in.k <= 0) {
+    p.why = "empty product";
+    return p;
+  }
+  int64_t tile = std::max<int64_t>(1, in.tile);
+  // An output tile travels back through one pinned chunk.
+  while (tile > 1 && 4 * tile * tile > in.chunk_bytes) tile /= 2;
+  // K passes move C through the host once per pass, so tiles shrink to 512 first; below that only when not even a
+  // single K column of panels fits.
+  const int64_t pass_tile = std::min<int64_t>(tile, 512);
+  for (;;) {
+    const int64_t mb = std::min(tile, in.m), nb = std::min(tile, in.n);
+    const int64_t c_bytes = al(4 * mb * nb);
+    const int64_t fixed = p.c_slots * c_bytes + al(in.workspace_bytes);
+    const int64_t per_k = 4 * mb + p.b_slots * 4 * nb;  // one A panel and the B panels, per unit of K
+    const int64_t room = in.budget_bytes - fixed - 3 * kAlign;
+    const int64_t kc = room > 0 ? room / per_k : 0;
+    if (kc < in.k && tile > pass_tile) {
+      tile = std::max(pass_tile, tile / 2);
+      continue;
+    }
+    if (kc < 1) {
+      if (tile > 1) {
+        tile /= 2;
+        continue;
+      }
+      p.why = "device memory limit too small for one tile";
+      return p;
+    }
+    p.mb = mb;
+    p.nb = nb;
+    p.mt = cdiv(in.m, mb);
+    p.nt = cdiv(in.n, nb);
+    if (kc >= in.k) {
+      p.passes = 1;
+      p.kc = in.k;
+      const int64_t a_bytes = al(4 * mb * in.k), b_bytes = al(4 * in.k * nb);
+      p.a_slots = std::max<int64_t>(1, std::min(p.mt, (in.budget_bytes - fixed - p.b_slots * b_bytes) / a_bytes));
+    } else {
+      p.passes = cdiv(in.k, kc);  // balanced passes, each as deep as memory allows
+      p.kc = cdiv(in.k, p.passes);
+      p.a_slots = 1;
+    }
+    p.groups = cdiv(p.mt, p.a_slots);
+    p.bytes_needed = fixed + p.a_slots * al(4 * mb * p.kc) + p.b_slots * al(4 * p.kc * nb);
+    p.ok = true;
+    return p;
+  }
+}
+
+int64_t parse_bytes(const char* s) {
+  if (!s || !*s) return -1;
+  char* end = nullptr;
+  const double v = std::strtod(s, &end);
+  if (end == s || v < 0) return -1;
+  double mult = 1;
+  switch (std::toupper(static_cast<unsigned char>(*end))) {
+    case '\0':
+      break;
+    case 'K':
+      mult = 1024.0;
+      break;
+    case 'M':
+      mult = 1024.0 * 1024;
+      break;
+    case 'G':
+      mult = 1024.0 * 1024 * 1024;
+      break;
+    case 'T':
+      mult = 1024.0 * 1024 * 1024 * 1024;
+      break;
+    default:
+      return -1;
+  }
+  if (*end && end[1] && !(std::toupper(static_cast<unsigned char>(end[1])) == 'B' && !end[2])) return -1;
+  return int64_t(v * mult);
+}
+
+}  // namespace bom

@@ -1,0 +1,52 @@
+// The tiled sgemm schedule for host operands, as data: tile sizes, K passes, how many panels each device keeps,
+// and the order of work. Pure C++ (no CUDA) so CI tests it on machines without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bom {
+
+struct PlanInput {
+  int64_t m = 0, n = 0, k = 0;     // the GPU's part of C (m x n) and the inner dimension
+  bool reads_c = false;            // beta != 0
+  int64_t tile = 2048;             // requested edge of the C tiles
+  int64_t budget_bytes = 0;        // device memory the engine may use per device (panels, tiles, workspace)
+  int64_t workspace_bytes = 0;     // kernel scratch per device
+  int64_t chunk_bytes = 32 << 20;  // a pinned staging chunk: an output tile must fit in one
+};
+
+// C is cut into mt x nt tiles of mb x nb (the last row / column of tiles partial). op(A) is cut into mt row
+// panels (mb x kc) and op(B) into nt column panels (kc x nb). A device keeps up to `a_slots` A panels and two B
+// panels. Work items are (group of a_slots consecutive A panels) x (one B panel column): a device uploads the
+// group's A panels once and streams B panels past them, so A moves once per device and B once per group
+// (once in all when every A panel fits). When not even one panel pair fits, K is split into passes that each
+// accumulate into C (beta for the first pass, 1 after).
+struct Plan {
+  bool ok = false;
+  std::string why;  // when !ok
+  int64_t mb = 0, nb = 0, kc = 0;
+  int64_t mt = 0, nt = 0, passes = 0;
+  int64_t a_slots = 0, b_slots = 2, c_slots = 3;
+  int64_t groups = 0;        // ceil(mt / a_slots)
+  int64_t bytes_needed = 0;  // device memory for this plan, per device
+
+  int64_t tile_rows(int64_t i) const { return i + 1 < mt ? mb : m_ - i * mb; }
+  int64_t tile_cols(int64_t j) const { return j + 1 < nt ? nb : n_ - j * nb; }
+  int64_t pass_k0(int64_t p) const { return p * kc; }
+  int64_t pass_k(int64_t p) const { return p + 1 < passes ? kc : k_ - p * kc; }
+  int64_t items() const { return groups * nt; }
+  // Work item w: its group of A panels [i0, i1) and its B panel j. Columns snake from group to group so that
+  // consecutive items share a B panel.
+  void item(int64_t w, int64_t* i0, int64_t* i1, int64_t* j) const;
+
+  int64_t m_ = 0, n_ = 0, k_ = 0;
+};
+
+Plan make_plan(const PlanInput& in);
+
+// "8G", "512M", "300K", "123" (bytes); -1 when malformed.
+int64_t parse_bytes(const char* s);
+
+}  // namespace bom

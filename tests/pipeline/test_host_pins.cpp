@@ -1,0 +1,226 @@
+// Reused host registrations (host_pins): registered on a mapping's second use, found again after that, and never
+// handed out once the memory behind them was unmapped, remapped or discarded, whatever thread did it. The pin
+// operations are counted stand-ins (no GPU here); the kernel's userfaultfd events are real.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "offload/module/host_pins.h"
+
+namespace bom {
+namespace {
+
+std::mutex g_mu;
+std::multiset<uintptr_t>* g_pinned = new std::multiset<uintptr_t>();
+std::atomic<int> g_pins{0}, g_unpins{0};
+bool FakePin(void* base, size_t) {
+  std::lock_guard<std::mutex> g(g_mu);
+  g_pinned->insert(reinterpret_cast<uintptr_t>(base));
+  g_pins++;
+  return true;
+}
+void FakeUnpin(void* base, size_t) {
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = g_pinned->find(reinterpret_cast<uintptr_t>(base));
+  ASSERT_NE(it, g_pinned->end()) << "unpin of a range never pinned";
+  g_pinned->erase(it);
+  g_unpins++;
+}
+bool NotPinnedElsewhere(const void*) { return false; }
+
+constexpr size_t kLen = size_t(16) << 20;
+
+class HostPinsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pins_ = new HostPins(PinOps{FakePin, FakeUnpin, NotPinnedElsewhere}, int64_t(1) << 30);
+    std::string why;
+    if (!pins_->tracking(&why)) GTEST_SKIP() << "no userfaultfd here (" << why << "): registrations are disabled";
+    g_pins = 0;
+    g_unpins = 0;
+  }
+  // A fresh private anonymous mapping, touched, followed by an inaccessible page so that the kernel does not merge
+  // it with a neighbour (merged mappings are registered as one).
+  static char* Map(size_t len = kLen, void* at = nullptr) {
+    void* p = mmap(at, len + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED_NOREPLACE : 0),
+                   -1, 0);
+    EXPECT_NE(p, MAP_FAILED);
+    EXPECT_EQ(mprotect(static_cast<char*>(p) + len, 4096, PROT_NONE), 0);
+    std::memset(p, 1, len);
+    return static_cast<char*>(p);
+  }
+  // Uses a range once, as an engine call does.
+  bool Use(const void* p, size_t len) {
+    const HostPins::Lease l = pins_->acquire(p, len);
+    pins_->release(l);
+    return l.direct;
+  }
+  HostPins* pins_ = nullptr;  // leaked: its event thread lives on
+};
+
+TEST_F(HostPinsTest, SecondUseRegistersTheWholeMappingOnce) {
+  char* p = Map();
+  EXPECT_FALSE(Use(p + 4096, 1 << 20));  // first use: staged
+  EXPECT_EQ(g_pins.load(), 0);
+  EXPECT_TRUE(Use(p + 8192, 1 << 20));  // second: registered
+  EXPECT_TRUE(Use(p, kLen));            // any part of the mapping afterwards
+  EXPECT_EQ(g_pins.load(), 1);
+  EXPECT_EQ(pins_->stats().registrations, 1);
+  munmap(p, kLen + 4096);
+}
+
+TEST_F(HostPinsTest, StateTellsEligibleRegisteredAndNever) {
+  char* p = Map();
+  EXPECT_EQ(pins_->state(p, kLen), 2);  // eligible, not registered
+  EXPECT_EQ(g_pins.load(), 0) << "state() must not register";
+  Use(p, kLen);
+  Use(p, kLen);
+  EXPECT_EQ(pins_->state(p + 100, 4096), 1);
+  float stack[1024] = {};
+  EXPECT_EQ(pins_->state(stack, sizeof stack), 0);
+  ASSERT_EQ(madvise(p, 4096, MADV_DONTNEED), 0);
+  EXPECT_EQ(pins_->state(p, kLen), 0) << "a changed registration still held or unpinned is not direct";
+  munmap(p, kLen + 4096);
+}
+
+TEST_F(HostPinsTest, UnmapThenNewMappingAtTheSameAddressIsNeverServedByTheOldRegistration) {
+  char* p = Map();
+  Use(p, kLen);
+  ASSERT_TRUE(Use(p, kLen));
+  ASSERT_EQ(munmap(p, kLen + 4096), 0);
+  char* q = Map(kLen, p);  // the same addresses, new pages
+  ASSERT_EQ(q, p);
+  EXPECT_FALSE(Use(q, kLen)) << "the old registration was handed out for new memory";
+  EXPECT_EQ(g_unpins.load(), 1);
+  munmap(q, kLen + 4096);
+}
+
+TEST_F(HostPinsTest, DiscardedPagesDropTheRegistration) {
+  char* p = Map();
+  Use(p, kLen);
+  ASSERT_TRUE(Use(p, kLen));
+  ASSERT_EQ(madvise(p + kLen / 2, 4096, MADV_DONTNEED), 0);
+  EXPECT_FALSE(Use(p, kLen));
+  EXPECT_EQ(g_unpins.load(), 1);
+  munmap(p, kLen + 4096);
+}
+
+TEST_F(HostPinsTest, RemappedMemoryDropsTheRegistration) {
+  char* p = Map();
+  Use(p, kLen);
+  ASSERT_TRUE(Use(p, kLen));
+  void* q = mremap(p, kLen, 2 * kLen, MREMAP_MAYMOVE);  // the guard page forces a move
+  ASSERT_NE(q, MAP_FAILED);
+  pins_->poll_events();
+  EXPECT_EQ(g_unpins.load(), 0) << "unpinned only when a call next looks";
+  EXPECT_FALSE(Use(q, kLen));
+  EXPECT_EQ(g_unpins.load(), 1);
+  munmap(q, 2 * kLen);
+  munmap(p + kLen, 4096);
+}
+
+TEST_F(HostPinsTest, AnUnmapByAnotherThreadIsSeenBeforeTheNextCall) {
+  char* p = Map();
+  Use(p, kLen);
+  ASSERT_TRUE(Use(p, kLen));
+  std::thread([&] { ASSERT_EQ(munmap(p, kLen + 4096), 0); }).join();  // returns only after the event was read
+  char* q = Map(kLen, p);
+  EXPECT_FALSE(Use(q, kLen));
+  munmap(q, kLen + 4096);
+}
+
+TEST_F(HostPinsTest, ChangedWhileHeldIsNotHandedOutAndUnpinnedAfterRelease) {
+  char* p = Map();
+  Use(p, kLen);
+  const HostPins::Lease held = pins_->acquire(p, kLen);
+  ASSERT_TRUE(held.direct);
+  ASSERT_EQ(madvise(p, 4096, MADV_DONTNEED), 0);
+  EXPECT_FALSE(Use(p, kLen));
+  EXPECT_EQ(g_unpins.load(), 0) << "unpinned under a running call";
+  pins_->release(held);
+  Use(p, 4096);
+  EXPECT_EQ(g_unpins.load(), 1);
+  munmap(p, kLen + 4096);
+}
+
+// Registering may itself unmap registered memory (the driver frees inside cudaHostRegister): the kernel then waits
+// until the event is read, which must not need the lock the registering thread holds.
+char* g_unmap_inside_pin = nullptr;
+bool PinThatUnmaps(void* base, size_t len) {
+  if (g_unmap_inside_pin) {
+    munmap(g_unmap_inside_pin, kLen + 4096);
+    g_unmap_inside_pin = nullptr;
+  }
+  return FakePin(base, len);
+}
+
+TEST_F(HostPinsTest, AnUnmapInsideRegisteringDoesNotDeadlock) {
+  delete pins_;
+  pins_ = new HostPins(PinOps{PinThatUnmaps, FakeUnpin, NotPinnedElsewhere}, int64_t(1) << 30);
+  char* x = Map();
+  char* y = Map();
+  Use(x, kLen);
+  ASSERT_TRUE(Use(x, kLen));
+  g_unmap_inside_pin = x;
+  Use(y, kLen);
+  EXPECT_TRUE(Use(y, kLen));  // registers y, unmapping x on the way
+  EXPECT_EQ(g_unmap_inside_pin, nullptr);
+  char* x2 = Map(kLen, x);
+  EXPECT_FALSE(Use(x2, kLen)) << "x's registration survived its unmapping";
+  munmap(x2, kLen + 4096);
+  munmap(y, kLen + 4096);
+}
+
+TEST_F(HostPinsTest, StackSharedAndFileMemoryAreNeverRegistered) {
+  float stack[4096];
+  std::memset(stack, 0, sizeof stack);
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(Use(stack, sizeof stack));
+  void* shared = mmap(nullptr, kLen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(shared, MAP_FAILED);
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(Use(shared, kLen));
+  EXPECT_EQ(g_pins.load(), 0);
+  munmap(shared, kLen);
+  uintptr_t lo, hi;
+  EXPECT_FALSE(anonymous_mapping(stack, sizeof stack, &lo, &hi));
+}
+
+TEST_F(HostPinsTest, BudgetEvictsTheLeastRecentlyUsed) {
+  delete pins_;
+  pins_ = new HostPins(PinOps{FakePin, FakeUnpin, NotPinnedElsewhere}, int64_t(2 * kLen + 3 * 4096));
+  char* m[3] = {Map(), Map(), Map()};
+  for (char* p : {m[0], m[1]}) {
+    Use(p, kLen);
+    ASSERT_TRUE(Use(p, kLen));
+  }
+  Use(m[0], kLen);  // m[1] is now the least recently used
+  Use(m[2], kLen);
+  EXPECT_TRUE(Use(m[2], kLen));
+  EXPECT_EQ(g_unpins.load(), 1);
+  EXPECT_TRUE(Use(m[0], kLen));
+  EXPECT_EQ(pins_->stats().evicted, 1);
+  for (char* p : m) munmap(p, kLen + 4096);
+}
+
+TEST_F(HostPinsTest, SixteenThreadsOnOverlappingBlocksRegisterOnce) {
+  char* p = Map();
+  std::vector<std::thread> ts;
+  std::atomic<int> direct{0};
+  for (int t = 0; t < 16; ++t)
+    ts.emplace_back([&, t] {
+      for (int r = 0; r < 20; ++r) direct += Use(p + t * 4096, kLen / 2);
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(g_pins.load(), 1);
+  EXPECT_GE(direct.load(), 16 * 20 - 1);
+  munmap(p, kLen + 4096);
+}
+
+}  // namespace
+}  // namespace bom

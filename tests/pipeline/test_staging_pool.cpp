@@ -1,0 +1,66 @@
+// The staging threads: parallel_for runs every item exactly once, also from many threads at once; pack/unpack
+// copy exactly the block and nothing around it; run_concurrently runs each task once on a fixed worker.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "offload/module/staging_pool.h"
+
+namespace bom {
+namespace {
+
+TEST(StagingPool, EveryItemOnce) {
+  for (int64_t n : {0, 1, 2, 7, 1000, 100000}) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    parallel_for(n, [&](int64_t i) { hits[size_t(i)].fetch_add(1); });
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)].load(), 1) << "n=" << n << " i=" << i;
+  }
+}
+
+TEST(StagingPool, ManyCallersAtOnce) {
+  std::vector<std::thread> ts;
+  std::atomic<int64_t> total{0};
+  for (int t = 0; t < 16; ++t)
+    ts.emplace_back([&] {
+      for (int rep = 0; rep < 50; ++rep) parallel_for(257, [&](int64_t) { total.fetch_add(1); });
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(total.load(), 16 * 50 * 257);
+}
+
+// A strided block between sentinel-filled neighbours: pack reads only the block, unpack writes only the block.
+TEST(StagingPool, PackUnpackTouchOnlyTheBlock) {
+  for (int64_t rows : {1, 3, 1000, 700000}) {
+    const int64_t cols = rows > 1000 ? 3 : 17, ld = rows + 5;
+    std::vector<float> src(size_t(ld * cols + 10), NAN);
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = 0; i < rows; ++i) src[size_t(j * ld + i)] = float(i + 7 * j);
+    std::vector<float> packed(size_t(rows * cols), -1.0f);
+    pack_block(packed.data(), src.data(), rows, cols, ld);
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = 0; i < rows; ++i) ASSERT_EQ(packed[size_t(j * rows + i)], float(i + 7 * j));
+    std::vector<float> dst(src.size(), -2.0f);
+    unpack_block(dst.data(), packed.data(), rows, cols, ld);
+    for (int64_t p = 0; p < int64_t(dst.size()); ++p) {
+      const int64_t j = p / ld, i = p % ld;
+      if (j < cols && i < rows)
+        ASSERT_EQ(dst[size_t(p)], float(i + 7 * j));
+      else
+        ASSERT_EQ(dst[size_t(p)], -2.0f) << "wrote outside the block at " << p;
+    }
+  }
+}
+
+TEST(StagingPool, RunConcurrentlyRunsEachTaskOnce) {
+  std::atomic<int> count[4] = {};
+  std::vector<std::function<void()>> tasks;
+  for (int i = 0; i < 4; ++i) tasks.push_back([&, i] { count[i].fetch_add(1); });
+  for (int rep = 0; rep < 100; ++rep) run_concurrently(tasks.data(), int(tasks.size()));
+  for (auto& c : count) EXPECT_EQ(c.load(), 100);
+}
+
+}  // namespace
+}  // namespace bom

@@ -1,0 +1,181 @@
+// The tiled sgemm schedule: every plan fits its device budget, covers C exactly once per K pass, keeps the K
+// passes contiguous, and moves A and B no more often than the schedule promises.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <utility>
+
+#include "offload/module/tile_plan.h"
+
+namespace bom {
+namespace {
+
+constexpr int64_t kMiB = int64_t(1) << 20;
+
+// Replays the work items as one device driver does (A panel i in slot i % a_slots, B panels in two slots, the
+// older one replaced) and counts uploads; checks that every tile is computed exactly once.
+struct Replay {
+  int64_t a_uploads = 0, b_uploads = 0;
+  bool each_tile_once = true;
+};
+Replay replay(const Plan& p) {
+  Replay r;
+  std::vector<int64_t> a_slot(size_t(p.a_slots), -1), b_slot(2, -1);
+  int last_b = -1;
+  std::map<std::pair<int64_t, int64_t>, int> seen;
+  for (int64_t w = 0; w < p.items(); ++w) {
+    int64_t i0, i1, j;
+    p.item(w, &i0, &i1, &j);
+    int bs = -1;
+    for (int q = 0; q < 2; ++q)
+      if (b_slot[q] == j) bs = q;
+    if (bs < 0) {
+      bs = (last_b + 1) % 2;
+      b_slot[bs] = j;
+      ++r.b_uploads;
+    }
+    last_b = bs;
+    for (int64_t i = i0; i < i1; ++i) {
+      if (a_slot[i % p.a_slots] != i) {
+        a_slot[i % p.a_slots] = i;
+        ++r.a_uploads;
+      }
+      ++seen[{i, j}];
+    }
+  }
+  r.each_tile_once = int64_t(seen.size()) == p.mt * p.nt;
+  for (auto& kv : seen) r.each_tile_once &= kv.second == 1;
+  return r;
+}
+
+TEST(TilePlan, InCoreMovesEveryPanelOnce) {
+  PlanInput in;
+  in.m = in.n = in.k = 8192;
+  in.budget_bytes = 60 * 1024 * kMiB;
+  const Plan p = make_plan(in);
+  ASSERT_TRUE(p.ok) << p.why;
+  EXPECT_EQ(p.mb, 2048);
+  EXPECT_EQ(p.nb, 2048);
+  EXPECT_EQ(p.passes, 1);
+  EXPECT_EQ(p.a_slots, p.mt);  // all of A stays
+  const Replay r = replay(p);
+  EXPECT_TRUE(r.each_tile_once);
+  EXPECT_EQ(r.a_uploads, p.mt);
+  EXPECT_EQ(r.b_uploads, p.nt);
+  EXPECT_LE(p.bytes_needed, in.budget_bytes);
+}
+
+TEST(TilePlan, OutOfCoreKeepsGroupsOfA) {
+  // n = 49152 under 8 GiB: panels of 2048 x 49152 are 384 MiB; A cannot stay whole.
+  PlanInput in;
+  in.m = in.n = in.k = 49152;
+  in.budget_bytes = 8 * 1024 * kMiB;
+  const Plan p = make_plan(in);
+  ASSERT_TRUE(p.ok) << p.why;
+  EXPECT_EQ(p.passes, 1);
+  EXPECT_GT(p.a_slots, 1);
+  EXPECT_LT(p.a_slots, p.mt);
+  EXPECT_LE(p.bytes_needed, in.budget_bytes);
+  const Replay r = replay(p);
+  EXPECT_TRUE(r.each_tile_once);
+  EXPECT_EQ(r.a_uploads, p.mt);  // A once in all
+  // B once per group, less the two panels still held at each snake turn.
+  EXPECT_EQ(r.b_uploads, p.groups * p.nt - 2 * (p.groups - 1));
+}
+
+TEST(TilePlan, SplitsKWhenNoPanelPairFits) {
+  PlanInput in;
+  in.m = in.n = 300;
+  in.k = 100000;
+  in.tile = 64;
+  in.budget_bytes = 2 * kMiB;
+  const Plan p = make_plan(in);
+  ASSERT_TRUE(p.ok) << p.why;
+  EXPECT_GT(p.passes, 1);
+  EXPECT_LE(p.bytes_needed, in.budget_bytes);
+  int64_t covered = 0;
+  for (int64_t q = 0; q < p.passes; ++q) {
+    EXPECT_EQ(p.pass_k0(q), covered);
+    EXPECT_GT(p.pass_k(q), 0);
+    covered += p.pass_k(q);
+  }
+  EXPECT_EQ(covered, in.k);
+}
+
+TEST(TilePlan, PartialTilesCoverCExactly) {
+  PlanInput in;
+  in.m = 101;
+  in.n = 83;
+  in.k = 59;
+  in.tile = 37;
+  in.budget_bytes = 64 * kMiB;
+  const Plan p = make_plan(in);
+  ASSERT_TRUE(p.ok) << p.why;
+  EXPECT_EQ(p.mt, 3);
+  EXPECT_EQ(p.nt, 3);
+  EXPECT_EQ(p.tile_rows(2), 101 - 74);
+  EXPECT_EQ(p.tile_cols(2), 83 - 74);
+  int64_t rows = 0, cols = 0;
+  for (int64_t i = 0; i < p.mt; ++i) rows += p.tile_rows(i);
+  for (int64_t j = 0; j < p.nt; ++j) cols += p.tile_cols(j);
+  EXPECT_EQ(rows, in.m);
+  EXPECT_EQ(cols, in.n);
+  EXPECT_TRUE(replay(p).each_tile_once);
+}
+
+TEST(TilePlan, OutputTileFitsAChunk) {
+  PlanInput in;
+  in.m = in.n = in.k = 20000;
+  in.tile = 8192;  // 256 MiB per tile: too large for a 32 MiB chunk
+  in.budget_bytes = 60 * 1024 * kMiB;
+  const Plan p = make_plan(in);
+  ASSERT_TRUE(p.ok);
+  EXPECT_LE(4 * p.mb * p.nb, in.chunk_bytes);
+}
+
+TEST(TilePlan, RefusesWhatCannotFit) {
+  PlanInput in;
+  in.m = in.n = in.k = 1000;
+  in.budget_bytes = 1000;
+  const Plan p = make_plan(in);
+  EXPECT_FALSE(p.ok);
+  EXPECT_FALSE(p.why.empty());
+}
+
+TEST(TilePlan, RandomShapesRespectTheBudget) {
+  std::mt19937_64 rng(7);
+  for (int t = 0; t < 2000; ++t) {
+    PlanInput in;
+    in.m = 1 + int64_t(rng() % 5000);
+    in.n = 1 + int64_t(rng() % 5000);
+    in.k = 1 + int64_t(rng() % 20000);
+    in.tile = 1 + int64_t(rng() % 3000);
+    in.budget_bytes = int64_t(64 * 1024) + int64_t(rng() % (512 * kMiB));
+    in.workspace_bytes = int64_t(rng() % kMiB);
+    const Plan p = make_plan(in);
+    if (!p.ok) continue;
+    ASSERT_LE(p.bytes_needed, in.budget_bytes) << in.m << "x" << in.n << "x" << in.k << " tile " << in.tile;
+    ASSERT_GE(p.a_slots, 1);
+    ASSERT_LE(p.a_slots, p.mt);
+    ASSERT_EQ(p.groups * p.a_slots >= p.mt, true);
+    ASSERT_TRUE(replay(p).each_tile_once);
+  }
+}
+
+TEST(ParseBytes, Suffixes) {
+  EXPECT_EQ(parse_bytes("123"), 123);
+  EXPECT_EQ(parse_bytes("8G"), 8 * 1024 * kMiB);
+  EXPECT_EQ(parse_bytes("8GB"), 8 * 1024 * kMiB);
+  EXPECT_EQ(parse_bytes("512m"), 512 * kMiB);
+  EXPECT_EQ(parse_bytes("1.5K"), 1536);
+  EXPECT_EQ(parse_bytes("x"), -1);
+  EXPECT_EQ(parse_bytes("8Q"), -1);
+  EXPECT_EQ(parse_bytes(""), -1);
+  EXPECT_EQ(parse_bytes(nullptr), -1);
+}
+
+}  // namespace
+}  // namespace bom
