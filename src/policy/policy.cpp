@@ -255,10 +255,12 @@ Decision decide_auto(const Settings& s, const Call& c) {
     // Host memory the module registered (or registers on this call: the mapping's second use) moves at the DMA rate,
     // without staging copies; the registration itself (~58 ms per GiB, once per mapping) is left out. The spans
     // asked about are the operands' element counts (a lower bound of their extent): a guess for the model only.
-    if (mod && c.routine == Routine::sgemm) {
+    // Before the module is up nothing can be asked: the estimate that decides whether starting it is worth its
+    // one-time cost assumes registrable memory (malloc'd arrays are); decisions once it is up ask.
+    if (c.routine == Routine::sgemm) {
       const double el[3] = {double(c.m) * double(c.k), double(c.k) * double(c.n), double(c.m) * double(c.n)};
       cp.host_pinned = true;
-      for (int q = 0; q < 3 && cp.host_pinned; ++q)
+      for (int q = 0; q < 3 && cp.host_pinned && mod; ++q)
         cp.host_pinned = c.operand[q] && mod->host_pinned(c.operand[q], int64_t(4 * el[q])) >= 1;
     }
     const Prediction p = model->predict(cp, std::max(kernel, 0.0));

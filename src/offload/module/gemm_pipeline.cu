@@ -679,9 +679,10 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
   HostPins::Lease la, lb, lc;
   const char* pin_mode = hs->config ? hs->config("BLASOFFLOAD_PIN_HOST") : nullptr;
   if (!call.stage_only && !(pin_mode && std::strcmp(pin_mode, "off") == 0)) {
-    // The whole pitch of every column: a 2D copy's extent as the driver checks it lies inside one registration.
+    // Exactly the bytes the call may touch: a sub-block of a larger array (LAPACK's trailing matrix) ends well before
+    // cols * ld. A 2D copy the driver still refuses (it may check the whole last pitch) is staged instead.
     auto span = [](const float*, int64_t rows, int64_t cols, int64_t ld) {
-      return size_t(4 * std::max(rows, cols * ld));
+      return size_t(4 * ((cols - 1) * ld + rows));
     };
     HostPins& pins = host_pins();
     const int64_t ar = gpu.ta == 'N' ? gpu.m : gpu.k, ac = gpu.ta == 'N' ? gpu.k : gpu.m;
