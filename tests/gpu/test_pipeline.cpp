@@ -10,6 +10,8 @@
 //
 // The engine's knobs are environment variables the module reads at each call (the host services' config is getenv
 // here); a test sets the ones it needs through Knobs, which clears the others and restores them all at its end.
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -45,6 +47,7 @@ constexpr const char* kKnobNames[] = {"BLASOFFLOAD_PIPELINE",
                                       "BLASOFFLOAD_PINNED_MB",
                                       "BLASOFFLOAD_DEVICES",
                                       "BLASOFFLOAD_STAGING_THREADS",
+                                      "BLASOFFLOAD_PIN_HOST",
                                       "BLASOFFLOAD_TEST_FAIL_AFTER_TILES"};
 
 // The engine's knobs for one test. All are cleared first, so that a knob left in the environment of the run cannot
@@ -701,6 +704,85 @@ TEST(PipelineMultiGpu, TwoDevices_FailureAndHybrid) {
 
 // ---------------------------------------------------------------- 7. determinism and staging
 // The same call twice gives the same bits (tiles finish in any order; each must still be computed the same way).
+// ---------------------------------------------------------------- registered host memory
+// Operands in their own mappings (as malloc gives large arrays) move by DMA without staging once registered (the
+// mapping's second use); C replaced by a new mapping at the same address is never used through the old
+// registration, and a mapping whose pages were discarded (MADV_DONTNEED: they read as zeros afterwards) neither.
+float* map_floats(size_t n, void* at = nullptr) {
+  const size_t bytes = (n * 4 + 4095) / 4096 * 4096;
+  void* p = mmap(at, bytes + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED_NOREPLACE : 0),
+                 -1, 0);
+  EXPECT_NE(p, MAP_FAILED);
+  EXPECT_EQ(mprotect(static_cast<char*>(p) + bytes, 4096, PROT_NONE), 0);  // no merging with a neighbour
+  return static_cast<float*>(p);
+}
+void unmap_floats(float* p, size_t n) { munmap(p, (n * 4 + 4095) / 4096 * 4096 + 4096); }
+
+TEST(Pipeline, Registered_DirectDmaThenRemappedAndDiscardedOperands_tile64) {
+  GPU_TEST_PREAMBLE();
+  Knobs knobs(64);
+  knobs.set("BLASOFFLOAD_PIN_HOST", "on");  // this process uses CUDA itself, so auto would leave registrations off
+  const int64_t m = 300, n = 260, k = 270, lda = 301, ldb = 271, ldc = 303;
+  const size_t na = size_t(lda * k), nb = size_t(ldb * n), nc = size_t(ldc * n);
+  float *a = map_floats(na), *b = map_floats(nb), *c = map_floats(nc);
+  std::vector<float> c0(nc);
+  for (size_t i = 0; i < na; ++i) a[i] = uni();
+  for (size_t i = 0; i < nb; ++i) b[i] = uni();
+  for (size_t i = 0; i < nc; ++i) c0[i] = uni();
+  const float alpha = 1.25f, beta = 0.5f;
+  auto check = [&](const char* what, const std::vector<float>& cin) {
+    double worst = 0;
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i < ldc; ++i) {
+        if (i >= m) {
+          ASSERT_EQ(bits(c[i + j * ldc]), bits(cin[size_t(i + j * ldc)])) << what << ": wrote between rows";
+          continue;
+        }
+        double s = 0, sa = 0;
+        for (int64_t l = 0; l < k; ++l) {
+          s += double(a[i + l * lda]) * b[l + j * ldb];
+          sa += std::fabs(double(a[i + l * lda]) * b[l + j * ldb]);
+        }
+        const double want = alpha * s + beta * double(cin[size_t(i + j * ldc)]);
+        const double bound =
+            (k + 3) * kEps * (std::fabs(alpha) * sa + std::fabs(beta * cin[size_t(i + j * ldc)])) + 1e-30;
+        worst = std::max(worst, std::fabs(c[i + j * ldc] - want) / bound);
+      }
+    EXPECT_LE(worst, 1.0) << what;
+  };
+  bo_sgemm_stats st{};
+  for (int call = 0; call < 3; ++call) {
+    std::copy(c0.begin(), c0.end(), c);
+    ASSERT_EQ(module().mod->sgemm('N', 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0.0), BO_CUDA_OK);
+    module().mod->last_sgemm_stats(&st);
+    check("registered", c0);
+    EXPECT_EQ(st.path, 1);
+  }
+  EXPECT_EQ(st.pinned_operands, 3) << "the third call on the same mappings must move them without staging";
+  EXPECT_EQ(module().mod->host_pinned(c, int64_t(nc * 4)), 1);
+
+  // C replaced at the same address: new pages behind the old registration's addresses.
+  unmap_floats(c, nc);
+  float* c2 = map_floats(nc, c);
+  ASSERT_EQ(c2, c);
+  std::copy(c0.begin(), c0.end(), c2);
+  EXPECT_NE(module().mod->host_pinned(c2, int64_t(nc * 4)), 1);
+  ASSERT_EQ(module().mod->sgemm('N', 'N', m, n, k, alpha, a, lda, b, ldb, beta, c2, ldc, 0.0), BO_CUDA_OK);
+  module().mod->last_sgemm_stats(&st);
+  check("after C was remapped", c0);
+  EXPECT_EQ(st.pinned_operands, 2) << "A and B still registered, the new C staged";
+
+  // A's pages discarded: they read as zeros now, and the product must see zeros.
+  ASSERT_EQ(madvise(a, na * 4 / 4096 * 4096, MADV_DONTNEED), 0);
+  std::copy(c0.begin(), c0.end(), c2);
+  ASSERT_EQ(module().mod->sgemm('N', 'N', m, n, k, alpha, a, lda, b, ldb, beta, c2, ldc, 0.0), BO_CUDA_OK);
+  module().mod->last_sgemm_stats(&st);
+  check("after A's pages were discarded", c0);
+  unmap_floats(a, na);
+  unmap_floats(b, nb);
+  unmap_floats(c2, nc);
+}
+
 TEST(Pipeline, Determinism_SameCallTwice_tile64) {
   GPU_TEST_PREAMBLE();
   for (const OocCase& c : {OocCase{'N', 'T', 333, 257, 190, 1.0f, 0.5f, false, ""},

@@ -677,8 +677,7 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
   }
   // Registered host memory moves without staging copies (BLASOFFLOAD_PIN_HOST=off: always staged).
   HostPins::Lease la, lb, lc;
-  const char* pin_mode = hs->config ? hs->config("BLASOFFLOAD_PIN_HOST") : nullptr;
-  if (!call.stage_only && !(pin_mode && std::strcmp(pin_mode, "off") == 0)) {
+  if (!call.stage_only && pinning_enabled(hs)) {
     // Exactly the bytes the call may touch: a sub-block of a larger array (LAPACK's trailing matrix) ends well before
     // cols * ld. A 2D copy the driver still refuses (it may check the whole last pitch) is staged instead.
     auto span = [](const float*, int64_t rows, int64_t cols, int64_t ld) {
@@ -798,6 +797,17 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
         stats->d2h_busy_ms, stats->kernel_busy_ms, stats->pack_ms, stats->unpack_ms, stats->first_kernel_ms,
         stats->wall_ms);
   return BO_CUDA_OK;
+}
+
+namespace {
+std::atomic<bool> g_program_uses_cuda{false};
+}
+void set_pinning_default(bool program_uses_cuda) { g_program_uses_cuda.store(program_uses_cuda); }
+bool pinning_enabled(const bo_cuda_host_services* h) {
+  const char* v = h && h->config ? h->config("BLASOFFLOAD_PIN_HOST") : nullptr;
+  if (v && std::strcmp(v, "on") == 0) return true;
+  if (v && std::strcmp(v, "off") == 0) return false;
+  return !g_program_uses_cuda.load();
 }
 
 int host_range_state(const void* p, int64_t bytes) {

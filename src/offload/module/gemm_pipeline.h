@@ -47,4 +47,9 @@ double measure_staged_gbs(const EngineHost& h, int64_t bytes);
 // next use; 0: staged (host_pins.h).
 int host_range_state(const void* p, int64_t bytes);
 
+// Whether calls may register host memory: BLASOFFLOAD_PIN_HOST=on|off, or auto (on unless the program itself had
+// CUDA loaded before the module started: its own copies must never meet a registration of ours mid-change).
+void set_pinning_default(bool program_uses_cuda);
+bool pinning_enabled(const bo_cuda_host_services* h);
+
 }  // namespace bom

@@ -32,7 +32,9 @@ bool anonymous_mapping(const void* p, size_t len, uintptr_t* lo, uintptr_t* hi) 
     if (a < s || a >= e) continue;
     const char* name = line + pos;
     while (*name == ' ') ++name;
-    const bool anon_name = *name == '\n' || *name == '\0' || std::strncmp(name, "[heap]", 6) == 0;
+    // Unnamed anonymous mappings only: malloc's large blocks and the program's own mmaps. Not [heap]: brk trims
+    // it on ordinary free() calls, and every trim would drop (and re-cost) the registration.
+    const bool anon_name = *name == '\n' || *name == '\0';
     ok = b <= e && std::strcmp(perms, "rw-p") == 0 && inode == 0 && anon_name;
     *lo = s;
     *hi = e;
@@ -70,10 +72,12 @@ void HostPins::start_tracking() {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_t t;
-  if (pthread_create(&t, nullptr, &HostPins::reader_main, this) == 0)
+  pthread_t t, u;
+  if (pthread_create(&t, nullptr, &HostPins::reader_main, this) == 0 &&
+      pthread_create(&u, nullptr, &HostPins::unpinner_main, this) == 0) {
     pthread_detach(t);
-  else {
+    pthread_detach(u);
+  } else {
     why_not_ = "no thread for userfaultfd events";
     close(fd);
     uffd_ = -1;
@@ -119,7 +123,29 @@ void HostPins::read_events() {
       }
     }
     reading_.fetch_sub(1);
+    // Unpin at once, not at the next call: until then the program's own CUDA copies on these addresses would still
+    // go through the old pages.
+    {
+      std::lock_guard<std::mutex> g(unpin_mu_);
+      unpin_due_ = true;
+    }
+    unpin_cv_.notify_one();
   }
+}
+
+void* HostPins::unpinner_main(void* self) {
+  HostPins* h = static_cast<HostPins*>(self);
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> g(h->unpin_mu_);
+      h->unpin_cv_.wait(g, [&] { return h->unpin_due_; });
+      h->unpin_due_ = false;
+    }
+    std::lock_guard<std::mutex> g(h->mu_);
+    h->drain_locked();
+    h->collect_locked();
+  }
+  return nullptr;
 }
 
 bool HostPins::tracking(std::string* why) {

@@ -5,14 +5,17 @@
 // unmaps, remaps or discards (MADV_DONTNEED) that range, the same addresses show new pages while a DMA through the
 // old registration would still use the old ones. So a range is registered only together with a userfaultfd
 // registration of its whole mapping that asks the kernel for UNMAP, REMAP and REMOVE events; the kernel holds the
-// unmapping thread until the event has been read, and events are read under the same lock that hands out
-// registrations, so no call can use a registration after its memory changed. Where userfaultfd is unavailable,
-// nothing is registered. Only private anonymous read-write mappings (malloc'd memory) are considered; never stacks,
-// files or shared memory. A mapping is registered the second time a call uses it (one-shot calls stage instead: a
-// registration costs ~58 ms per GiB), within a byte budget, least recently used first out.
+// unmapping thread until the event has been read, every call applies the events read before it starts, and a
+// background thread unpins changed ranges at once, so no call of ours uses a registration after its memory changed
+// (the program's own CUDA copies could, in the moment before the unpinning: the module leaves registrations off in
+// programs that use CUDA themselves unless BLASOFFLOAD_PIN_HOST=on). Where userfaultfd is unavailable,
+// nothing is registered. Only unnamed private anonymous read-write mappings (malloc's large blocks) are considered;
+// never the brk heap, stacks, files or shared memory. A mapping is registered the second time a call uses it (one-shot
+// calls stage instead: a registration costs ~58 ms per GiB), within a byte budget, least recently used first out.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -72,6 +75,7 @@ class HostPins {
   void collect_locked();
   bool register_locked(uintptr_t lo, uintptr_t hi);
   static void* reader_main(void* self);
+  static void* unpinner_main(void* self);
 
   PinOps ops_;
   int64_t budget_;
@@ -85,6 +89,9 @@ class HostPins {
   std::pair<uintptr_t, uintptr_t> pending_[kPending];
   int n_pending_ = 0;
   bool overflow_ = false;  // more events than the ring holds: treat everything as changed
+  std::mutex unpin_mu_;
+  std::condition_variable unpin_cv_;
+  bool unpin_due_ = false;
   int uffd_ = -1;
   bool started_ = false;
   std::string why_not_;

@@ -307,6 +307,11 @@ std::vector<std::string> tuned_params_dirs() {
 int init(const bo_cuda_host_services* host) {
   g_host = host;
   if (g_forked.load()) return BO_CUDA_FORKED_CHILD;
+  // Before this module's runtime loads the driver: did the program load it itself?
+  if (void* h = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY)) {
+    dlclose(h);
+    bom::set_pinning_default(true);
+  }
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
@@ -779,8 +784,7 @@ int measure(bo_cuda_rates* out) {
 
 int host_pinned(const void* p, int64_t bytes) {
   if (gate()) return 0;
-  const char* mode = g_host && g_host->config ? g_host->config("BLASOFFLOAD_PIN_HOST") : nullptr;
-  if (mode && std::strcmp(mode, "off") == 0) return 0;
+  if (!bom::pinning_enabled(g_host)) return 0;
   return bom::host_range_state(p, bytes);
 }
 
