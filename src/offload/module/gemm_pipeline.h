@@ -50,6 +50,8 @@ int host_range_state(const void* p, int64_t bytes);
 // Whether calls may register host memory: BLASOFFLOAD_PIN_HOST=on|off, or auto (on unless the program itself had
 // CUDA loaded before the module started: its own copies must never meet a registration of ours mid-change).
 void set_pinning_default(bool program_uses_cuda);
+// Process exit: registrations are left to the process's end.
+void pins_shutdown();
 bool pinning_enabled(const bo_cuda_host_services* h);
 
 }  // namespace bom

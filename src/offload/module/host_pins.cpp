@@ -195,6 +195,7 @@ void HostPins::changed_locked(uintptr_t lo, uintptr_t hi) {
 
 // Unpins what changed or was evicted once no call holds it.
 void HostPins::collect_locked() {
+  if (closing_.load()) return;
   for (Entry& e : entries_) {
     if (!e.live || !e.stale || e.refs > 0) continue;
     ops_.unpin(reinterpret_cast<void*>(e.lo), e.hi - e.lo);

@@ -56,6 +56,8 @@ class HostPins {
   bool tracking(std::string* why);
   // Tests: consume pending kernel events now.
   void poll_events();
+  // Process exit: from now on nothing is unpinned (the CUDA runtime may be gone; the process's end releases all).
+  void shutdown() { closing_.store(true); }
 
  private:
   struct Entry {
@@ -84,7 +86,8 @@ class HostPins {
   // mu_ may itself unmap registered memory (inside cudaHostRegister, say) and wait in the kernel until its event
   // is read. A fixed ring, so that reading never allocates (an allocation could unmap and wait on the reader).
   std::mutex ev_mu_;
-  std::atomic<int> reading_{0};  // threads between reading an event and filing it
+  std::atomic<int> reading_{0};
+  std::atomic<bool> closing_{false};  // threads between reading an event and filing it
   static constexpr int kPending = 256;
   std::pair<uintptr_t, uintptr_t> pending_[kPending];
   int n_pending_ = 0;

@@ -797,7 +797,10 @@ void forked_child() { g_forked.store(true); }
 
 // At exit the CUDA runtime may already be tearing down (its own exit handlers can run before the
 // core's): touch nothing; the driver releases the context, memory and streams with the process.
-void shutdown() { g_closing.store(true); }
+void shutdown() {
+  g_closing.store(true);
+  bom::pins_shutdown();
+}
 
 const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
                                 g_name,
