@@ -48,8 +48,9 @@ class CostModel {
   bool prefers_gpu(double cpu_us, double gpu_us) const { return gpu_us < cpu_us * (1.0 - margin_); }
   // The hybrid split of a call predicted at cpu_us on the CPU alone and gpu_us on the GPU alone: the CPU's share
   // (so that both sides finish together) and the predicted time. The CPU BLAS runs slower beside the staging
-  // threads, which take cores and memory bandwidth: kHybridCpuEfficiency of its rate alone.
+  // threads and the DMA, which take cores and memory bandwidth, and the transfers slower beside the CPU BLAS.
   static constexpr double kHybridCpuEfficiency = 0.6;  // measured 0.55-0.8 on the lent H100 machine
+  static constexpr double kHybridGpuEfficiency = 0.8;  // PCIe transfers beside a running CPU BLAS: 0.75-0.85 there
   double hybrid_us(double cpu_us, double gpu_us, double* cpu_share) const;
   // Predicted CPU time alone (the fast path of tiny calls and the floors use it).
   double cpu_us(ShapeClass cls, double size) const { return size / (cpu_rate(cls, size) * 1e9) * 1e6; }

@@ -290,7 +290,7 @@ Decision decide_auto(const Settings& s, const Call& c) {
   bool wants_gpu = predict(m);
   d.reason = Reason::kModel;
   d.learn = !s.frozen && (m || !wants_gpu);  // GPU estimates made before the module is up are optimistic bounds
-  if (d.cpu_share > 0 && wants_gpu) d.learn = false;  // a shared call's time says little about either side alone
+  // A shared call's time is filed with the GPU side: it corrects the GPU estimate the split is computed from.
   if (m || !wants_gpu) {
     d.target = wants_gpu ? Target::kGpu : Target::kCpu;
     return d;
