@@ -710,9 +710,11 @@ TEST(PipelineMultiGpu, TwoDevices_FailureAndHybrid) {
 // registration, and a mapping whose pages were discarded (MADV_DONTNEED: they read as zeros afterwards) neither.
 float* map_floats(size_t n, void* at = nullptr) {
   const size_t bytes = (n * 4 + 4095) / 4096 * 4096;
-  void* p = mmap(at, bytes + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED_NOREPLACE : 0),
-                 -1, 0);
+  // MAP_FIXED at `at` replaces the mapping there in one step (the kernel reports the old one unmapped): no other
+  // allocation can take the address in between.
+  void* p = mmap(at, bytes + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0), -1, 0);
   EXPECT_NE(p, MAP_FAILED);
+  if (p == MAP_FAILED) std::abort();
   EXPECT_EQ(mprotect(static_cast<char*>(p) + bytes, 4096, PROT_NONE), 0);  // no merging with a neighbour
   return static_cast<float*>(p);
 }

@@ -47,7 +47,7 @@ class Pool {
  public:
   Pool() {
     const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-    long n = std::min(8L, std::max(1L, cores / 2));
+    long n = std::min(16L, std::max(1L, cores / 2));
     if (const char* v = std::getenv("BLASOFFLOAD_STAGING_THREADS")) {
       char* end = nullptr;
       long r = std::strtol(v, &end, 10);

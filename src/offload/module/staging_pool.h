@@ -10,7 +10,7 @@ namespace bom {
 
 // Runs fn(i) for i in [0, n) on the staging threads and the caller, and returns when all are done. Safe to call
 // from several threads at once (jobs queue; each caller also works on its own job, so none waits idle).
-// BLASOFFLOAD_STAGING_THREADS sets the pool size (default: half the cores, at most 8; read once).
+// BLASOFFLOAD_STAGING_THREADS sets the pool size (default: half the cores, at most 16; read once).
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn);
 
 // Threads the pool uses besides the caller.
