@@ -24,6 +24,9 @@ constexpr int kClasses = int(ShapeClass::kCount);
 constexpr double kMaxCorrection = 4.0;
 // A hybrid split must be predicted this much faster than the better side alone (it adds a second party to wait for).
 constexpr double kHybridMargin = 0.1;
+// Large host-operand sgemm: the GPU (or the split) must be predicted this much faster (see decide_auto).
+constexpr double kPipelineMargin = 0.3;
+constexpr double kPipelineBytes = 32.0 * 1048576.0;  // the module's BLASOFFLOAD_PIPELINE_MIN_MB default
 // Calls shorter than this are too noisy to learn from.
 constexpr double kLearnMinUs = 20.0;
 constexpr int kBuckets = 32;
@@ -285,6 +288,10 @@ Decision decide_auto(const Settings& s, const Call& c) {
         d.gpu_us = float(t);
       }
     }
+    // Large host-operand sgemm (the tiled pipeline): its estimate leaves out registering memory, per-call set-up and
+    // the host's memory traffic slowing the rest of the program, so it must win by more.
+    if (c.routine == Routine::sgemm && !cp.operands_on_device && p.bytes_in + p.bytes_out >= kPipelineBytes)
+      return d.gpu_us < d.cpu_us * (1.0 - kPipelineMargin);
     return model->prefers_gpu(d.cpu_us, d.gpu_us);
   };
   bool wants_gpu = predict(m);
@@ -328,11 +335,13 @@ void observe(const Decision& d, bool ran_on_gpu, double actual_us) {
   const double predicted = ran_on_gpu ? d.gpu_us : d.cpu_us;
   if (!(predicted > 0)) return;
   std::atomic<float>& corr = g->corr[d.cls][d.bucket][ran_on_gpu ? 1 : 0];
-  // The prediction already carried the current correction; move it an eighth of the way (in log terms) toward
-  // what the measurement says it should have been.
+  // The prediction already carried the current correction; move it part of the way (in log terms) toward what
+  // the measurement says it should have been.
   const double cur = corr.load(std::memory_order_relaxed);
   const double target = cur * actual_us / predicted;
-  double next = std::exp(std::log(cur) + (std::log(target) - std::log(cur)) / 8);
+  // A quarter of the way: a mispredicted class corrects itself within a few calls (LAPACK makes a few hundred large
+  // ones per factorization), yet one outlier moves it little.
+  double next = std::exp(std::log(cur) + (std::log(target) - std::log(cur)) / 4);
   next = std::min(kMaxCorrection, std::max(1.0 / kMaxCorrection, next));
   corr.store(float(next), std::memory_order_relaxed);
   g->learned[ran_on_gpu ? 1 : 0].fetch_add(1, std::memory_order_relaxed);

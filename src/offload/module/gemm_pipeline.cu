@@ -97,6 +97,7 @@ struct Device {
   cudaStream_t st[kStages] = {};
   char* arena = nullptr;
   int64_t arena_cap = 0;
+  int64_t free_at_start = -1;  // device memory free (plus the arena) when first asked
   std::vector<Chunk> ring;
   int64_t chunk_bytes = 0;
   int head = 0;
@@ -628,14 +629,23 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
   cudaGetDevice(&old_dev);
   for (int q = 0; q < h.device_count; ++q) {
     Device* d = device(h.devices[q]);
-    size_t free_b = 0, total_b = 0;
-    if (cudaSetDevice(d->ordinal) || cudaMemGetInfo(&free_b, &total_b)) {
+    if (cudaSetDevice(d->ordinal)) {
       cudaGetLastError();
       if (old_dev >= 0) cudaSetDevice(old_dev);
       return BO_CUDA_NO_DEVICE;
     }
-    // What is free plus what the engine already holds, less a reserve for cuBLAS and the program's own use.
-    int64_t avail = int64_t(double(int64_t(free_b) + d->arena_cap) * 0.9) - 256 * kMiB;
+    // What was free at the first call plus what the engine held then, less a reserve for cuBLAS and the program's
+    // own use. Asked once (cudaMemGetInfo costs as much as a small call); again after an allocation failed.
+    if (d->free_at_start < 0) {
+      size_t free_b = 0, total_b = 0;
+      if (cudaMemGetInfo(&free_b, &total_b)) {
+        cudaGetLastError();
+        if (old_dev >= 0) cudaSetDevice(old_dev);
+        return BO_CUDA_NO_DEVICE;
+      }
+      d->free_at_start = int64_t(free_b) + d->arena_cap;
+    }
+    int64_t avail = int64_t(double(d->free_at_start) * 0.9) - 256 * kMiB;
     if (limit > 0) avail = std::min(avail, limit);
     budget = std::min(budget, avail);
   }
@@ -668,6 +678,7 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
     cudaSetDevice(d->ordinal);
     d->timing_used = 0;
     if (cudaError_t e = prepare(*d, arena, ring_bytes, in.chunk_bytes, n_sync)) {
+      d->free_at_start = -1;  // ask again next time: the program may hold more device memory now
       if (old_dev >= 0) cudaSetDevice(old_dev);
       if (e != cudaErrorMemoryAllocation) h.on_cuda_error(e);
       h.log(BO_LOG_DEBUG, "sgemm pipeline: cannot reserve %lld MiB on GPU %d (%s)", (long long)(arena / kMiB),
