@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -105,6 +107,9 @@ void load() {
 }
 
 void* background_main(void*) {
+  // Lowest priority: the start-up runs beside a CPU BLAS that has every core busy, and must take from it only what
+  // it leaves idle (nice applies per thread on Linux).
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
   gpu_module();
   return nullptr;
 }
