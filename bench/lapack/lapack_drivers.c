@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../hash_uniform.h"
 
 void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb, int* info);
@@ -43,15 +44,7 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-// Counter-based uniform in (-1, 1), never zero: matrices whose elimination really pivots.
-static float hash_uniform(uint64_t i, uint64_t seed) {
-  uint64_t z = i * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (float)(((double)(z >> 40) + 0.5) / 8388608.0 - 1.0);
-}
-
+// Matrices whose elimination really pivots: hash_uniform (bench/hash_uniform.h) entries.
 static void fill_uniform(float* a, size_t count, uint64_t seed) {
   for (size_t i = 0; i < count; ++i) a[i] = hash_uniform(i, seed);
 }

@@ -31,14 +31,9 @@ echo "device-bench.sh: $(date -u +%Y-%m-%dT%H:%MZ) cases=$cases carry=$K limit=$
 if [ -n "${BO_BLAS_DIR:-}" ]; then
   blas_root=$(cd "$BO_BLAS_DIR" && pwd)
 else
-  blas_root=/tmp/blasoffload-blas
-  rm -rf "$blas_root"
-  mkdir -p "$blas_root"
-  # The machine may lack xz: Python's lzma reads the archive too.
-  if ! tar -C "$blas_root" -xJf "$K/blas-libs.tar.xz" 2>/dev/null; then
-    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-      "$K/blas-libs.tar.xz" "$blas_root" || { echo "device-bench.sh: cannot unpack the BLAS libraries"; exit 2; }
-  fi
+  # shellcheck source=../policy/unpack-blas.sh
+  source "$here/../policy/unpack-blas.sh"
+  blas_root=$(bo_unpack_blas "$K") || { echo "device-bench.sh: cannot unpack the BLAS libraries"; exit 2; }
 fi
 export BO_LIB_DIR=$K/lib BO_BLAS_ROOT=$blas_root
 export BO_PIPELINE_BIN=$K/bin/blasoffload_bench_pipeline BO_CUDA_MODULE=$K/lib/libblasoffload_cuda.so

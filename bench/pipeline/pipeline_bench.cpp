@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "offload/cuda_module_api.h"
+#include "../hash_uniform.h"
 
 extern char** environ;
 
@@ -375,15 +376,6 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t, unsigned)>&
   for (auto& t : threads) t.join();
 }
 
-// Uniform in (-1, 1), never zero (zeros are not the data a BLAS is timed on), from a counter so that any number of
-// threads fills the same values.
-inline float hash_uniform(uint64_t i, uint64_t seed) {
-  uint64_t z = i * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<float>((static_cast<double>(z >> 40) + 0.5) / 8388608.0 - 1.0);
-}
 
 // Page-aligned malloc'd storage (pageable, as a program's own matrices are); std::vector would zero every byte first.
 class Buffer {

@@ -33,14 +33,9 @@ echo "device-bench.sh: $(date -u +%Y-%m-%dT%H:%MZ) selection=$selection carry=$K
 if [ "$blas_arg" != "-" ] && [ -d "$blas_arg/usr/lib/x86_64-linux-gnu" ]; then
   blas_root=$(cd "$blas_arg" && pwd)
 else
-  blas_root=/tmp/blasoffload-blas
-  rm -rf "$blas_root"
-  mkdir -p "$blas_root"
-  # No xz on the machine: Python's lzma reads it too.
-  if ! tar -C "$blas_root" -xJf "$K/blas-libs.tar.xz" 2>/dev/null; then
-    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-      "$K/blas-libs.tar.xz" "$blas_root" || { echo "device-bench.sh: cannot unpack the BLAS libraries"; exit 2; }
-  fi
+  # shellcheck source=../policy/unpack-blas.sh
+  source "$here/unpack-blas.sh"
+  blas_root=$(bo_unpack_blas "$K") || { echo "device-bench.sh: cannot unpack the BLAS libraries"; exit 2; }
 fi
 export BO_LIB_DIR=$K/lib BO_BLAS_ROOT=$blas_root
 export BO_REGRET_BIN=$K/bin/blasoffload_regret BO_LAPACK_BIN=$K/bin/blasoffload_lapack_drivers

@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "../hash_uniform.h"
 
 extern "C" {
 void sgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
@@ -100,15 +101,6 @@ const char* mode_name() {
   return m && *m ? m : "none";
 }
 
-// Uniform in (-1, 1) from a counter, never exactly zero: zeros would let a BLAS skip work (and times of zeros are not
-// times of data). Counter-based so that threads fill disjoint ranges with the same values whatever their number.
-inline float hash_uniform(uint64_t i, uint64_t seed) {
-  uint64_t z = i * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<float>((static_cast<double>(z >> 40) + 0.5) / 8388608.0 - 1.0);
-}
 
 // Splits [0, n) over up to 16 threads when the work (n times grain elements) is worth a thread start.
 void parallel_for(size_t n, size_t grain, const std::function<void(size_t, size_t)>& body) {
