@@ -7,10 +7,6 @@
 
 namespace blasoffload::policy {
 namespace {
-// The module's defaults: sgemm moves through the tiled pipeline from this many bytes (BLASOFFLOAD_PIPELINE_MIN_MB)
-// in tiles of this edge (BLASOFFLOAD_TILE).
-constexpr double kPipelineBytes = 32.0 * 1048576.0;
-constexpr double kTile = 2048;
 constexpr double kPitchedDma = 0.8;
 }  // namespace
 
@@ -114,7 +110,7 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
   p.kernel_us = kernel_us;
   if (c.operands_on_device) {
     p.gpu_us = call_us_ + kernel_us;
-  } else if (c.routine == Routine::sgemm && p.bytes_in + p.bytes_out >= kPipelineBytes) {
+  } else if ((p.pipelined = pipelined(c))) {
     // The tiled pipeline: transfers in both directions overlap the kernels; what shows is the slowest of the three
     // streams plus filling (the first A and B panels, and C tile) and draining it (the last C tile).
     // Both DMA directions run at once; staging copies of both directions share the host's cores and memory, so

@@ -36,6 +36,7 @@ struct Prediction {
   double gpu_us = 0;      // infinity when there are no GPU numbers
   double transfer_us = 0, kernel_us = 0;  // parts of gpu_us (the rest is the call overhead)
   double bytes_in = 0, bytes_out = 0;
+  bool pipelined = false;  // predicted as the module's tiled pipeline (CostModel::pipelined)
   bool gpu = false;       // gpu_us < cpu_us by the margin
 };
 
@@ -43,6 +44,16 @@ class CostModel {
  public:
   // margin: the GPU must be predicted at least this fraction faster (model error; never slower is the goal).
   explicit CostModel(const Calibration& c, double margin = 0.1);
+  // The module's defaults: host-operand sgemm moving this many bytes goes through the tiled pipeline
+  // (BLASOFFLOAD_PIPELINE_MIN_MB), in tiles of this edge (BLASOFFLOAD_TILE).
+  static constexpr double kPipelineBytes = 32.0 * 1048576.0;
+  static constexpr double kTile = 2048;
+  // Whether the module runs this call through the tiled pipeline (whose time depends on registered host memory).
+  static bool pipelined(const Call& c) {
+    if (c.routine != Routine::sgemm || c.operands_on_device) return false;
+    const double m = double(c.m), n = double(c.n), k = double(c.k);
+    return 4.0 * (m * k + k * n + (c.reads_output ? 2 : 1) * m * n) >= kPipelineBytes;
+  }
   Prediction predict(const Call& c, double kernel_us) const;
   // The margin rule, for predictions the policy has corrected with measured times.
   bool prefers_gpu(double cpu_us, double gpu_us) const { return gpu_us < cpu_us * (1.0 - margin_); }

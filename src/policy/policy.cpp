@@ -29,7 +29,6 @@ constexpr double kHybridMargin = 0.1;
 constexpr double kStartupGainFactor = 2.0;
 // Large host-operand sgemm: the GPU (or the split) must be predicted this much faster (see decide_auto).
 constexpr double kPipelineMargin = 0.3;
-constexpr double kPipelineBytes = 32.0 * 1048576.0;  // the module's BLASOFFLOAD_PIPELINE_MIN_MB default
 // Calls shorter than this are too noisy to learn from.
 constexpr double kLearnMinUs = 20.0;
 constexpr int kBuckets = 32;
@@ -263,7 +262,8 @@ Decision decide_auto(const Settings& s, const Call& c) {
     // asked about are the operands' element counts (a lower bound of their extent): a guess for the model only.
     // Before the module is up nothing can be asked: the estimate that decides whether starting it is worth its
     // one-time cost assumes registrable memory (malloc'd arrays are); decisions once it is up ask.
-    if (c.routine == Routine::sgemm) {
+    // Asked only where the answer counts (the pipelined prediction): it takes a lock and a system call.
+    if (CostModel::pipelined(c)) {
       const double el[3] = {double(c.m) * double(c.k), double(c.k) * double(c.n), double(c.m) * double(c.n)};
       cp.host_pinned = true;
       for (int q = 0; q < 3 && cp.host_pinned && mod; ++q)
@@ -293,8 +293,7 @@ Decision decide_auto(const Settings& s, const Call& c) {
     }
     // Large host-operand sgemm (the tiled pipeline): its estimate leaves out registering memory, per-call set-up and
     // the host's memory traffic slowing the rest of the program, so it must win by more.
-    if (c.routine == Routine::sgemm && !cp.operands_on_device && p.bytes_in + p.bytes_out >= kPipelineBytes)
-      return d.gpu_us < d.cpu_us * (1.0 - kPipelineMargin);
+    if (p.pipelined) return d.gpu_us < d.cpu_us * (1.0 - kPipelineMargin);
     return model->prefers_gpu(d.cpu_us, d.gpu_us);
   };
   bool wants_gpu = predict(m);

@@ -372,7 +372,6 @@ class Driver {
     if (!said.exchange(true))
       s_.h->log(0, "sgemm: direct copy of a %lldx%lld block (ld %lld) at %p refused (%s); staged instead",
                 (long long)rows, (long long)cols, (long long)ld, p, cudaGetErrorName(e));
-    ++refused_;
   }
 
   cudaEvent_t timed_begin(int stage) {
@@ -519,7 +518,7 @@ class Driver {
   cudaError_t err_ = cudaSuccess;
   int64_t last_b_ = -1;
   int64_t tiles_ = 0, panels_ = 0;
-  int64_t ws_bytes_ = 0, refused_ = 0;
+  int64_t ws_bytes_ = 0;
   double pack_ms_ = 0, unpack_ms_ = 0;
   cudaEvent_t first_kernel_ = nullptr;
   std::vector<Timed> timed_;

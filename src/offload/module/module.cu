@@ -422,14 +422,13 @@ int pipeline_devices(int* out, int cap) {
 
 // Whether a host-operand sgemm goes through the tiled pipeline (BLASOFFLOAD_PIPELINE=auto|always|off).
 enum class PipelineUse { kNo, kYes, kIfDirectFails };
-PipelineUse pipeline_use(double host_bytes, double cpu_share, int devices) {
+PipelineUse pipeline_use(double host_bytes, double cpu_share) {
   const char* v = g_host && g_host->config ? g_host->config("BLASOFFLOAD_PIPELINE") : nullptr;
   if (v && std::strcmp(v, "off") == 0) return PipelineUse::kNo;
   if (v && std::strcmp(v, "always") == 0) return PipelineUse::kYes;
   if (cpu_share > 0) return PipelineUse::kYes;
   const long min_mb = env_long(g_host && g_host->config ? g_host->config("BLASOFFLOAD_PIPELINE_MIN_MB") : nullptr, 32);
   if (host_bytes >= double(min_mb) * 1048576.0) return PipelineUse::kYes;
-  (void)devices;
   return PipelineUse::kIfDirectFails;
 }
 
@@ -449,7 +448,7 @@ int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const 
     const double bytes = 4.0 * (double(m) * double(n) * (beta != 0.0f ? 2 : 1) +
                                 (need_ab ? double(m) * double(k) + double(k) * double(n) : 0.0));
     ndev = pipeline_devices(devs, 16);
-    use = need_ab ? pipeline_use(bytes, cpu_share, ndev) : PipelineUse::kNo;
+    use = need_ab ? pipeline_use(bytes, cpu_share) : PipelineUse::kNo;
   }
   if (use == PipelineUse::kYes) {
     bom::EngineHost eh{g_host, devs, ndev, engine_error, engine_log};
