@@ -3,7 +3,8 @@
 # a Debian package of the right version: it must already be in /usr/local/cuda (nvcc, CUDA runtime).
 set -euo pipefail
 pkgs=(cmake g++ gfortran make python3 libgtest-dev libbenchmark-dev libblas-dev liblapack-dev
-      libblas-test liblapack-test libtmglib3 libopenblas0-pthread nlohmann-json3-dev python3-matplotlib)
+      libblas-test liblapack-test libtmglib3 libopenblas0-pthread nlohmann-json3-dev python3-matplotlib
+      linux-libc-dev)  # linux-libc-dev: <linux/userfaultfd.h> (host registrations); g++ pulls it in, named for clarity
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
