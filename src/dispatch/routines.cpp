@@ -57,6 +57,10 @@ void run_sgemm(const SgemmCall& c) {
   }
   const std::uint64_t bytes = kF * (u(m) * u(k) + u(k) * u(n) + u(m) * u(n));
   policy::Call call{Routine::sgemm, ta, m, n, k, beta != 0.0f, false, {c.a, c.b, c.c}};
+  call.op_b = tb;
+  call.ld[0] = *c.lda;
+  call.ld[1] = *c.ldb;
+  call.ld[2] = *c.ldc;
   route(
       call, bytes, [&] { forward_sgemm(c); },
       [&](const bo_cuda_module* g, const Decision& d) {
@@ -82,6 +86,7 @@ void run_sgemv(const SgemvCall& c) {
   const blas_int lenx = t == 'N' ? n : m, leny = t == 'N' ? m : n;
   const std::uint64_t bytes = kF * (u(m) * u(n) + u(lenx) + u(leny));
   policy::Call call{Routine::sgemv, t, m, n, 0, beta != 0.0f, false, {c.a, c.x, c.y}};
+  call.ld[0] = *c.lda;
   route(
       call, bytes, [&] { forward_sgemv(c); },
       [&](const bo_cuda_module* g, const Decision&) {
@@ -105,6 +110,7 @@ void run_strsv(const StrsvCall& c) {
   }
   const std::uint64_t bytes = kF * (u(n) * u(n + 1) / 2 + u(n));
   policy::Call call{Routine::strsv, t, 0, n, 0, true, false, {c.a, c.x, nullptr}};
+  call.ld[0] = *c.lda;
   route(
       call, bytes, [&] { forward_strsv(c); },
       [&](const bo_cuda_module* g, const Decision&) { return g->strsv(ul, t, d, n, c.a, *c.lda, c.x, *c.incx); },

@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v3 and talks to it only through this table. Arguments arrive already checked
+ * blasoffload_cuda_module_v4 and talks to it only through this table. Arguments arrive already checked
  * (reference INFO rules passed), normalised (upper-case option letters) and past the reference quick
  * returns, so the module only computes. Plain C so either side may be built by any compiler. */
 #ifndef BLASOFFLOAD_CUDA_MODULE_API_H
@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 3u
+#define BO_CUDA_API_VERSION 4u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -72,6 +72,16 @@ struct bo_sgemm_stats {
   double h2d_busy_ms, kernel_busy_ms, d2h_busy_ms, pack_ms, unpack_ms;
 };
 
+/* What the residency cache knows of a host operand (host_resident). */
+struct bo_resident_info {
+  int state;            /* 0: not cached (moved as usual); 1: a device copy exists; 2: a clean candidate: the module
+                           makes a copy if the call runs on the GPU, and the same matrix was used `reuses` times
+                           unchanged before (the policy shares the upload over them) */
+  int64_t reuses;       /* state 2 */
+  int64_t upload_bytes; /* bytes the call would move to the device copy (state 1: pages found written; 2: all) */
+  double check_us;      /* the write-record scan before the use (estimate) */
+};
+
 /* The module's entry table. Sizes are int64_t so an ILP64 core can use the same module. Matrices are
  * column-major, as in the Fortran BLAS. */
 struct bo_cuda_module {
@@ -107,6 +117,11 @@ struct bo_cuda_module {
    * (staged).
    * Never registers anything. A microsecond, plus a read of /proc/self/maps for a mapping not seen before. */
   int (*host_pinned)(const void* p, int64_t bytes);
+  /* The residency cache's view of a host operand (rows x cols floats, leading dimension ld) of the coming call.
+   * first_of_call: 1 for the call's first operand asked about (all operands of one call count as one use of their
+   * memory). Registers nothing, uploads nothing; may write-protect a few sample pages (residency.h). Returns 0. */
+  int (*host_resident)(const void* p, int64_t rows, int64_t cols, int64_t ld, int first_of_call,
+                       struct bo_resident_info* out);
   /* The calling thread's last sgemm; 0 when there was one. */
   int (*last_sgemm_stats)(struct bo_sgemm_stats* out);
 
@@ -119,7 +134,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v3"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v4"
 
 #ifdef __cplusplus
 }

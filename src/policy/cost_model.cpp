@@ -106,6 +106,7 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
     p.gpu_us = std::numeric_limits<double>::infinity();
     return p;
   }
+  p.bytes_in = std::max(0.0, p.bytes_in - c.resident_in);
   double transfer_us = 0;
   p.kernel_us = kernel_us;
   if (c.operands_on_device) {
@@ -133,7 +134,8 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
     transfer_us = p.bytes_in / (in_rate * 1e9) * 1e6 + p.bytes_out / (out_rate * 1e9) * 1e6 + (copies - 1) * copy_us_;
     p.gpu_us = call_us_ + transfer_us + kernel_us;
   }
-  p.transfer_us = transfer_us;
+  p.gpu_us += c.check_us;
+  p.transfer_us = transfer_us + c.check_us;
   p.gpu = prefers_gpu(p.cpu_us, p.gpu_us);
   return p;
 }

@@ -21,6 +21,11 @@ struct Call {
   bool operands_on_device = false;  // every operand already in device memory: no transfer
   const void* operand[3] = {};      // A, B/x, C/y: the policy asks the module whether they are device memory
   bool host_pinned = false;         // sgemm: every host operand registered for DMA: no staging copies
+  char op_b = 'N';                  // sgemm transb
+  int64_t ld[3] = {};               // leading dimensions of A, B, C (the residency cache's question)
+  // Input bytes the module's device copies spare (resident operands: all but their written pages; a clean candidate:
+  // its upload shared over the clean reuses seen), and the write-record scans those copies cost first.
+  double resident_in = 0, check_us = 0;
 };
 
 // The class's name in the policy file and the log ("sgemm.square", ...).
@@ -52,7 +57,7 @@ class CostModel {
   static bool pipelined(const Call& c) {
     if (c.routine != Routine::sgemm || c.operands_on_device) return false;
     const double m = double(c.m), n = double(c.n), k = double(c.k);
-    return 4.0 * (m * k + k * n + (c.reads_output ? 2 : 1) * m * n) >= kPipelineBytes;
+    return 4.0 * (m * k + k * n + (c.reads_output ? 2 : 1) * m * n) - c.resident_in >= kPipelineBytes;
   }
   Prediction predict(const Call& c, double kernel_us) const;
   // The margin rule, for predictions the policy has corrected with measured times.

@@ -190,6 +190,84 @@ bool has_device_operand(const Call& c) {
   return false;
 }
 
+// The host operands of a call a device copy could serve (A, B, C; C only as an input when it is read): shape and
+// whether the call reads it.
+struct HostOperand {
+  int index;
+  int64_t rows, cols;
+  bool read;
+};
+int host_operands(const Call& c, HostOperand* out) {
+  switch (c.routine) {
+    case Routine::sgemm:
+      out[0] = {0, c.op == 'N' ? c.m : c.k, c.op == 'N' ? c.k : c.m, true};
+      out[1] = {1, c.op_b == 'N' ? c.k : c.n, c.op_b == 'N' ? c.n : c.k, true};
+      out[2] = {2, c.m, c.n, c.reads_output};
+      return 3;
+    case Routine::sgemv:
+      out[0] = {0, c.m, c.n, true};
+      return 1;
+    case Routine::strsv:
+      out[0] = {0, c.n, c.n, true};
+      return 1;
+    default:
+      return 0;
+  }
+}
+constexpr double kResidentMinBytes = 1048576.0;  // the module's residency.h kMinBytes
+
+// What the module's device copies spare this call (residency.h): a resident operand moves only its written pages; a
+// clean candidate's upload (the module makes the copy if the call runs on the GPU) is shared over the clean reuses
+// seen so far, so that a matrix used again and again unchanged moves to the GPU once that has paid (ski rental).
+void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp) {
+  HostOperand ops[3];
+  const int n = host_operands(c, ops);
+  bool first = true;
+  for (int i = 0; i < n; ++i) {
+    const HostOperand& o = ops[i];
+    const double bytes = 4.0 * double(o.rows) * double(o.cols);
+    if (!c.operand[o.index] || bytes < kResidentMinBytes || c.ld[o.index] < o.rows) continue;
+    bo_resident_info info{};
+    mod->host_resident(c.operand[o.index], o.rows, o.cols, c.ld[o.index], first ? 1 : 0, &info);
+    first = false;
+    if (info.state == 0) continue;
+    cp->check_us += info.check_us;
+    if (!o.read) continue;
+    if (info.state == 1)
+      cp->resident_in += std::max(0.0, bytes - double(info.upload_bytes));
+    else
+      cp->resident_in += bytes * (1.0 - 1.0 / double(1 + info.reuses));
+  }
+}
+
+// Before the module is up nothing can be asked: the same matrix seen again (this thread's last few large operands)
+// is counted the way the module would (a copy after its third use, its upload shared over the uses since), so that
+// a program iterating on one matrix starts the GPU once the steady-state gain pays for it.
+void guess_resident(const Call& c, Call* cp) {
+  struct Seen {
+    const void* p;
+    int64_t rows, cols;
+    int uses;
+  };
+  thread_local Seen seen[8] = {};
+  thread_local unsigned next = 0;
+  HostOperand ops[3];
+  const int n = host_operands(c, ops);
+  for (int i = 0; i < n; ++i) {
+    const HostOperand& o = ops[i];
+    const double bytes = 4.0 * double(o.rows) * double(o.cols);
+    if (!o.read || !c.operand[o.index] || bytes < kResidentMinBytes) continue;
+    Seen* s = nullptr;
+    for (Seen& q : seen)
+      if (q.p == c.operand[o.index] && q.rows == o.rows && q.cols == o.cols) s = &q;
+    if (!s) {
+      s = &seen[next++ % 8];
+      *s = Seen{c.operand[o.index], o.rows, o.cols, 0};
+    }
+    if (++s->uses >= 3) cp->resident_in += bytes * (1.0 - 1.0 / double(s->uses - 1));
+  }
+}
+
 void add_gain(double us) {
   double cur = g->gain_us.load(std::memory_order_relaxed);
   while (!g->gain_us.compare_exchange_weak(cur, cur + us, std::memory_order_relaxed)) {
@@ -263,7 +341,13 @@ Decision decide_auto(const Settings& s, const Call& c) {
     // Before the module is up nothing can be asked: the estimate that decides whether starting it is worth its
     // one-time cost assumes registrable memory (malloc'd arrays are); decisions once it is up ask.
     // Asked only where the answer counts (the pipelined prediction): it takes a lock and a system call.
-    if (CostModel::pipelined(c)) {
+    if (!c.operands_on_device && c.routine != Routine::snrm2) {
+      if (mod)
+        ask_resident(mod, c, &cp);
+      else
+        guess_resident(c, &cp);
+    }
+    if (CostModel::pipelined(cp)) {
       const double el[3] = {double(c.m) * double(c.k), double(c.k) * double(c.n), double(c.m) * double(c.n)};
       cp.host_pinned = true;
       for (int q = 0; q < 3 && cp.host_pinned && mod; ++q)

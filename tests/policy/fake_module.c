@@ -1,4 +1,4 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v3 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v4 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
@@ -293,6 +293,14 @@ static int fake_measure(struct bo_cuda_rates* out) {
   return BO_CUDA_OK;
 }
 
+/* No residency cache here: every host operand moves. */
+static int fake_host_resident(const void* p, int64_t rows, int64_t cols, int64_t ld, int first_of_call,
+                              struct bo_resident_info* out) {
+  (void)p, (void)rows, (void)cols, (void)ld, (void)first_of_call;
+  memset(out, 0, sizeof *out);
+  return 0;
+}
+
 static int fake_host_pinned(const void* p, int64_t bytes) {
   (void)p;
   (void)bytes;
@@ -328,12 +336,13 @@ static const struct bo_cuda_module kModule = {
     fake_is_device_pointer,
     fake_measure,
     fake_host_pinned,
+    fake_host_resident,
     fake_last_sgemm_stats,
     fake_forked_child,
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v3(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v4(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 

@@ -1,20 +1,15 @@
 // Reused host registrations, invalidated by userfaultfd events (see host_pins.h).
 #include "offload/module/host_pins.h"
 
-#include <fcntl.h>
-#include <linux/userfaultfd.h>
-#include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+#include "offload/module/uffd_watch.h"
 
 namespace bom {
 
@@ -48,89 +43,32 @@ HostPins::HostPins(PinOps ops, int64_t budget_bytes) : ops_(ops), budget_(budget
 
 void HostPins::start_tracking() {
   started_ = true;
-#ifdef UFFD_USER_MODE_ONLY
-  const int flags = O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY;
-#else
-  const int flags = O_CLOEXEC | O_NONBLOCK;
-#endif
-  int fd = int(syscall(SYS_userfaultfd, flags));
-  if (fd < 0) fd = int(syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK));
-  if (fd < 0) {
-    why_not_ = std::string("userfaultfd unavailable (") + std::strerror(errno) + ")";
-    return;
-  }
-  uffdio_api api{};
-  api.api = UFFD_API;
-  api.features = UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP;
-  if (ioctl(fd, UFFDIO_API, &api) != 0) {
-    why_not_ = std::string("userfaultfd without unmap/remove/remap events (") + std::strerror(errno) + ")";
-    close(fd);
-    return;
-  }
-  uffd_ = fd;
-  // The reader keeps unmapping threads from waiting on us when no call is running; signals stay with the program.
+  UffdWatch& w = UffdWatch::get();
+  if (!(events_ = w.events(&why_not_))) return;
+  seq_ = w.sequence();
+  // Unpin at once, not at the next call: until then the program's own CUDA copies on these addresses would still
+  // go through the old pages.
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_t t, u;
-  if (pthread_create(&t, nullptr, &HostPins::reader_main, this) == 0 &&
-      pthread_create(&u, nullptr, &HostPins::unpinner_main, this) == 0) {
-    pthread_detach(t);
+  pthread_t u;
+  if (pthread_create(&u, nullptr, &HostPins::unpinner_main, this) == 0) {
     pthread_detach(u);
+    w.add_waker(&HostPins::wake, this);
   } else {
-    why_not_ = "no thread for userfaultfd events";
-    close(fd);
-    uffd_ = -1;
+    why_not_ = "no thread for unpinning";
+    events_ = false;
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
-void* HostPins::reader_main(void* self) {
+void HostPins::wake(void* self) {
   HostPins* h = static_cast<HostPins*>(self);
-  pollfd pfd{h->uffd_, POLLIN, 0};
-  for (;;) {
-    if (poll(&pfd, 1, -1) < 0 && errno != EINTR) return nullptr;
-    h->read_events();
+  {
+    std::lock_guard<std::mutex> g(h->unpin_mu_);
+    h->unpin_due_ = true;
   }
-}
-
-// The unmapping thread resumes as soon as its event is read; `reading_` stays set until the event is in pending_,
-// so a call that starts after the unmap returned waits for it (drain_locked) instead of missing it.
-void HostPins::read_events() {
-  uffd_msg msg[16];
-  for (;;) {
-    reading_.fetch_add(1);
-    const ssize_t r = read(uffd_, msg, sizeof msg);
-    if (r <= 0) {
-      reading_.fetch_sub(1);
-      return;  // EAGAIN: nothing pending
-    }
-    {
-      std::lock_guard<std::mutex> g(ev_mu_);
-      for (ssize_t i = 0; i < r / ssize_t(sizeof(uffd_msg)); ++i) {
-        const uffd_msg& m = msg[i];
-        std::pair<uintptr_t, uintptr_t> range;
-        if (m.event == UFFD_EVENT_UNMAP || m.event == UFFD_EVENT_REMOVE)
-          range = {uintptr_t(m.arg.remove.start), uintptr_t(m.arg.remove.end)};
-        else if (m.event == UFFD_EVENT_REMAP)
-          range = {uintptr_t(m.arg.remap.from), uintptr_t(m.arg.remap.from + m.arg.remap.len)};
-        else
-          continue;
-        if (n_pending_ < kPending)
-          pending_[n_pending_++] = range;
-        else
-          overflow_ = true;
-      }
-    }
-    reading_.fetch_sub(1);
-    // Unpin at once, not at the next call: until then the program's own CUDA copies on these addresses would still
-    // go through the old pages.
-    {
-      std::lock_guard<std::mutex> g(unpin_mu_);
-      unpin_due_ = true;
-    }
-    unpin_cv_.notify_one();
-  }
+  h->unpin_cv_.notify_one();
 }
 
 void* HostPins::unpinner_main(void* self) {
@@ -152,7 +90,7 @@ bool HostPins::tracking(std::string* why) {
   std::lock_guard<std::mutex> g(mu_);
   if (!started_) start_tracking();
   if (why) *why = why_not_;
-  return uffd_ >= 0;
+  return events_;
 }
 
 void HostPins::poll_events() {
@@ -161,22 +99,8 @@ void HostPins::poll_events() {
 }
 
 void HostPins::drain_locked() {
-  if (uffd_ < 0) return;
-  read_events();
-  while (reading_.load() > 0) sched_yield();  // the reader holds an event it has not filed yet
-  std::pair<uintptr_t, uintptr_t> ranges[kPending];
-  int n = 0;
-  bool all = false;
-  {
-    std::lock_guard<std::mutex> g(ev_mu_);
-    n = n_pending_;
-    std::copy(pending_, pending_ + n, ranges);
-    n_pending_ = 0;
-    all = overflow_;
-    overflow_ = false;
-  }
-  if (all) changed_locked(0, UINTPTR_MAX);
-  for (int i = 0; i < n; ++i) changed_locked(ranges[i].first, ranges[i].second);
+  if (!events_) return;
+  UffdWatch::get().changes_since(&seq_, [this](uintptr_t lo, uintptr_t hi) { changed_locked(lo, hi); });
 }
 
 void HostPins::changed_locked(uintptr_t lo, uintptr_t hi) {
@@ -198,11 +122,8 @@ void HostPins::collect_locked() {
   if (closing_.load()) return;
   for (Entry& e : entries_) {
     if (!e.live || !e.stale || e.refs > 0) continue;
+    // The mapping stays watched (uffd_watch.h: nothing is unregistered; the residency cache may rely on it).
     ops_.unpin(reinterpret_cast<void*>(e.lo), e.hi - e.lo);
-    if (uffd_ >= 0) {
-      uffdio_range r{e.lo, e.hi - e.lo};
-      ioctl(uffd_, UFFDIO_UNREGISTER, &r);  // fails harmlessly when the mapping is gone
-    }
     stats_.pinned_bytes -= int64_t(e.hi - e.lo);
     e.live = false;
   }
@@ -221,16 +142,8 @@ bool HostPins::register_locked(uintptr_t lo, uintptr_t hi) {
     ++stats_.evicted;
     collect_locked();
   }
-  uffdio_register reg{};
-  reg.range.start = lo;
-  reg.range.len = hi - lo;
-  reg.mode = UFFDIO_REGISTER_MODE_WP;  // never write-protected: only the mapping events are wanted
-  if (ioctl(uffd_, UFFDIO_REGISTER, &reg) != 0) return false;
-  if (!ops_.pin(reinterpret_cast<void*>(lo), size_t(len))) {
-    uffdio_range r{lo, hi - lo};
-    ioctl(uffd_, UFFDIO_UNREGISTER, &r);
-    return false;
-  }
+  if (!UffdWatch::get().watch(lo, hi)) return false;
+  if (!ops_.pin(reinterpret_cast<void*>(lo), size_t(len))) return false;
   Entry* slot = nullptr;
   for (Entry& e : entries_)
     if (!e.live) slot = &e;
@@ -273,7 +186,7 @@ HostPins::Lease HostPins::acquire(const void* p, size_t len) {
     l.direct = true;  // the program's own page-locked memory
     return l;
   }
-  if (uffd_ < 0) return l;
+  if (!events_) return l;
   uintptr_t lo = 0, hi = 0;
   if (!anonymous_mapping(p, len, &lo, &hi)) return l;
   Seen* s = nullptr;
@@ -310,7 +223,7 @@ int HostPins::state(const void* p, size_t len) {
   drain_locked();
   for (const Entry& e : entries_)
     if (e.live && e.lo < b && a < e.hi) return !e.stale && e.lo <= a && b <= e.hi ? 1 : 0;
-  if (uffd_ < 0) return 0;
+  if (!events_) return 0;
   for (const Seen& q : seen_)
     if (q.lo <= a && b <= q.hi) return q.changes >= 3 ? 0 : 2;
   for (const auto& r : refused_)

@@ -6,12 +6,13 @@
 // old registration would still use the old ones. So a range is registered only together with a userfaultfd
 // registration of its whole mapping that asks the kernel for UNMAP, REMAP and REMOVE events; the kernel holds the
 // unmapping thread until the event has been read, every call applies the events read before it starts, and a
-// background thread unpins changed ranges at once, so no call of ours uses a registration after its memory changed
-// (the program's own CUDA copies could, in the moment before the unpinning: the module leaves registrations off in
-// programs that use CUDA themselves unless BLASOFFLOAD_PIN_HOST=on). Where userfaultfd is unavailable,
-// nothing is registered. Only unnamed private anonymous read-write mappings (malloc's large blocks) are considered;
-// never the brk heap, stacks, files or shared memory. A mapping is registered the second time a call uses it (one-shot
-// calls stage instead: a registration costs ~58 ms per GiB), within a byte budget, least recently used first out.
+// background thread unpins changed ranges at once (the events come from the process's one userfaultfd, uffd_watch.h),
+// so no call of ours uses a registration after its memory changed (the program's own CUDA copies could, in the moment
+// before the unpinning: the module leaves registrations off in programs that use CUDA themselves unless
+// BLASOFFLOAD_PIN_HOST=on). Where userfaultfd is unavailable, nothing is registered. Only unnamed private anonymous
+// read-write mappings (malloc's large blocks) are considered; never the brk heap, stacks, files or shared memory. A
+// mapping is registered the second time a call uses it (one-shot calls stage instead: a registration costs ~58 ms per
+// GiB), within a byte budget, least recently used first out.
 #pragma once
 
 #include <atomic>
@@ -71,31 +72,22 @@ class HostPins {
     int uses = 0, changes = 0;
   };
   void start_tracking();
-  void read_events();  // the reader's part: kernel events into pending_ (never takes mu_)
   void drain_locked();
   void changed_locked(uintptr_t lo, uintptr_t hi);
   void collect_locked();
   bool register_locked(uintptr_t lo, uintptr_t hi);
-  static void* reader_main(void* self);
+  static void wake(void* self);
   static void* unpinner_main(void* self);
 
   PinOps ops_;
   int64_t budget_;
   std::mutex mu_;
-  // Events the reader took from the kernel, for the next call to apply. The reader never takes mu_: a thread holding
-  // mu_ may itself unmap registered memory (inside cudaHostRegister, say) and wait in the kernel until its event
-  // is read. A fixed ring, so that reading never allocates (an allocation could unmap and wait on the reader).
-  std::mutex ev_mu_;
-  std::atomic<int> reading_{0};
-  std::atomic<bool> closing_{false};  // threads between reading an event and filing it
-  static constexpr int kPending = 256;
-  std::pair<uintptr_t, uintptr_t> pending_[kPending];
-  int n_pending_ = 0;
-  bool overflow_ = false;  // more events than the ring holds: treat everything as changed
+  std::atomic<bool> closing_{false};
+  bool events_ = false;  // the process's userfaultfd delivers change events (uffd_watch.h)
+  uint64_t seq_ = 0;     // events applied so far
   std::mutex unpin_mu_;
   std::condition_variable unpin_cv_;
   bool unpin_due_ = false;
-  int uffd_ = -1;
   bool started_ = false;
   std::string why_not_;
   std::vector<Entry> entries_;

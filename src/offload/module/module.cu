@@ -27,6 +27,7 @@
 #include "kernels/vendor_cublas.h"
 #include "offload/cuda_module_api.h"
 #include "offload/module/gemm_pipeline.h"
+#include "offload/module/resident_copies.h"
 #include "offload/module/staging_pool.h"
 
 namespace bok {
@@ -135,6 +136,36 @@ struct Carver {
   }
 };
 
+// A call's holds on device copies of its host operands (residency.h), released when the call ends (after its
+// stream was synchronised or abandoned).
+struct ResidentHolds {
+  bom::Residency* cache = nullptr;
+  bom::Residency::Lease l[3];
+  uint64_t use;
+  explicit ResidentHolds(uint64_t use_number = 0)
+      : cache(bom::resident_copies(g_host, g_device)), use(use_number ? use_number : bom::resident_call_use()) {}
+  ~ResidentHolds() {
+    if (cache)
+      for (const auto& x : l) cache->release(x);
+  }
+  ResidentHolds(const ResidentHolds&) = delete;
+  ResidentHolds& operator=(const ResidentHolds&) = delete;
+  // Operand i's device copy, brought up to date on `st`; nullptr: stage it.
+  float* get(int i, const void* p, int64_t rows, int64_t cols, int64_t ld, bool output, cudaStream_t st) {
+    if (!cache) return nullptr;
+    const auto t0 = std::chrono::steady_clock::now();
+    l[i] = cache->acquire({p, rows, cols, ld}, output ? bom::Residency::Role::kOutput : bom::Residency::Role::kInput,
+                          st, use);
+    acquire_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return reinterpret_cast<float*>(l[i].dev);
+  }
+  double acquire_ms = 0;  // scans and uploads (queued) of this call
+  // The call wrote host memory [p...] (an output staged back, not through a copy): no copy may keep old pages of it.
+  void written(const void* p, int64_t rows, int64_t cols, int64_t ld) {
+    if (cache) cache->host_written({p, rows, cols, ld});
+  }
+};
+
 // ---- Host <-> pinned staging, element-exact. ----
 void pack_matrix(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld) {
   if (ld == rows) {
@@ -191,8 +222,9 @@ void upload_triangle(cudaError_t& e, float* pinned, float* dev, const float* src
   for (int64_t j = 0; j < n && !e; j += w) {
     const int64_t cw = std::min(w, n - j);
     const int64_t r0 = lower ? j : 0, r1 = lower ? n : std::min(n, j + cw);
-    bom::pack_block(pinned + r0 + j * n, src + r0 + j * ld, r1 - r0, cw, ld);
-    e = cudaMemcpy2DAsync(dev + r0 + j * n, 4 * size_t(n), pinned + r0 + j * n, 4 * size_t(n), 4 * size_t(r1 - r0),
+    // The piece is packed (leading dimension r1 - r0) into the start of its columns' part of the buffer.
+    bom::pack_block(pinned + j * n, src + r0 + j * ld, r1 - r0, cw, ld);
+    e = cudaMemcpy2DAsync(dev + r0 + j * n, 4 * size_t(n), pinned + j * n, 4 * size_t(r1 - r0), 4 * size_t(r1 - r0),
                           size_t(cw), cudaMemcpyHostToDevice, st);
   }
 }
@@ -432,8 +464,12 @@ PipelineUse pipeline_use(double host_bytes, double cpu_share) {
   return PipelineUse::kIfDirectFails;
 }
 
+// sgemm_direct's answer when asked to use device copies and too little of the call is resident.
+constexpr int kNotResident = -1;
+// What a call with device copies may still stage whole (the tiled pipeline's threshold, BLASOFFLOAD_PIPELINE_MIN_MB).
+constexpr double kResidentStagedMax = 32.0 * 1048576.0;
 int sgemm_direct(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc, bool resident_only, uint64_t use);
 
 int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
           int64_t ldb, float beta, float* c, int64_t ldc, double cpu_share) {
@@ -450,26 +486,39 @@ int sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const 
     ndev = pipeline_devices(devs, 16);
     use = need_ab ? pipeline_use(bytes, cpu_share) : PipelineUse::kNo;
   }
-  if (use == PipelineUse::kYes) {
-    bom::EngineHost eh{g_host, devs, ndev, engine_error, engine_log};
-    bom::GemmCall call{ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, cpu_share};
-    return bom::pipeline_sgemm(eh, call, &t_last_sgemm);
-  }
   const auto t0 = std::chrono::steady_clock::now();
-  int st = sgemm_direct(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  if (st == BO_CUDA_OUT_OF_MEMORY && use == PipelineUse::kIfDirectFails) {
-    // Too large for whole operands on the device: out-of-core tiles.
-    bom::EngineHost eh{g_host, devs, ndev, engine_error, engine_log};
-    bom::GemmCall call{ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0.0};
-    return bom::pipeline_sgemm(eh, call, &t_last_sgemm);
+  const uint64_t res_use = bom::resident_call_use();
+  if (!any_device && need_ab && cpu_share == 0) {
+    // Operands with device copies (residency.h) move nothing: the call runs on them when what is left fits the direct
+    // path.
+    const int st = sgemm_direct(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, true, res_use);
+    if (st != kNotResident) {
+      t_last_sgemm.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      return st;
+    }
   }
+  auto pipelined = [&](double share) {
+    bom::EngineHost eh{g_host, devs, ndev, engine_error, engine_log};
+    bom::GemmCall call{ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, share};
+    const int st = bom::pipeline_sgemm(eh, call, &t_last_sgemm);
+    // The engine may have written C by DMA, which no write record sees: device copies of it are out of date.
+    if (st == BO_CUDA_OK)
+      if (bom::Residency* rc = bom::resident_copies(g_host, g_device)) rc->host_written({c, m, n, ldc});
+    return st;
+  };
+  if (use == PipelineUse::kYes) return pipelined(cpu_share);
+  int st = sgemm_direct(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, false, res_use);
+  // Too large for whole operands on the device: out-of-core tiles.
+  if (st == BO_CUDA_OUT_OF_MEMORY && use == PipelineUse::kIfDirectFails) return pipelined(0.0);
   t_last_sgemm.devices = st == BO_CUDA_OK ? 1 : 0;
   t_last_sgemm.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return st;
 }
 
+// resident_only: run only when some operand has a device copy and the rest is small enough to stage whole (else
+// kNotResident, nothing written).
 int sgemm_direct(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc, bool resident_only, uint64_t use) {
   CallScope cs("sgemm");
   Slot& s = cs.slot();
   const bool need_ab = alpha != 0.0f && k != 0;
@@ -477,12 +526,19 @@ int sgemm_direct(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha,
   const int64_t br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
   const bool da = need_ab && on_device(a), db = need_ab && on_device(b), dc = on_device(c);
   cs.set_device_operands(da || db || dc);
-  const size_t fa = need_ab && !da ? size_t(ar) * size_t(ac) : 0;
-  const size_t fb = need_ab && !db ? size_t(br) * size_t(bc) : 0;
-  const size_t fc = !dc ? size_t(m) * size_t(n) : 0;
+  ResidentHolds res(use);
+  const float* ra = need_ab && !da ? res.get(0, a, ar, ac, lda, false, s.stream) : nullptr;
+  const float* rb = need_ab && !db ? res.get(1, b, br, bc, ldb, false, s.stream) : nullptr;
+  float* rc = !dc ? res.get(2, c, m, n, ldc, true, s.stream) : nullptr;
+  const size_t fa = need_ab && !da && !ra ? size_t(ar) * size_t(ac) : 0;
+  const size_t fb = need_ab && !db && !rb ? size_t(br) * size_t(bc) : 0;
+  const size_t fc = !dc && !rc ? size_t(m) * size_t(n) : 0;
+  if (resident_only && (!(ra || rb || rc) || 4.0 * double(fa + fb + fc) >= kResidentStagedMax)) return kNotResident;
+  // A C with a device copy is computed in it and copied back through the staging buffer.
+  const size_t fc_back = rc ? size_t(m) * size_t(n) : 0;
   // The configuration is chosen for the operands the kernel will see: staged ones are 256-byte aligned with
   // leading dimension = rows (vector fast paths depend on both).
-  bo_kernel_args args{ta, tb, 0, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc, 0, 0};
+  bo_kernel_args args{ta, tb, 0, m, n, k, alpha, beta, ra ? ra : a, lda, rb ? rb : b, ldb, rc ? rc : c, ldc, 0, 0};
   as_staged(fa, &args.a, &args.lda, ar);
   as_staged(fb, &args.b, &args.ldb, br);
   as_staged(fc, &args.c, &args.ldc, m);
@@ -492,12 +548,12 @@ int sgemm_direct(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha,
   const bo_kernel_entry& ke = reg->entries[idx];
   const size_t ws = ke.workspace_bytes(&args);
   const size_t dev_bytes = align256(4 * fa) + align256(4 * fb) + align256(4 * fc) + align256(ws);
-  const size_t pin_bytes = align256(4 * fa) + align256(4 * fb) + align256(4 * fc);
+  const size_t pin_bytes = align256(4 * fa) + align256(4 * fb) + align256(4 * (fc + fc_back));
   if (cudaError_t e = reserve(s, dev_bytes, pin_bytes)) return cs.fail(e);
   cs.sync_device_operands();
   Carver dv{s.dev}, pv{s.pin};
   cudaError_t e = cudaSuccess;
-  float *pa = pv.take<float>(4 * fa), *pb = pv.take<float>(4 * fb), *pc = pv.take<float>(4 * fc);
+  float *pa = pv.take<float>(4 * fa), *pb = pv.take<float>(4 * fb), *pc = pv.take<float>(4 * (fc + fc_back));
   float *ga = dv.take<float>(4 * fa), *gb = dv.take<float>(4 * fb), *gc = dv.take<float>(4 * fc);
   void* gws = dv.take<char>(ws);
   if (fa) {
@@ -516,15 +572,28 @@ int sgemm_direct(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha,
   }
   if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
   if (!e && fc) e = cudaMemcpyAsync(pc, gc, 4 * fc, cudaMemcpyDeviceToHost, s.stream);
+  if (!e && rc)
+    e = cudaMemcpy2DAsync(pc, 4 * size_t(m), rc, 4 * size_t(ldc), 4 * size_t(m), size_t(n), cudaMemcpyDeviceToHost,
+                          s.stream);
   if (!e) e = cudaStreamSynchronize(s.stream);
   if (e) return cs.fail(e);
-  if (fc) unpack_matrix(c, pc, m, n, ldc);
+  if (fc || rc) unpack_matrix(c, pc, m, n, ldc);
+  if (rc)
+    res.cache->wrote_back(res.l[2], {c, m, n, ldc}, false);
+  else if (fc)
+    res.written(c, m, n, ldc);
+  if (ra || rb || rc)
+    logf(BO_LOG_DEBUG,
+         "sgemm %c%c m=%lld n=%lld k=%lld: device copies of%s%s%s (%.3f ms for their scans and uploads), "
+         "%.1f MiB staged",
+         ta, tb, static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), ra ? " A" : "",
+         rb ? " B" : "", rc ? " C" : "", res.acquire_ms, 4.0 * double(fa + fb + fc) / 1048576.0);
   t_last_sgemm.tiles = 1;
   t_last_sgemm.tile_m = m;
   t_last_sgemm.tile_n = n;
   t_last_sgemm.k_passes = 1;
   t_last_sgemm.bytes_h2d = 4.0 * double(fa + fb + (beta != 0.0f ? fc : 0));
-  t_last_sgemm.bytes_d2h = 4.0 * double(fc);
+  t_last_sgemm.bytes_d2h = 4.0 * double(fc + fc_back);
   return BO_CUDA_OK;
 }
 
@@ -537,10 +606,12 @@ int sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t
   const bool need_ax = alpha != 0.0f;
   const bool da = need_ax && on_device(a), dx = need_ax && on_device(x), dy = on_device(y);
   cs.set_device_operands(da || dx || dy);
-  const size_t fa = need_ax && !da ? size_t(m) * size_t(n) : 0;
+  ResidentHolds res;
+  const float* ra = need_ax && !da ? res.get(0, a, m, n, lda, false, s.stream) : nullptr;
+  const size_t fa = need_ax && !da && !ra ? size_t(m) * size_t(n) : 0;
   const size_t fx = need_ax && !dx ? size_t(lenx) : 0;
   const size_t fy = !dy ? size_t(leny) : 0;
-  bo_kernel_args args{trans, 0, 0, m, n, 0, alpha, beta, a, lda, x, 0, y, 0, incx, incy};
+  bo_kernel_args args{trans, 0, 0, m, n, 0, alpha, beta, ra ? ra : a, lda, x, 0, y, 0, incx, incy};
   as_staged(fa, &args.a, &args.lda, m);
   as_staged(fx, &args.b, &args.incx, 1);
   as_staged(fy, &args.c, &args.incy, 1);
@@ -576,7 +647,10 @@ int sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t
   if (!e && fy) e = cudaMemcpyAsync(py, gy, 4 * fy, cudaMemcpyDeviceToHost, s.stream);
   if (!e) e = cudaStreamSynchronize(s.stream);
   if (e) return cs.fail(e);
-  if (fy) unpack_vector(y, py, leny, incy);
+  if (fy) {
+    unpack_vector(y, py, leny, incy);
+    res.written(y, 1, leny, std::abs(incy));
+  }
   return BO_CUDA_OK;
 }
 
@@ -586,9 +660,11 @@ int strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t l
   Slot& s = cs.slot();
   const bool da = on_device(a), dx = on_device(x);
   cs.set_device_operands(da || dx);
-  const size_t fa = !da ? size_t(n) * size_t(n) : 0;
+  ResidentHolds res;
+  const float* ra = !da ? res.get(0, a, n, n, lda, false, s.stream) : nullptr;
+  const size_t fa = !da && !ra ? size_t(n) * size_t(n) : 0;
   const size_t fx = !dx ? size_t(n) : 0;
-  bo_kernel_args args{uplo, trans, diag, 0, n, 0, 0.0f, 0.0f, a, lda, nullptr, 0, x, 0, incx, 0};
+  bo_kernel_args args{uplo, trans, diag, 0, n, 0, 0.0f, 0.0f, ra ? ra : a, lda, nullptr, 0, x, 0, incx, 0};
   as_staged(fa, &args.a, &args.lda, n);
   as_staged(fx, &args.c, &args.incx, 1);
   const bo_kernel_registry* reg = bok::registry();
@@ -617,7 +693,10 @@ int strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t l
   if (!e && fx) e = cudaMemcpyAsync(px, gx, 4 * fx, cudaMemcpyDeviceToHost, s.stream);
   if (!e) e = cudaStreamSynchronize(s.stream);
   if (e) return cs.fail(e);
-  if (fx) unpack_vector(x, px, n, incx);
+  if (fx) {
+    unpack_vector(x, px, n, incx);
+    res.written(x, 1, n, std::abs(incx));
+  }
   return BO_CUDA_OK;
 }
 
@@ -625,6 +704,7 @@ int snrm2(int64_t n, const float* x, int64_t incx, float* result) {
   if (int g = gate()) return g;
   if (n < 1 || incx < 1) return BO_CUDA_UNSUPPORTED;
   CallScope cs("snrm2");
+  bom::resident_call_use();
   Slot& s = cs.slot();
   const bool dx = on_device(x);
   cs.set_device_operands(dx);
@@ -787,6 +867,22 @@ int host_pinned(const void* p, int64_t bytes) {
   return bom::host_range_state(p, bytes);
 }
 
+int host_resident(const void* p, int64_t rows, int64_t cols, int64_t ld, int first_of_call, bo_resident_info* out) {
+  *out = bo_resident_info{};
+  const uint64_t use = bom::resident_query_use(first_of_call != 0);
+  if (gate() || is_device_pointer(p)) return 0;
+  int dev = -1;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev != g_device) cudaSetDevice(g_device);
+  bom::Residency* rc = bom::resident_copies(g_host, g_device);
+  if (dev >= 0 && dev != g_device) cudaSetDevice(dev);
+  if (!rc) return 0;
+  out->state = rc->state({p, rows, cols, ld}, use, &out->reuses, &out->upload_bytes);
+  // The scan of the write record: ~0.7 ms per GiB of 4 KiB pages (much less on transparent huge pages).
+  const double span = 4.0 * double((cols - 1) * ld + rows);
+  out->check_us = out->state ? 5.0 + span / (1.5 * 1073741824.0) * 1000.0 : 0.0;
+  return 0;
+}
+
 int last_sgemm_stats(bo_sgemm_stats* out) {
   *out = t_last_sgemm;
   return 0;
@@ -798,6 +894,7 @@ void forked_child() { g_forked.store(true); }
 // core's): touch nothing; the driver releases the context, memory and streams with the process.
 void shutdown() {
   g_closing.store(true);
+  bom::resident_copies_summary(g_host);
   bom::pins_shutdown();
 }
 
@@ -812,13 +909,14 @@ const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
                                 is_device_pointer,
                                 measure,
                                 host_pinned,
+                                host_resident,
                                 last_sgemm_stats,
                                 forked_child,
                                 shutdown};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v3() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v4() {
   return &kModule;
 }
 

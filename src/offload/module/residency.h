@@ -1,0 +1,148 @@
+// The residency cache: device copies of host operand ranges kept across calls, valid while the kernel's write record
+// (uffd_watch.h) shows their pages unwritten, so that a call on an unchanged host matrix costs only its kernel.
+// No CUDA here (device memory and copies are passed in as ResidencyOps), so CI tests it with a host stand-in.
+//
+// What is cached: private anonymous mappings (malloc's large blocks, the program's own mmaps) that nobody else has
+// pinned or registered, never the brk heap, stacks, files or shared memory; operands of at least kMinBytes whose
+// elements fill at least half of their pages (a 64-row strip of a large matrix touches every page of it).
+// When: a mapping becomes a candidate on its first use; its second use write-protects a sample of kSamples pages;
+// each later use checks the sample (microseconds), and a use that finds it unwritten creates the device copy (the
+// policy, through state(), charges that upload over the clean reuses seen so far). A sample found written backs off
+// (the next 2, 4, 8 ... uses are not considered): a program that rewrites its matrix between calls pays one fault
+// per sampled page, not one per page.
+// Validity: before each use, one scan returns the operand's pages written since the last use and protects them
+// again; only those are uploaded again (or nothing: the call costs only its kernel). Change events (unmap, remap,
+// discard) invalidate at once. Outputs are computed in the device copy and written back; pages our write-back fully
+// covers are protected again, so our own writes never count as the program's, unless the program keeps rewriting
+// them (then they are left unprotected and their write faults are saved). Ranges found rewritten call after call
+// are dropped, unprotected (no more faults) and backed off: residency never makes a program much slower than off.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace bom {
+
+struct CopyRun {
+  void* dev;
+  const void* host;
+  size_t bytes;
+};
+
+struct ResidencyOps {
+  void* ctx;
+  void* (*alloc)(void* ctx, size_t bytes);              // device memory; nullptr when there is none left
+  void (*release)(void* ctx, void* dev, size_t bytes);  // no call uses it any more
+  // Host pages to their device copies, queued on `stream` (the call's: its kernel follows them); false on failure.
+  bool (*upload)(void* ctx, void* stream, const CopyRun* runs, int n);
+  // The program registered or pinned this memory itself: DMA could write it without a trace.
+  bool (*pinned_elsewhere)(void* ctx, const void* p);
+};
+
+struct ResidencyStats {
+  int64_t hits = 0;               // operand uses served from a device copy
+  int64_t created = 0;            // device copies made
+  int64_t uploaded_bytes = 0;     // pages moved to device copies (first uploads and re-uploads)
+  int64_t reuploaded_bytes = 0;   // of those, pages found written since their last upload
+  int64_t saved_bytes = 0;        // operand bytes a hit did not move
+  int64_t written_pages = 0;      // protected pages found written: each cost the program one write fault
+  int64_t dropped_rewritten = 0;  // copies dropped because the program kept rewriting them
+  int64_t dropped_changed = 0;    // copies dropped by unmap / remap / discard, or memory pinned by the program
+  int64_t evicted = 0;            // copies dropped for room (BLASOFFLOAD_RESIDENCY_MEM)
+  int64_t backoffs = 0;           // candidates whose sample was found written
+  int64_t scans = 0;
+  double scan_ms = 0;
+  int64_t device_bytes = 0;  // device memory held now
+};
+
+class Residency {
+ public:
+  // A hold on an operand's device copy; dev == nullptr: not resident (stage the operand as usual).
+  struct Lease {
+    int entry = -1;
+    char* dev = nullptr;  // the device address of the operand's first element
+  };
+  // An operand: rows x cols floats, column-major with leading dimension ld (a vector: rows = n, cols = 1).
+  struct Operand {
+    const void* p;
+    int64_t rows, cols, ld;
+  };
+  enum class Role { kInput, kOutput };
+
+  static constexpr int64_t kMinBytes = int64_t(1) << 20;
+  static constexpr int kSamples = 64;
+
+  Residency(ResidencyOps ops, int64_t budget_bytes);
+  // False when the kernel cannot track writes (why).
+  bool available(std::string* why);
+
+  // The operand's device copy, brought up to date (written pages uploaded on `stream`), or none. An output's copy is
+  // where the kernel computes; after its host write-back call wrote_back.
+  // `use`: the call's number (one per BLAS call, unique across threads): a mapping counts one use per call however
+  // many of the call's operands lie in it, and whether the policy asked first (state) or not.
+  Lease acquire(const Operand& o, Role role, void* stream, uint64_t use);
+  // The call wrote the output back to host memory from its device copy (dma: straight from device to the program's
+  // registered pages; else by CPU stores from a staging buffer).
+  void wrote_back(const Lease& l, const Operand& o, bool dma);
+  void release(const Lease& l);
+  // Host memory the module wrote without going through a device copy (staged results, the tiled pipeline): device
+  // pages of it are dropped.
+  void host_written(const Operand& o);
+  // The policy's question (no upload): 1 resident (*upload_bytes: its pages not valid at their last use), 2 a clean
+  // candidate (*reuses: clean uses seen, the number of calls an upload now is shared over), 0 neither. Counts as
+  // the call's use of the mapping (see acquire).
+  int state(const Operand& o, uint64_t use, int64_t* reuses, int64_t* upload_bytes);
+  ResidencyStats stats();
+
+ private:
+  struct Entry {
+    uintptr_t lo = 0, hi = 0;          // page-aligned host range the copy mirrors
+    uintptr_t map_lo = 0, map_hi = 0;  // the mapping it lies in
+    char* dev = nullptr;
+    std::vector<uint64_t> valid;  // per page: the device copy matches and the page is protected (or unpopulated)
+    std::vector<uint64_t> ours;   // per page: protected again after our write-back
+    int refs = 0, strikes = 0, rewritten_outputs = 0;
+    bool live = false, protect_outputs = true;
+    uint64_t last_use = 0;
+  };
+  struct Candidate {
+    uintptr_t lo = 0, hi = 0;  // the mapping
+    int uses = 0, clean = 0, skip = 0, backoff = 1;
+    uint64_t last_use = 0;  // the call that last counted
+    int n_samples = 0;
+    uintptr_t samples[kSamples];
+  };
+  void drain_locked();
+  void changed_locked(uintptr_t lo, uintptr_t hi);
+  void drop_locked(Entry& e, bool unprotect);
+  bool eligible_locked(uintptr_t a, uintptr_t b, uintptr_t* map_lo, uintptr_t* map_hi, bool fresh);
+  Candidate* candidate_locked(uintptr_t map_lo, uintptr_t map_hi, bool create);
+  // One use of a candidate mapping on pages [a, b): arms or checks the sample. True when a copy should be made now.
+  bool touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t use);
+  void back_off_locked(Candidate& c);
+  Entry* create_locked(uintptr_t a, uintptr_t b, uintptr_t map_lo, uintptr_t map_hi);
+  // Uploads the pages of [a, b) written since their last upload; false (with *rewritten when the program keeps
+  // rewriting them) when the copy must be dropped.
+  bool validate_locked(Entry& e, uintptr_t a, uintptr_t b, bool protect, void* stream, bool* rewritten,
+                       int64_t* uploaded);
+  int entry_for_locked(uintptr_t a, uintptr_t b);
+
+  ResidencyOps ops_;
+  int64_t budget_;
+  std::mutex mu_;
+  bool started_ = false, tracking_ = false;
+  std::string why_not_;
+  uint64_t seq_ = 0, clock_ = 0;
+  std::vector<Entry> entries_;
+  std::vector<Candidate> candidates_;
+  std::vector<std::pair<uintptr_t, uintptr_t>> refused_;  // mappings found ineligible (until they change)
+  ResidencyStats stats_;
+};
+
+// BLASOFFLOAD_RESIDENCY=auto|off: off, or why auto found it unsafe (an RDMA library in the process); empty when on.
+std::string residency_blocked(const char* setting);
+
+}  // namespace bom
