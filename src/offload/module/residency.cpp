@@ -150,13 +150,19 @@ void Residency::drop_locked(Entry& e, bool unprotect) {
 }
 
 bool Residency::eligible_locked(uintptr_t a, uintptr_t b, uintptr_t* map_lo, uintptr_t* map_hi, bool fresh) {
+  // Verdicts are remembered (a LAPACK factorization asks thousands of times), but /proc is read again now and then:
+  // an unwatched mapping can be replaced without an event.
+  if (++refused_age_ >= 256) {
+    refused_age_ = 0;
+    refused_.clear();
+  }
   for (const auto& r : refused_)
     if (r.first <= a && b <= r.second) return false;
-  // A mapping already found eligible is not read again from /proc (a LAPACK factorization asks thousands of times):
-  // the sample's arming and the copy's creation read it fresh (fresh), and once watched its changes come as events.
+  // A watched mapping already found eligible is not read again: its changes come as events. The sample's arming and
+  // the copy's creation read it fresh.
   if (!fresh)
     for (const Candidate& c : candidates_)
-      if (c.lo <= a && b <= c.hi) {
+      if (c.watched && c.lo <= a && b <= c.hi) {
         if (ops_.pinned_elsewhere(ops_.ctx, reinterpret_cast<const void*>(a)) ||
             ops_.pinned_elsewhere(ops_.ctx, reinterpret_cast<const void*>(b - 1)))
           return false;
@@ -216,13 +222,19 @@ bool Residency::touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t us
     uintptr_t lo = 0, hi = 0;
     if (!eligible_locked(a, b, &lo, &hi, true) || lo != c.lo || hi != c.hi || !w.watch(c.lo, c.hi)) {
       c.uses = 0;
+      c.lo = c.hi = 0;  // stale (the mapping changed while unwatched): the next use starts a new candidate
       return false;
     }
+    c.watched = true;
     const uintptr_t pages = (b - a) / kPage;
     const uintptr_t step = std::max<uintptr_t>(1, pages / kSamples);
     for (uintptr_t i = 0; i < pages && c.n_samples < kSamples; i += step) {
       const uintptr_t s = a + i * kPage;
-      if (w.protect(s, s + kPage, true)) c.samples[c.n_samples++] = s;
+      // Never inside a copy (of another part of this mapping): protecting a page erases the kernel's record of the
+      // program's writes to it, which that copy's next scan needs.
+      bool in_copy = false;
+      for (const Entry& e : entries_) in_copy |= e.live && e.lo <= s && s < e.hi;
+      if (!in_copy && w.protect(s, s + kPage, true)) c.samples[c.n_samples++] = s;
     }
     return false;
   }
@@ -362,6 +374,9 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
     if (!touch_locked(*c, a, b, use)) return l;
     uintptr_t lo = 0, hi = 0;
     if (!eligible_locked(a, b, &lo, &hi, true) || lo != map_lo || hi != map_hi) return l;
+    // Memory the program registered inside the operand (each call asks only about its ends): every MiB, once.
+    for (uintptr_t x = a; x < b; x += uintptr_t(1) << 20)
+      if (ops_.pinned_elsewhere(ops_.ctx, reinterpret_cast<const void*>(x))) return l;
     Entry* e = create_locked(a, b, map_lo, map_hi);
     if (!e) return l;
     candidates_.erase(candidates_.begin() + (c - candidates_.data()));

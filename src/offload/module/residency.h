@@ -112,6 +112,7 @@ class Residency {
     uintptr_t lo = 0, hi = 0;  // the mapping
     int uses = 0, clean = 0, skip = 0, backoff = 1;
     uint64_t last_use = 0;  // the call that last counted
+    bool watched = false;   // registered with the userfaultfd: changes to the mapping come as events
     int n_samples = 0;
     uintptr_t samples[kSamples];
   };
@@ -136,6 +137,7 @@ class Residency {
   bool started_ = false, tracking_ = false;
   std::string why_not_;
   uint64_t seq_ = 0, clock_ = 0;
+  int refused_age_ = 0;
   std::vector<Entry> entries_;
   std::vector<Candidate> candidates_;
   std::vector<std::pair<uintptr_t, uintptr_t>> refused_;  // mappings found ineligible (until they change)
