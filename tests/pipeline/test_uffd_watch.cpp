@@ -4,11 +4,11 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
-#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -104,7 +104,7 @@ TEST_F(UffdWatchTest, ArmedMappingReportsNothingUntilWritten) {
 TEST_F(UffdWatchTest, EveryWritePathIsReportedExactly) {
   char* p = Watched();
   p[3 * kPage + 17] = 42;                  // a plain store
-  std::memset(p + 10 * kPage - 8, 7, 16);  // memcpy-like across a page boundary: pages 9 and 10
+  std::memset(p + 10 * kPage - 8, 7, 16);  // across a page boundary: pages 9 and 10
   std::vector<char> src(2 * kPage, 5);
   std::memcpy(p + 12 * kPage, src.data(), kPage);  // exactly page 12
   int fds[2];
@@ -181,6 +181,32 @@ TEST_F(UffdWatchTest, HugePagesAreTrackedPerSmallPage) {
   EXPECT_TRUE(Written(p, len, true).empty());
   std::memset(p + (size_t(2) << 20), 4, size_t(2) << 20);  // a whole huge page's worth
   EXPECT_EQ(Written(p, len, true).size(), 512u);
+}
+
+// mprotect keeps the write protection: pages made read-only and writable again still fault on their next write.
+TEST_F(UffdWatchTest, WritesAfterMprotectAreReported) {
+  char* p = Watched();
+  ASSERT_EQ(mprotect(p + 4 * kPage, 8 * kPage, PROT_READ), 0);
+  ASSERT_EQ(mprotect(p + 4 * kPage, 8 * kPage, PROT_READ | PROT_WRITE), 0);
+  EXPECT_TRUE(Written(p, kLen, false).empty());
+  p[6 * kPage] = 1;
+  EXPECT_EQ(Written(p, kLen, true), std::vector<size_t>{6});
+}
+
+// After fork the pages are shared copy-on-write: the child's writes are its own, the parent's are reported.
+TEST_F(UffdWatchTest, ForkedChildsWritesAreNotTheParents) {
+  char* p = Watched();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::memset(p, 2, kLen);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(Written(p, kLen, false).empty());
+  p[7 * kPage] = 1;
+  EXPECT_EQ(Written(p, kLen, true), std::vector<size_t>{7});
 }
 
 TEST_F(UffdWatchTest, UnwatchedRangeIsRefused) {

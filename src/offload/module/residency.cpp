@@ -373,7 +373,13 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
     Candidate* c = candidate_locked(map_lo, map_hi, true);
     if (!touch_locked(*c, a, b, use)) return l;
     uintptr_t lo = 0, hi = 0;
-    if (!eligible_locked(a, b, &lo, &hi, true) || lo != map_lo || hi != map_hi) return l;
+    if (!eligible_locked(a, b, &lo, &hi, true) || lo != map_lo || hi != map_hi) {
+      // The mapping changed shape (grew in place, was split): start a new candidate instead of finding this one again.
+      c->uses = 0;
+      c->watched = false;
+      c->lo = c->hi = 0;
+      return l;
+    }
     // Memory the program registered inside the operand (each call asks only about its ends): every MiB, once.
     for (uintptr_t x = a; x < b; x += uintptr_t(1) << 20)
       if (ops_.pinned_elsewhere(ops_.ctx, reinterpret_cast<const void*>(x))) return l;

@@ -49,8 +49,8 @@ class UffdWatch {
   // fn(run_lo, run_hi) for each run. With protect, those pages are write-protected again in the same step (a write
   // after the scan shows in the next one). Returns the number of written pages, or -1 when the kernel refused (a
   // range not watched, or not in asynchronous write-protect mode): then nothing is known and everything counts as
-  // written. Unpopulated pages are not reported: they read as zeros until written, and a write populates them as
-  // written; pages discarded after being read come as REMOVE events.
+  // written. Pages never protected (unpopulated ones included) and pages discarded since (MADV_DONTNEED) show as
+  // written too: the safe side; discards also come as REMOVE events.
   int64_t scan_written(uintptr_t lo, uintptr_t hi, bool protect, const RangeFn& fn);
   // Write-protects [lo, hi) (on) or lifts the protection (off: no more write faults; every page then shows as
   // written). False when the kernel refused.
