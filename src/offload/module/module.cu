@@ -870,11 +870,10 @@ int host_pinned(const void* p, int64_t bytes) {
 int host_resident(const void* p, int64_t rows, int64_t cols, int64_t ld, int first_of_call, bo_resident_info* out) {
   *out = bo_resident_info{};
   const uint64_t use = bom::resident_query_use(first_of_call != 0);
-  if (gate() || is_device_pointer(p)) return 0;
-  int dev = -1;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev != g_device) cudaSetDevice(g_device);
+  // No device-pointer check: the policy asks only about host operands (device operands are decided before), and a
+  // device address is no private anonymous mapping to the cache anyway.
+  if (gate()) return 0;
   bom::Residency* rc = bom::resident_copies(g_host, g_device);
-  if (dev >= 0 && dev != g_device) cudaSetDevice(dev);
   if (!rc) return 0;
   out->state = rc->state({p, rows, cols, ld}, use, &out->reuses, &out->upload_bytes);
   // The scan of the write record: ~0.7 ms per GiB of 4 KiB pages (much less on transparent huge pages).

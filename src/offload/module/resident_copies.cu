@@ -110,8 +110,13 @@ Residency* resident_copies(const bo_cuda_host_services* host, int device) {
     say(BO_LOG_CALLS, "off: " + blocked);
     return nullptr;
   }
+  // Asked once, on the cache's device (the policy's first question may come from a thread on another one).
+  int cur = -1;
+  if (cudaGetDevice(&cur) != cudaSuccess) cur = -1;
+  if (cur != device) cudaSetDevice(device);
   size_t free_b = 0, total_b = 0;
   cudaMemGetInfo(&free_b, &total_b);
+  if (cur >= 0 && cur != device) cudaSetDevice(cur);
   int64_t budget = int64_t(total_b / 2);
   if (const char* v = host && host->config ? host->config("BLASOFFLOAD_RESIDENCY_MEM") : nullptr) {
     const int64_t b = parse_bytes(v);

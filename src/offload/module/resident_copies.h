@@ -10,7 +10,7 @@
 namespace bom {
 
 // The cache of `device`, or nullptr when residency is off (setting, kernel without write tracking, RDMA library in the
-// process); the first call decides and logs why. Call with the device current.
+// process); the first call decides and logs why.
 Residency* resident_copies(const bo_cuda_host_services* host, int device);
 // The summary line (exit), empty when the cache never started.
 void resident_copies_summary(const bo_cuda_host_services* host);
