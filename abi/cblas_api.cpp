@@ -14,7 +14,7 @@ using namespace blasoffload;
 
 namespace {
 
-const char kN = 'N', kT = 'T', kC = 'C', kU = 'U', kL = 'L';
+const char kN = 'N', kT = 'T', kC = 'C', kU = 'U', kL = 'L', kR = 'R';
 
 // Option letter for a CBLAS transpose; nullptr if the enum value is invalid.
 const char* trans_letter(CBLAS_TRANSPOSE t) {
@@ -44,6 +44,13 @@ const char* flipped_trans_letter(CBLAS_TRANSPOSE t) {
 const char* uplo_letter(CBLAS_UPLO u, bool flip) {
   if (u == CblasUpper) return flip ? &kL : &kU;
   if (u == CblasLower) return flip ? &kU : &kL;
+  return nullptr;
+}
+// Row-major swaps the sides: column-major storage sees the row-major X = B op(A)^-1 as X^T = op(A^T)^-1 B^T, a
+// left-side solve with the stored matrix A^T (whose triangle is the other one) and the same op.
+const char* side_letter(CBLAS_SIDE s, bool flip) {
+  if (s == CblasLeft) return flip ? &kR : &kL;
+  if (s == CblasRight) return flip ? &kL : &kR;
   return nullptr;
 }
 const char* diag_letter(CBLAS_DIAG d) {
@@ -127,4 +134,47 @@ BO_EXPORT float cblas_snrm2(const CBLAS_INT n, const float* x, const CBLAS_INT i
   CallScope scope;
   ensure_initialized();
   return run_snrm2(&n, x, &incx);
+}
+
+BO_EXPORT void cblas_strsm(const CBLAS_LAYOUT layout, const CBLAS_SIDE side, const CBLAS_UPLO uplo,
+                           const CBLAS_TRANSPOSE transa, const CBLAS_DIAG diag, const CBLAS_INT m, const CBLAS_INT n,
+                           const float alpha, const float* a, const CBLAS_INT lda, float* b,
+                           const CBLAS_INT ldb) noexcept {
+  const bool was_reentered = reentered();
+  CallScope scope;
+  ensure_initialized();
+  const bool row = layout == CblasRowMajor;
+  const char* sd = side_letter(side, row);
+  const char* ul = uplo_letter(uplo, row);
+  // The transpose is kept (see side_letter).
+  const char* ta = trans_letter(transa);
+  const char* d = diag_letter(diag);
+  bool valid = (row || layout == CblasColMajor) && sd && ul && ta && d;
+  // Row-major B (m x n) is column-major B^T (n x m).
+  const StrsmCall call = row ? StrsmCall{sd, ul, ta, d, &n, &m, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1}
+                             : StrsmCall{sd, ul, ta, d, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1};
+  valid = valid && check_strsm(*sd, *ul, *ta, *d, *call.m, *call.n, lda, ldb) == 0;
+  if (!valid || was_reentered) {
+    cpu_cblas(g_cpu.strsm_c, "cblas_strsm")(layout, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
+    return;
+  }
+  run_strsm(call);
+}
+
+BO_EXPORT void cblas_ssyrk(const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans,
+                           const CBLAS_INT n, const CBLAS_INT k, const float alpha, const float* a, const CBLAS_INT lda,
+                           const float beta, float* c, const CBLAS_INT ldc) noexcept {
+  const bool was_reentered = reentered();
+  CallScope scope;
+  ensure_initialized();
+  const bool row = layout == CblasRowMajor;
+  // Row-major C's upper triangle is column-major C^T's lower one, and row-major A A^T is (A^T)^T A^T.
+  const char* ul = uplo_letter(uplo, row);
+  const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
+  const bool valid = (row || layout == CblasColMajor) && ul && t && check_ssyrk(*ul, *t, n, k, lda, ldc) == 0;
+  if (!valid || was_reentered) {
+    cpu_cblas(g_cpu.ssyrk_c, "cblas_ssyrk")(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
+    return;
+  }
+  run_ssyrk(SsyrkCall{ul, t, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1});
 }

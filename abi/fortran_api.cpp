@@ -45,6 +45,27 @@ BO_EXPORT float snrm2_(const blas_int* n, const float* x, const blas_int* incx) 
   return run_snrm2(n, x, incx);
 }
 
+BO_EXPORT void strsm_(const char* side, const char* uplo, const char* transa, const char* diag, const blas_int* m,
+                      const blas_int* n, const float* alpha, const float* a, const blas_int* lda, float* b,
+                      const blas_int* ldb, fortran_strlen side_len, fortran_strlen uplo_len, fortran_strlen transa_len,
+                      fortran_strlen diag_len) noexcept {
+  const StrsmCall call{side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb, side_len, uplo_len, transa_len, diag_len};
+  if (reentered()) return forward_strsm(call);
+  CallScope scope;
+  ensure_initialized();
+  run_strsm(call);
+}
+
+BO_EXPORT void ssyrk_(const char* uplo, const char* trans, const blas_int* n, const blas_int* k, const float* alpha,
+                      const float* a, const blas_int* lda, const float* beta, float* c, const blas_int* ldc,
+                      fortran_strlen uplo_len, fortran_strlen trans_len) noexcept {
+  const SsyrkCall call{uplo, trans, n, k, alpha, a, lda, beta, c, ldc, uplo_len, trans_len};
+  if (reentered()) return forward_ssyrk(call);
+  CallScope scope;
+  ensure_initialized();
+  run_ssyrk(call);
+}
+
 // The other spellings compilers and NVBLAS-era codes use resolve to the same functions.
 #define BO_ROUTINE(lower, UPPER)                                                 \
   BO_EXPORT lower##_fortran_t lower __attribute__((alias(#lower "_"), nothrow)); \

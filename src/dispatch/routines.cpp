@@ -43,6 +43,17 @@ float forward_snrm2(const blas_int* n, const float* x, const blas_int* incx) {
   return g_cpu.snrm2_f(n, x, incx);
 }
 
+void forward_strsm(const StrsmCall& c) {
+  if (!g_cpu.strsm_f) cpu_blas_missing("strsm_");
+  g_cpu.strsm_f(c.side, c.uplo, c.transa, c.diag, c.m, c.n, c.alpha, c.a, c.lda, c.b, c.ldb, c.side_len, c.uplo_len,
+                c.transa_len, c.diag_len);
+}
+
+void forward_ssyrk(const SsyrkCall& c) {
+  if (!g_cpu.ssyrk_f) cpu_blas_missing("ssyrk_");
+  g_cpu.ssyrk_f(c.uplo, c.trans, c.n, c.k, c.alpha, c.a, c.lda, c.beta, c.c, c.ldc, c.uplo_len, c.trans_len);
+}
+
 void run_sgemm(const SgemmCall& c) {
   const char ta = upper(*c.transa), tb = upper(*c.transb);
   const blas_int m = *c.m, n = *c.n, k = *c.k;
@@ -117,6 +128,71 @@ void run_strsv(const StrsvCall& c) {
       [&](char* buf, std::size_t size) {
         std::snprintf(buf, size, "%c%c%c n=%d incx=%d", ul, t, d, int(n), int(*c.incx));
       });
+}
+
+void run_strsm(const StrsmCall& c) {
+  const char sd = upper(*c.side), ul = upper(*c.uplo), ta = upper(*c.transa), dg = upper(*c.diag);
+  const blas_int m = *c.m, n = *c.n;
+  if (blas_int info = check_strsm(sd, ul, ta, dg, m, n, *c.lda, *c.ldb)) {
+    reject(Routine::strsm, info);
+    return;
+  }
+  if (m == 0 || n == 0) {
+    count_quick_return(Routine::strsm);
+    return;
+  }
+  const float alpha = *c.alpha;
+  // Reference zeroes B without reading A; the module is promised alpha != 0, and zeroing is no GPU work.
+  if (alpha == 0.0f) {
+    count_quick_return(Routine::strsm);
+    forward_strsm(c);
+    return;
+  }
+  const blas_int t = sd == 'L' ? m : n;
+  const std::uint64_t bytes = kF * (u(t) * u(t + 1) / 2 + u(m) * u(n));
+  policy::Call call{Routine::strsm, sd, m, n, 0, true, false, {c.a, c.b, nullptr}};
+  call.op_b = ta;
+  call.ld[0] = *c.lda;
+  call.ld[1] = *c.ldb;
+  route(
+      call, bytes, [&] { forward_strsm(c); },
+      [&](const bo_cuda_module* g, const Decision&) {
+        return g->strsm(sd, ul, ta, dg, m, n, alpha, c.a, *c.lda, c.b, *c.ldb);
+      },
+      [&](char* buf, std::size_t size) {
+        std::snprintf(buf, size, "%c%c%c%c m=%d n=%d", sd, ul, ta, dg, int(m), int(n));
+      });
+}
+
+void run_ssyrk(const SsyrkCall& c) {
+  const char ul = upper(*c.uplo), t = upper(*c.trans);
+  const blas_int n = *c.n, k = *c.k;
+  if (blas_int info = check_ssyrk(ul, t, n, k, *c.lda, *c.ldc)) {
+    reject(Routine::ssyrk, info);
+    return;
+  }
+  const float alpha = *c.alpha, beta = *c.beta;
+  if (n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) {
+    count_quick_return(Routine::ssyrk);
+    return;
+  }
+  // What is left of alpha == 0 or k == 0 is reference's early scaling of C's triangle: no GPU work, and the module
+  // is promised alpha != 0, k >= 1.
+  if (alpha == 0.0f || k == 0) {
+    count_quick_return(Routine::ssyrk);
+    forward_ssyrk(c);
+    return;
+  }
+  const std::uint64_t bytes = kF * (u(n) * u(k) + u(n) * u(n + 1) / 2);
+  policy::Call call{Routine::ssyrk, t, n, n, k, beta != 0.0f, false, {c.a, nullptr, c.c}};
+  call.ld[0] = *c.lda;
+  call.ld[2] = *c.ldc;
+  route(
+      call, bytes, [&] { forward_ssyrk(c); },
+      [&](const bo_cuda_module* g, const Decision&) {
+        return g->ssyrk(ul, t, n, k, alpha, c.a, *c.lda, beta, c.c, *c.ldc);
+      },
+      [&](char* buf, std::size_t size) { std::snprintf(buf, size, "%c%c n=%d k=%d", ul, t, int(n), int(k)); });
 }
 
 float run_snrm2(const blas_int* n, const float* x, const blas_int* incx) {

@@ -80,6 +80,7 @@ std::vector<bo_kernel_entry> build() {
   reg::add_sgemv(v);
   reg::add_strsv(v);
   reg::add_sgemm(v);
+  reg::add_level3(v);
   v.push_back({"cublas_snrm2", "cublas", BO_K_SNRM2, 2, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::nrm2});
   v.push_back({"cublas_sgemv", "cublas", BO_K_SGEMV, 1, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::gemv});
   v.push_back({"cublas_strsv", "cublas", BO_K_STRSV, 1, &VendorEntry::can, &VendorEntry::ws, &VendorEntry::trsv});
@@ -138,7 +139,7 @@ const bo_kernel_entry* registry_entries(size_t* count) {
 }
 
 const bo_kernel_registry* registry() {
-  static const bo_kernel_registry r = {2u,         entries().size(),   entries().data(),           &select_tuned,
+  static const bo_kernel_registry r = {3u,         entries().size(),   entries().data(),           &select_tuned,
                                        &select_ex, &tuned_params_info, &vendor::cublas_description};
   return &r;
 }

@@ -4,7 +4,7 @@
  * instantiation has a derived name (e.g. "sgemm_128x128_8_8x8_v4_nn"), a can_implement check, a
  * workspace size and a launcher that works on DEVICE pointers with BLAS semantics (leading dimensions,
  * increments of either sign, alpha/beta special cases). The CUDA module exports this table
- * (blasoffload_cuda_registry_v2) so that tests and a tuner can enumerate and run every configuration.
+ * (blasoffload_cuda_registry_v3) so that tests and a tuner can enumerate and run every configuration.
  * Plain C so a test linking its own CUDA runtime can call it. */
 #ifndef BLASOFFLOAD_KERNEL_REGISTRY_H
 #define BLASOFFLOAD_KERNEL_REGISTRY_H
@@ -16,13 +16,22 @@
 extern "C" {
 #endif
 
-enum bo_kernel_routine { BO_K_SNRM2 = 0, BO_K_SGEMV = 1, BO_K_STRSV = 2, BO_K_SGEMM = 3 };
+enum bo_kernel_routine {
+  BO_K_SNRM2 = 0,
+  BO_K_SGEMV = 1,
+  BO_K_STRSV = 2,
+  BO_K_SGEMM = 3,
+  BO_K_STRSM = 4,
+  BO_K_SSYRK = 5
+};
 
-/* One argument block for all four routines (device pointers; upper-case option letters).
+/* One argument block for all routines (device pointers; upper-case option letters).
  *   snrm2: n, b = x, incx (> 0), c = device float result
  *   sgemv: opa = trans, m, n, alpha, a/lda, b = x/incx, beta, c = y/incy
  *   strsv: opa = uplo, opb = trans, opc = diag, n, a/lda, c = x/incx (solved in place)
- *   sgemm: opa = transa, opb = transb, m, n, k, alpha, a/lda, b/ldb, beta, c/ldc */
+ *   sgemm: opa = transa, opb = transb, m, n, k, alpha, a/lda, b/ldb, beta, c/ldc
+ *   strsm: opa = side, opb = uplo, opc = transa, opd = diag, m, n, alpha (!= 0), a/lda, c = B/ldc (solved in place)
+ *   ssyrk: opa = uplo, opb = trans, n, k, alpha, a/lda, beta, c/ldc (only the uplo triangle read and written) */
 struct bo_kernel_args {
   char opa, opb, opc;
   int64_t m, n, k;
@@ -34,6 +43,7 @@ struct bo_kernel_args {
   float* c;
   int64_t ldc;
   int64_t incx, incy;
+  char opd; /* last, so that the older routines' aggregate initialisers stay valid */
 };
 
 struct bo_kernel_entry {
@@ -59,7 +69,7 @@ enum bo_select_policy {
 };
 
 struct bo_kernel_registry {
-  uint32_t version; /* 2 */
+  uint32_t version; /* 3 */
   size_t count;
   const struct bo_kernel_entry* entries;
   /* The configuration the module uses for these arguments (index into entries), or -1. */
@@ -74,7 +84,7 @@ struct bo_kernel_registry {
 };
 
 typedef const struct bo_kernel_registry* (*bo_kernel_registry_fn)(void);
-#define BO_KERNEL_REGISTRY_ENTRY "blasoffload_cuda_registry_v2"
+#define BO_KERNEL_REGISTRY_ENTRY "blasoffload_cuda_registry_v3"
 
 #ifdef __cplusplus
 }

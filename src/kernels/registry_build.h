@@ -113,6 +113,7 @@ void add_snrm2(std::vector<bo_kernel_entry>& v);
 void add_sgemv(std::vector<bo_kernel_entry>& v);
 void add_strsv(std::vector<bo_kernel_entry>& v);
 void add_sgemm(std::vector<bo_kernel_entry>& v);
+void add_level3(std::vector<bo_kernel_entry>& v);  // strsm, ssyrk
 
 }  // namespace reg
 }  // namespace bok

@@ -23,9 +23,14 @@ bo::tuning::Table g_table;
 bool g_have = false;
 std::string g_info = "tuned parameters: none loaded (built-in defaults)";
 std::map<std::string, KernelChoice> g_kernels;
-KernelChoice* g_by_key[6] = {};  // snrm2, sgemv_n, sgemv_t, strsv_n, strsv_t, sgemm
-const char* const kKeys[6] = {"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm"};
-int key_routine(int key) { return key == 0 ? BO_K_SNRM2 : key <= 2 ? BO_K_SGEMV : key <= 4 ? BO_K_STRSV : BO_K_SGEMM; }
+constexpr int kNumKeys = 8;
+KernelChoice* g_by_key[kNumKeys] = {};
+const char* const kKeys[kNumKeys] = {"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm", "strsm", "ssyrk"};
+int key_routine(int key) {
+  static const int kRoutine[kNumKeys] = {BO_K_SNRM2, BO_K_SGEMV, BO_K_SGEMV, BO_K_STRSV,
+                                         BO_K_STRSV, BO_K_SGEMM, BO_K_STRSM, BO_K_SSYRK};
+  return kRoutine[key];
+}
 
 std::array<int, 4> family_entries(int routine, const std::string& family, std::set<std::string>* unknown) {
   std::array<int, 4> r{-1, -1, -1, -1};
@@ -54,7 +59,7 @@ void load_tuned_params(const bo::tuning::DeviceInfo& dev, const char* override_p
   }
   g_table = std::move(*res.table);
   std::set<std::string> unknown;
-  for (int key = 0; key < 6; ++key) {
+  for (int key = 0; key < kNumKeys; ++key) {
     auto it = g_table.kernels.find(kKeys[key]);
     if (it == g_table.kernels.end() || it->second.tiles.empty()) continue;
     KernelChoice& c = g_kernels[kKeys[key]];
@@ -93,6 +98,14 @@ int key_and_dims(int routine, char op, int64_t m, int64_t n, int64_t k, int64_t*
       dims[1] = n;
       dims[2] = k;
       return 5;
+    case BO_K_STRSM:  // (triangle order, right-hand sides): a right-side solve is the left one transposed
+      dims[0] = op == 'R' ? n : m;
+      dims[1] = op == 'R' ? m : n;
+      return 6;
+    case BO_K_SSYRK:
+      dims[0] = n;
+      dims[1] = k;
+      return 7;
     default:
       return -1;
   }
@@ -113,7 +126,7 @@ double tuned_kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k) {
 int tuned_select(int routine, const bo_kernel_args* a, bool own) {
   if (!g_have) return -1;
   int64_t dims[3] = {1, 1, 1};
-  const char op = routine == BO_K_STRSV ? a->opb : a->opa;
+  const char op = routine == BO_K_STRSV || routine == BO_K_SSYRK ? a->opb : a->opa;
   const int key = key_and_dims(routine, op, a->m, a->n, a->k, dims);
   if (key < 0) return -1;
   const KernelChoice* c = g_by_key[key];

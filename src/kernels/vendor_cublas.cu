@@ -25,6 +25,10 @@ struct Api {
                           int, float*, int);
   cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float*,
                           const float*, int, const float*, int, const float*, float*, int);
+  cublasStatus_t (*strsm)(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, int,
+                          int, const float*, const float*, int, float*, int);
+  cublasStatus_t (*ssyrk)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int, const float*, const float*,
+                          int, const float*, float*, int);
 };
 Api g_api{};
 bool g_ok = false;
@@ -66,8 +70,8 @@ void open_cublas() {
   Api a{};
   if (!sym(h, "cublasCreate_v2", a.create) || !sym(h, "cublasSetStream_v2", a.set_stream) ||
       !sym(h, "cublasSetPointerMode_v2", a.set_pointer_mode) || !sym(h, "cublasGetVersion_v2", a.get_version) ||
-      !sym(h, "cublasSnrm2_v2", a.snrm2) || !sym(h, "cublasSgemv_v2", a.sgemv) ||
-      !sym(h, "cublasStrsv_v2", a.strsv) || !sym(h, "cublasSgemm_v2", a.sgemm)) {
+      !sym(h, "cublasSnrm2_v2", a.snrm2) || !sym(h, "cublasSgemv_v2", a.sgemv) || !sym(h, "cublasStrsv_v2", a.strsv) ||
+      !sym(h, "cublasSgemm_v2", a.sgemm) || !sym(h, "cublasStrsm_v2", a.strsm) || !sym(h, "cublasSsyrk_v2", a.ssyrk)) {
     g_desc = "cuBLAS: " + used + " lacks a needed symbol";
     return;
   }
@@ -154,6 +158,26 @@ int cublas_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha,
   if (!h) return cudaErrorMemoryAllocation;
   return status(g_api.sgemm(h, op(ta), op(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c,
                             int(ldc)));
+}
+
+int cublas_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
+                 int64_t lda, float* b, int64_t ldb, cudaStream_t st) {
+  if (!cublas_available() || !fits(m) || !fits(n) || !fits(lda) || !fits(ldb)) return cudaErrorNotSupported;
+  cublasHandle_t h = handle(st);
+  if (!h) return cudaErrorMemoryAllocation;
+  return status(g_api.strsm(h, side == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
+                            uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(transa),
+                            diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, int(m), int(n), &alpha, a, int(lda),
+                            b, int(ldb)));
+}
+
+int cublas_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
+                 float* c, int64_t ldc, cudaStream_t st) {
+  if (!cublas_available() || !fits(n) || !fits(k) || !fits(lda) || !fits(ldc)) return cudaErrorNotSupported;
+  cublasHandle_t h = handle(st);
+  if (!h) return cudaErrorMemoryAllocation;
+  return status(g_api.ssyrk(h, uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(trans), int(n), int(k),
+                            &alpha, a, int(lda), &beta, c, int(ldc)));
 }
 
 }  // namespace bok::vendor

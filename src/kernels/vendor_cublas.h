@@ -23,5 +23,9 @@ int cublas_strsv(char uplo, char trans, char diag, int64_t n, const float* a, in
                  cudaStream_t st);
 int cublas_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                  const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t st);
+int cublas_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
+                 int64_t lda, float* b, int64_t ldb, cudaStream_t st);
+int cublas_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
+                 float* c, int64_t ldc, cudaStream_t st);
 
 }  // namespace bok::vendor

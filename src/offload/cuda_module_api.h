@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v4 and talks to it only through this table. Arguments arrive already checked
+ * blasoffload_cuda_module_v5 and talks to it only through this table. Arguments arrive already checked
  * (reference INFO rules passed), normalised (upper-case option letters) and past the reference quick
  * returns, so the module only computes. Plain C so either side may be built by any compiler. */
 #ifndef BLASOFFLOAD_CUDA_MODULE_API_H
@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 4u
+#define BO_CUDA_API_VERSION 5u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -27,7 +27,14 @@ enum bo_cuda_status {
 };
 
 /* Routine codes of kernel_us (the order of abi/routines.def). */
-enum bo_cuda_routine { BO_CUDA_SGEMM = 0, BO_CUDA_SGEMV = 1, BO_CUDA_STRSV = 2, BO_CUDA_SNRM2 = 3 };
+enum bo_cuda_routine {
+  BO_CUDA_SGEMM = 0,
+  BO_CUDA_SGEMV = 1,
+  BO_CUDA_STRSV = 2,
+  BO_CUDA_SNRM2 = 3,
+  BO_CUDA_STRSM = 4,
+  BO_CUDA_SSYRK = 5
+};
 
 /* What blasoffload-calibrate measures on the GPU side (see measure below). */
 struct bo_cuda_rates {
@@ -99,12 +106,21 @@ struct bo_cuda_module {
                float beta, float* y, int64_t incy);
   int (*strsv)(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx);
   int (*snrm2)(int64_t n, const float* x, int64_t incx, float* result);
+  /* B := alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 ('R'); B is m x n, A is m x m or n x n. alpha == 0 is
+   * handled by the core (the CPU BLAS zeroes B), so the module sees alpha != 0, m, n >= 1. */
+  int (*strsm)(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
+               int64_t lda, float* b, int64_t ldb);
+  /* C := alpha A A^T + beta C (trans 'N', A n x k) or alpha A^T A + beta C ('T' or 'C', A k x n), only the uplo
+   * triangle of C read (beta != 0) and written. The core hands alpha == 0 or k == 0 (a scaling of C) to the CPU
+   * BLAS, so the module sees alpha != 0, n, k >= 1. */
+  int (*ssyrk)(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
+               float* c, int64_t ldc);
 
   /* Predicted kernel time in microseconds, from the tuned table (the nearest tile's rate of the configuration
    * the call would use), for operands already in device memory: no transfers, no call overhead. op: sgemv
-   * trans / strsv trans / sgemm transa; for snrm2 n is the length; m and k are ignored where the routine has
-   * none. A negative result means no estimate (no tuned table for this kernel). O(1) after init, thread-safe,
-   * allocation-free. */
+   * trans / strsv trans / sgemm transa / strsm side / ssyrk trans; for snrm2 n is the length; ssyrk: n and k;
+   * m and k are ignored where the routine has none. A negative result means no estimate (no tuned table for this
+   * kernel). O(1) after init, thread-safe, allocation-free. */
   double (*kernel_us)(int routine, char op, int64_t m, int64_t n, int64_t k);
   /* 1 when p is device (or managed) memory the module would use in place, 0 for host memory. About a
    * microsecond: asked only for calls large enough for the GPU to matter, or when the program uses CUDA. */
@@ -134,7 +150,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v4"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v5"
 
 #ifdef __cplusplus
 }

@@ -33,9 +33,29 @@ bool get_number(const json& j, const char* key, double* out, std::string* e, con
 }  // namespace
 
 const std::vector<std::string>& calibration_classes() {
-  static const std::vector<std::string> k = {"sgemm.square", "sgemm.rank_k", "sgemm.panel", "sgemv.n",
-                                             "sgemv.t",      "strsv.n",      "strsv.t",     "snrm2"};
+  static const std::vector<std::string> k = {"sgemm.square", "sgemm.rank_k", "sgemm.panel", "sgemv.n", "sgemv.t",
+                                             "strsv.n",      "strsv.t",      "snrm2",       "strsm",   "ssyrk"};
   return k;
+}
+
+std::vector<std::string> derive_missing_classes(Calibration* c) {
+  struct Rule {
+    const char *cls, *from;
+    double factor;
+  };
+  static const Rule kRules[] = {{"strsm", "sgemm.panel", 0.5}, {"ssyrk", "sgemm.square", 1.0}};
+  std::vector<std::string> derived;
+  for (const Rule& r : kRules) {
+    auto have = c->cpu_rates.find(r.cls);
+    if (have != c->cpu_rates.end() && !have->second.empty()) continue;
+    auto src = c->cpu_rates.find(r.from);
+    if (src == c->cpu_rates.end() || src->second.empty()) continue;  // the built-in curve applies (CostModel)
+    std::vector<RatePoint> pts = src->second;
+    for (RatePoint& p : pts) p.rate *= r.factor;
+    c->cpu_rates[r.cls] = std::move(pts);
+    derived.push_back(r.cls);
+  }
+  return derived;
 }
 
 double Calibration::rate(const std::string& cls, double size) const {
@@ -158,6 +178,7 @@ Calibration built_in_defaults() {
   c.cpu_rates["strsv.n"] = {{4e3, 1}, {3.3e7, 26}, {5.4e8, 18}};
   c.cpu_rates["strsv.t"] = {{4e3, 1}, {3.3e7, 26}, {5.4e8, 18}};
   c.cpu_rates["snrm2"] = {{4e3, 2}, {4e7, 11.6}};
+  derive_missing_classes(&c);  // strsm and ssyrk from the curves above, as for an older file
   c.gpu = "(built-in defaults)";
   c.h2d_gbs = 20;
   c.d2h_gbs = 20;
@@ -208,9 +229,17 @@ CalibrationChoice choose_calibration(const std::string& path, bool path_explicit
     r.message = std::string(kPrefix) + "built-in defaults (" + path + " is for another CPU BLAS)";
     return r;
   }
+  const std::vector<std::string> derived = derive_missing_classes(&c);
   r.from_file = true;
   r.calibration = std::move(c);
   r.message = std::string(kPrefix) + path + " (measured " + r.calibration.created + ")";
+  if (!derived.empty()) {
+    std::string names;
+    for (const std::string& d : derived) names += (names.empty() ? "" : ", ") + d;
+    r.message += "; CPU rates of " + names +
+                 " derived from its sgemm rates (the file predates them: strsm at half "
+                 "sgemm.panel, ssyrk as sgemm.square; run blasoffload-calibrate to measure them)";
+  }
   return r;
 }
 

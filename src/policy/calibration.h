@@ -6,7 +6,8 @@
 // its threads engage) and, for sgemm, on whether a dimension is small (packing and parallel efficiency: LAPACK's
 // rank-64 updates run well below square products); for Level 2 the transpose changes the access pattern (axpy
 // versus dot form). So: sgemm.square, sgemm.rank_k (k <= 256), sgemm.panel (min(m, n) <= 256) by flops;
-// sgemv.n, sgemv.t by matrix bytes; strsv.n, strsv.t by triangle bytes; snrm2 by vector bytes.
+// sgemv.n, sgemv.t by matrix bytes; strsv.n, strsv.t by triangle bytes; snrm2 by vector bytes; strsm (m n t flops,
+// t the triangle's order) and ssyrk (n^2 k flops) by flops, one class each: Level 3 throughput, like sgemm's.
 #pragma once
 #include <map>
 #include <string>
@@ -17,8 +18,8 @@ namespace blasoffload::policy {
 inline constexpr const char* kCalibrationSchema = "blasoffload-policy/1";
 
 struct RatePoint {
-  double size = 0;  // bytes, or flops for sgemm
-  double rate = 0;  // GB/s, or GFLOP/s for sgemm
+  double size = 0;  // bytes, or flops for sgemm, strsm and ssyrk
+  double rate = 0;  // GB/s, or GFLOP/s for sgemm, strsm and ssyrk
 };
 
 // What identifies the CPU BLAS a calibration belongs to.
@@ -48,6 +49,14 @@ struct Calibration {
 // The class names above, in file order.
 const std::vector<std::string>& calibration_classes();
 
+// Files written before strsm and ssyrk were measured lack their classes. They stay valid: the missing curves are
+// derived from the same file's sgemm curves (the same CPU BLAS and configuration), which is closer to the truth than
+// the built-in defaults. strsm: sgemm.panel at half the rate (a CPU trsm, with few right-hand sides or a small
+// triangle, runs at about half its gemm speed: the triangular blocks are substitutions, only the updates are gemm);
+// ssyrk: sgemm.square as it is (a syrk is half a gemm at about gemm's rate). Adds each missing class it can derive and
+// returns their names (empty when the calibration has them all).
+std::vector<std::string> derive_missing_classes(Calibration* c);
+
 bool parse_calibration(const std::string& json, Calibration* out, std::string* error);
 std::string calibration_to_json(const Calibration& c);
 bool save_calibration(const std::string& path, const Calibration& c, std::string* error);
@@ -58,7 +67,7 @@ bool save_calibration(const std::string& path, const Calibration& c, std::string
 struct CalibrationChoice {
   bool from_file = false;
   Calibration calibration;            // the file's, or built_in_defaults()
-  std::string message;                // one line for the log
+  std::string message;                // one line for the log (says which classes were derived)
   std::vector<std::string> warnings;  // corrupt / stale / missing
 };
 CalibrationChoice choose_calibration(const std::string& path, bool path_explicit, const CpuIdentity& current);

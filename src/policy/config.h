@@ -17,7 +17,8 @@ struct Settings {
   Mode mode = Mode::kAuto;
   Mode routine_mode[kNumRoutines];  // BLASOFFLOAD_<ROUTINE>, defaults to `mode`
   // BLASOFFLOAD_<ROUTINE>_MIN: in auto mode, a fixed size threshold replacing the model (-1 = unset). Size:
-  // sgemm cbrt(m n k), sgemv sqrt(m n), strsv n, snrm2 n.
+  // sgemm cbrt(m n k), sgemv sqrt(m n), strsv n, snrm2 n, strsm cbrt(m n t) (t = m for side L, else n), ssyrk
+  // cbrt(n^2 k).
   std::int64_t min_size[kNumRoutines];
   bool frozen = false;       // BLASOFFLOAD_DECISIONS=frozen: the calibrated model only, no run-time adaptation
   bool eager_start = false;  // BLASOFFLOAD_STARTUP=eager: start the GPU at the first call it wins, not once paid for

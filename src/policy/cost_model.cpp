@@ -11,8 +11,8 @@ constexpr double kPitchedDma = 0.8;
 }  // namespace
 
 const char* class_name(ShapeClass c) {
-  static const char* const k[] = {"sgemm.square", "sgemm.rank_k", "sgemm.panel", "sgemv.n",
-                                  "sgemv.t",      "strsv.n",      "strsv.t",     "snrm2"};
+  static const char* const k[] = {"sgemm.square", "sgemm.rank_k", "sgemm.panel", "sgemv.n", "sgemv.t",
+                                  "strsv.n",      "strsv.t",      "snrm2",       "strsm",   "ssyrk"};
   return k[int(c)];
 }
 
@@ -29,14 +29,24 @@ ShapeClass classify(const Call& c, double* size) {
     case Routine::strsv:
       *size = 2.0 * double(c.n) * double(c.n + 1);
       return c.op == 'N' ? ShapeClass::kStrsvN : ShapeClass::kStrsvT;
+    case Routine::strsm:  // the triangle's order t times the other dimension times t: m n t flops
+      *size = double(c.m) * double(c.n) * double(c.op == 'L' ? c.m : c.n);
+      return ShapeClass::kStrsm;
+    case Routine::ssyrk:  // half of the n x n x k product: n^2 k flops
+      *size = double(c.n) * double(c.n) * double(c.k);
+      return ShapeClass::kSsyrk;
     default:
       *size = 4.0 * double(c.n);
       return ShapeClass::kSnrm2;
   }
 }
 
-CostModel::CostModel(const Calibration& cal, double margin) : margin_(margin) {
+CostModel::CostModel(const Calibration& given, double margin) : margin_(margin) {
   const Calibration defaults = built_in_defaults();
+  // A file from before strsm and ssyrk were measured: their curves from its own sgemm curves (calibration.h).
+  Calibration derived = given;
+  derive_missing_classes(&derived);
+  const Calibration& cal = derived;
   for (int i = 0; i < int(ShapeClass::kCount); ++i) {
     const char* name = class_name(ShapeClass(i));
     auto it = cal.cpu_rates.find(name);
@@ -97,6 +107,20 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
       p.bytes_in = 4.0 * (n * (n + 1) / 2 + n);  // only the triangle moves
       p.bytes_out = 4.0 * n;
       copies = 3;
+      break;
+    case Routine::strsm: {
+      // The triangle (uploaded as column-block trapezoids: about t (t + 1) / 2 elements), B in and B out.
+      const double t = c.op == 'L' ? m : n;
+      p.bytes_in = 4.0 * (t * (t + 1) / 2 + m * n);
+      p.bytes_out = 4.0 * m * n;
+      copies = 3;
+      break;
+    }
+    case Routine::ssyrk:
+      // A in; C's triangle in (beta != 0) and out.
+      p.bytes_in = 4.0 * (n * k + (c.reads_output ? n * (n + 1) / 2 : 0));
+      p.bytes_out = 4.0 * n * (n + 1) / 2;
+      copies = c.reads_output ? 3 : 2;
       break;
     default:
       p.bytes_in = 4.0 * n;

@@ -11,17 +11,30 @@
 
 namespace blasoffload::policy {
 
-enum class ShapeClass { kSgemmSquare, kSgemmRankK, kSgemmPanel, kSgemvN, kSgemvT, kStrsvN, kStrsvT, kSnrm2, kCount };
+enum class ShapeClass {
+  kSgemmSquare,
+  kSgemmRankK,
+  kSgemmPanel,
+  kSgemvN,
+  kSgemvT,
+  kStrsvN,
+  kStrsvT,
+  kSnrm2,
+  kStrsm,
+  kSsyrk,
+  kCount
+};
 
 struct Call {
   Routine routine;
-  char op = 'N';         // sgemv trans, strsv trans, sgemm transa
-  int64_t m = 0, n = 0, k = 0;
-  bool reads_output = false;  // beta != 0 (sgemm C, sgemv y); strsv always reads x
+  char op = 'N';                    // sgemv trans, strsv trans, sgemm transa, strsm side, ssyrk trans
+  int64_t m = 0, n = 0, k = 0;      // ssyrk: m = n
+  bool reads_output = false;        // beta != 0 (sgemm C, sgemv y, ssyrk C); strsv x and strsm B are always read
   bool operands_on_device = false;  // every operand already in device memory: no transfer
-  const void* operand[3] = {};      // A, B/x, C/y: the policy asks the module whether they are device memory
+  const void* operand[3] = {};      // A, B/x, C/y (strsm: A, B; ssyrk: A, -, C): the policy asks the module whether
+                                    // they are device memory
   bool host_pinned = false;         // sgemm: every host operand registered for DMA: no staging copies
-  char op_b = 'N';                  // sgemm transb
+  char op_b = 'N';                  // sgemm transb, strsm transa
   int64_t ld[3] = {};               // leading dimensions of A, B, C (the residency cache's question)
   // Input bytes the module's device copies spare (resident operands: all but their written pages; a clean candidate:
   // its upload shared over the clean reuses seen), and the write-record scans those copies cost first.
@@ -31,12 +44,12 @@ struct Call {
 // The class's name in the policy file and the log ("sgemm.square", ...).
 const char* class_name(ShapeClass c);
 
-// Which class a call belongs to and its size in the class's unit (bytes, or flops for sgemm).
+// Which class a call belongs to and its size in the class's unit (bytes, or flops for sgemm, strsm and ssyrk).
 ShapeClass classify(const Call& c, double* size);
 
 struct Prediction {
   ShapeClass cls = ShapeClass::kSnrm2;
-  double size = 0;        // in the class's unit (bytes, or flops for sgemm)
+  double size = 0;  // in the class's unit (bytes, or flops for sgemm, strsm and ssyrk)
   double cpu_us = 0;
   double gpu_us = 0;      // infinity when there are no GPU numbers
   double transfer_us = 0, kernel_us = 0;  // parts of gpu_us (the rest is the call overhead)

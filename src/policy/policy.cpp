@@ -43,6 +43,7 @@ struct State {
   Calibration calibration;
   std::string message;
   bool from_file = false;
+  bool gpu_measured = false;           // the file has GPU numbers of its own (not the built-in ones)
   bool gpu_nodes = false;              // NVIDIA device nodes exist, or the module was named explicitly
   std::atomic<bool> cuda_in_process{false};  // the program itself uses CUDA: its operands may be device memory
   std::atomic<bool> gpu_checked{false};      // the loaded GPU was compared with the calibration's
@@ -58,11 +59,16 @@ State* g = nullptr;
 // initial-exec: one fs-relative load on the tiny-call path instead of a __tls_get_addr call.
 __attribute__((tls_model("initial-exec"))) thread_local unsigned t_recheck = 0;
 
-// The size measure the floors compare: m n k, m n, n^2, n (no roots on the fast path).
+// The size measure the floors compare: m n k, m n, n^2, n; strsm m n t (t the triangle's order), ssyrk n^2 k (no roots
+// on the fast path).
 inline double work(const Call& c) {
   switch (c.routine) {
     case Routine::sgemm:
       return double(c.m) * double(c.n) * double(c.k);
+    case Routine::strsm:
+      return double(c.m) * double(c.n) * double(c.op == 'L' ? c.m : c.n);
+    case Routine::ssyrk:
+      return double(c.n) * double(c.n) * double(c.k);
     case Routine::sgemv:
       return double(c.m) * double(c.n);
     case Routine::strsv:
@@ -72,11 +78,13 @@ inline double work(const Call& c) {
   }
 }
 
+// Level 3: work() is a product of three dimensions, and BLASOFFLOAD_<ROUTINE>_MIN is their geometric mean.
+inline bool cubic(Routine r) { return r == Routine::sgemm || r == Routine::strsm || r == Routine::ssyrk; }
+
 // BLASOFFLOAD_<ROUTINE>_MIN's size, from work().
 double override_size(Routine r, double w) {
+  if (cubic(r)) return std::cbrt(w);
   switch (r) {
-    case Routine::sgemm:
-      return std::cbrt(w);
     case Routine::sgemv:
     case Routine::strsv:
       return std::sqrt(w);
@@ -87,7 +95,7 @@ double override_size(Routine r, double w) {
 
 double min_work(Routine r, std::int64_t n) {
   const double x = double(n);
-  return r == Routine::sgemm ? x * x * x : (r == Routine::sgemv || r == Routine::strsv) ? x * x : x;
+  return cubic(r) ? x * x * x : (r == Routine::sgemv || r == Routine::strsv) ? x * x : x;
 }
 
 // At most every 100 ms (a vDSO clock read: nanoseconds).
@@ -128,6 +136,12 @@ double floor_for(const CostModel& m, Routine r) {
         check(ShapeClass::kStrsvN, 2 * w);
         check(ShapeClass::kStrsvT, 2 * w);
         break;
+      case Routine::strsm:  // the class size is work() itself
+        check(ShapeClass::kStrsm, w);
+        break;
+      case Routine::ssyrk:
+        check(ShapeClass::kSsyrk, w);
+        break;
       default:
         check(ShapeClass::kSnrm2, 4 * w);
     }
@@ -148,6 +162,10 @@ int module_routine(Routine r) {
       return BO_CUDA_SGEMV;
     case Routine::strsv:
       return BO_CUDA_STRSV;
+    case Routine::strsm:
+      return BO_CUDA_STRSM;
+    case Routine::ssyrk:
+      return BO_CUDA_SSYRK;
     default:
       return BO_CUDA_SNRM2;
   }
@@ -171,7 +189,7 @@ void check_gpu_once(const bo_cuda_module* m) {
   bool expected = false;
   if (!g->gpu_checked.compare_exchange_strong(expected, true)) return;
   const std::string& gpu = g->calibration.gpu;
-  if (!g->from_file || gpu.empty() || std::strstr(m->name, gpu.c_str())) return;
+  if (!g->from_file || !g->gpu_measured || gpu.empty() || std::strstr(m->name, gpu.c_str())) return;
   log_warning("warning: policy: the policy file's GPU numbers were measured on %s, not on this GPU (%s); using "
               "the built-in GPU numbers; run blasoffload-calibrate again",
               gpu.c_str(), m->name);
@@ -215,6 +233,8 @@ int host_operands(const Call& c, HostOperand* out) {
   }
 }
 constexpr double kResidentMinBytes = 1048576.0;  // the module's residency.h kMinBytes
+// The module's residency cache serves these routines' operands; strsm, ssyrk and snrm2 move theirs every call.
+inline bool asks_residency(Routine r) { return r == Routine::sgemm || r == Routine::sgemv || r == Routine::strsv; }
 
 // What the module's device copies spare this call (residency.h): a resident operand moves only its written pages; a
 // clean candidate's upload (the module makes the copy if the call runs on the GPU) is shared over the clean reuses
@@ -284,6 +304,7 @@ void init(const Settings& s, const CpuIdentity& cpu) {
   CalibrationChoice choice = choose_calibration(s.policy_file, s.policy_file_explicit, cpu);
   for (const std::string& w : choice.warnings) log_warning("warning: %s", w.c_str());
   g->from_file = choice.from_file;
+  g->gpu_measured = !choice.calibration.gpu.empty();
   g->calibration = std::move(choice.calibration);
   g->message = choice.message;
   if (g->calibration.gpu.empty()) {  // calibrated without a GPU: its CPU side with the default GPU numbers
@@ -341,7 +362,7 @@ Decision decide_auto(const Settings& s, const Call& c) {
     // Before the module is up nothing can be asked: the estimate that decides whether starting it is worth its
     // one-time cost assumes registrable memory (malloc'd arrays are); decisions once it is up ask.
     // Asked only where the answer counts (the pipelined prediction): it takes a lock and a system call.
-    if (!c.operands_on_device && c.routine != Routine::snrm2) {
+    if (!c.operands_on_device && asks_residency(c.routine)) {
       if (mod)
         ask_resident(mod, c, &cp);
       else

@@ -181,6 +181,10 @@ KernelWork kernel_work(const std::string& key, const int64_t* dims) {
     w.written = 4.0 * n;
   } else if (key == "sgemm") {
     w.read = 2.0 * double(dims[0]) * double(dims[1]) * double(dims[2]);
+  } else if (key == "strsm") {  // triangle order t, right-hand sides r: t^2 r flops
+    w.read = double(dims[0]) * double(dims[0]) * double(dims[1]);
+  } else if (key == "ssyrk") {  // n^2 k flops (the triangle's n(n+1)/2 dot products of length k, twice)
+    w.read = double(dims[0]) * double(dims[0]) * double(dims[1]);
   }
   return w;
 }

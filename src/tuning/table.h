@@ -69,7 +69,7 @@ struct Table {
   std::string created;                         // ISO 8601 UTC
   std::string tuner;                           // "blasoffload-tune <version> (<commit>)"
   std::vector<BandwidthPoint> read, write;     // ascending bytes
-  std::map<std::string, KernelTable> kernels;  // keys: snrm2, sgemv_n, sgemv_t, strsv_n, strsv_t, sgemm
+  std::map<std::string, KernelTable> kernels;  // keys: snrm2, sgemv_n, sgemv_t, strsv_n, strsv_t, sgemm, strsm, ssyrk
   // Measured bandwidth for a transfer of `bytes` (log-log interpolation, clamped at the ends); 0 if none.
   double read_gbs(double bytes) const;
   double write_gbs(double bytes) const;

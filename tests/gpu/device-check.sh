@@ -40,7 +40,7 @@ suites() {
       [ "$inp" != "-" ] && args+=(--stdin "$inp")
       s=$(date +%s)
       timeout 500 bash '"$root"'/tests/lapack/run_suite.sh "${args[@]}" >"'"$d"'/$name.result" 2>&1; rc=$?
-      gpu=$(awk '"'"'$1 ~ /^(sgemm|sgemv|strsv|snrm2)$/ {g += $4; f += $5} END {printf "gpu=%d fallback=%d", g, f}'"'"' "'"$d"'/$name/blasoffload.log" 2>/dev/null)
+      gpu=$(awk '"'"'$1 ~ /^(sgemm|sgemv|strsv|snrm2|strsm|ssyrk)$/ {g += $4; f += $5} $1 ~ /^(strsm|ssyrk)$/ {l3 = l3 " " $1 "=" $4} END {printf "gpu=%d fallback=%d%s", g, f, l3}'"'"' "'"$d"'/$name/blasoffload.log" 2>/dev/null)
       case "$gpu" in gpu=0*) rc="$rc,no-gpu-calls" ;; esac
       echo "$name rc=$rc $gpu $(( $(date +%s) - s ))s" >>"'"$d"'/index.txt"'
 }

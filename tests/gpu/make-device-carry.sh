@@ -19,6 +19,9 @@ cp "$b/examples/solve_demo" "$k/unit/"
 if [ -x "$b/bench/kernels/blasoffload_bench_kernels" ]; then
   cp "$b/bench/kernels/blasoffload_bench_kernels" "$b/bench/kernels/libbenchmark.so.1debian" "$k/bench/"
 fi
+if [ -x "$b/bench/level3/blasoffload_bench_level3" ]; then
+  mkdir -p "$k/bin" && cp "$b/bench/level3/blasoffload_bench_level3" "$k/bin/"
+fi
 [ -n "$keep_cache" ] && cp -r "$keep_cache/." "$k/cache/"
 # Debug info stays home: the carry limit is 64 MiB with the BLAS test programs.
 find "$k" -type f \( -name "*.so*" -o -perm -u+x \) -exec strip --strip-debug {} + 2>/dev/null || true

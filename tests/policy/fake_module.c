@@ -1,13 +1,14 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v4 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v5 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
  * hide it):
  *   FAKE_CUDA_INIT_MS=N       init() sleeps N ms first (makes background initialisation observable)
  *   FAKE_CUDA_NO_DEVICE=1     init() reports BO_CUDA_NO_DEVICE
- *   FAKE_CUDA_FAIL=r[,r...]   those routines (sgemm, sgemv, strsv, snrm2) return BO_CUDA_LAUNCH_FAILED
+ *   FAKE_CUDA_FAIL=r[,r...]   those routines (sgemm, sgemv, strsv, snrm2, strsm, ssyrk) return BO_CUDA_LAUNCH_FAILED
  *   FAKE_CUDA_NO_ESTIMATE=1   kernel_us() returns -1 (no tuned table)
- *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\nsgemv N\nstrsv N\nsnrm2 N\n" (calls that reached the module)
+ *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\nsgemv N\n..." for all six routines (calls that reached the
+ *                             module)
  *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
  *
  * The fake also holds the core to the module contract of src/offload/cuda_module_api.h: a routine called before
@@ -31,9 +32,10 @@ enum { kIdle = 0, kInitRunning = 1, kReady = 2, kNoDevice = 3, kShutDown = 4, kF
 
 static _Atomic int g_state = kIdle;
 static atomic_int g_init_calls;
-static atomic_long g_counts[4];
+#define FAKE_ROUTINES 6 /* indexed by enum bo_cuda_routine */
+static atomic_long g_counts[FAKE_ROUTINES];
 static const struct bo_cuda_host_services* g_host;
-static const char* const kRoutineNames[4] = {"sgemm", "sgemv", "strsv", "snrm2"};
+static const char* const kRoutineNames[FAKE_ROUTINES] = {"sgemm", "sgemv", "strsv", "snrm2", "strsm", "ssyrk"};
 /* What measure() reports and what the module's name ends with, as for the real module (the core recognises the GPU
  * a policy file was measured on by this name). */
 #define FAKE_GPU_NAME "fake GPU (blasoffload tests)"
@@ -258,10 +260,78 @@ static int fake_snrm2(int64_t n, const float* x, int64_t incx, float* result) {
   return BO_CUDA_OK;
 }
 
+/* B := alpha op(A)^-1 B (side L) or alpha B op(A)^-1 (side R), in double, reading only the uplo triangle of A (and
+ * its diagonal only for diag N). The core keeps alpha == 0 (B zeroed) for the CPU BLAS. */
+static int fake_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
+                      int64_t lda, float* b, int64_t ldb) {
+  const int st = enter(BO_CUDA_STRSM);
+  if (st != BO_CUDA_OK) return st;
+  const int64_t t = side == 'L' ? m : n;
+  if (!strchr("LR", side) || !strchr("UL", uplo) || !strchr("NTC", transa) || !strchr("UN", diag) || m <= 0 || n <= 0 ||
+      alpha == 0.0f || lda < max1(t) || ldb < max1(m) || !a || !b) {
+    violation("strsm(%c%c%c%c m=%lld n=%lld alpha=%g lda=%lld ldb=%lld) not checked", side, uplo, transa, diag,
+              (long long)m, (long long)n, (double)alpha, (long long)lda, (long long)ldb);
+    return BO_CUDA_UNSUPPORTED;
+  }
+  /* Side R solves x^T op(A) = alpha b^T for each row b of B, i.e. op(A)^T x = alpha b: the same substitutions with
+   * the other op, so one loop serves both sides. */
+  const int tr = is_trans(transa) != (side == 'R');
+  const int lower = (uplo == 'L') != tr;
+  const int unit = diag == 'U';
+  const int64_t systems = side == 'L' ? n : m;
+  double* v = malloc(sizeof(double) * (size_t)t);
+  if (!v) return BO_CUDA_OUT_OF_MEMORY;
+#define OP_A(i, j) (tr ? (double)a[(j) + (i)*lda] : (double)a[(i) + (j)*lda])
+#define B_AT(s, i) (*(side == 'L' ? &b[(i) + (s)*ldb] : &b[(s) + (i)*ldb]))
+  for (int64_t sys = 0; sys < systems; ++sys) {
+    for (int64_t i = 0; i < t; ++i) v[i] = (double)alpha * B_AT(sys, i);
+    for (int64_t step = 0; step < t; ++step) {
+      const int64_t i = lower ? step : t - 1 - step;
+      double s = v[i];
+      if (lower)
+        for (int64_t j = 0; j < i; ++j) s -= OP_A(i, j) * v[j];
+      else
+        for (int64_t j = i + 1; j < t; ++j) s -= OP_A(i, j) * v[j];
+      v[i] = unit ? s : s / OP_A(i, i);
+    }
+    for (int64_t i = 0; i < t; ++i) B_AT(sys, i) = (float)v[i];
+  }
+#undef B_AT
+#undef OP_A
+  free(v);
+  return BO_CUDA_OK;
+}
+
+/* C := alpha op(A) op(A)^T + beta C on the uplo triangle only; beta == 0 never reads C. The core keeps alpha == 0
+ * and k == 0 (a scaling of C) for the CPU BLAS. */
+static int fake_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
+                      float* c, int64_t ldc) {
+  const int st = enter(BO_CUDA_SSYRK);
+  if (st != BO_CUDA_OK) return st;
+  const int t = is_trans(trans);
+  if (!strchr("UL", uplo) || !strchr("NTC", trans) || n <= 0 || k <= 0 || alpha == 0.0f || lda < max1(t ? k : n) ||
+      ldc < max1(n) || !a || !c) {
+    violation("ssyrk(%c%c n=%lld k=%lld alpha=%g lda=%lld ldc=%lld) not checked", uplo, trans, (long long)n,
+              (long long)k, (double)alpha, (long long)lda, (long long)ldc);
+    return BO_CUDA_UNSUPPORTED;
+  }
+#define OP_A(i, l) (t ? (double)a[(l) + (i)*lda] : (double)a[(i) + (l)*lda])
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t i0 = uplo == 'U' ? 0 : j, i1 = uplo == 'U' ? j + 1 : n;
+    for (int64_t i = i0; i < i1; ++i) {
+      double s = 0;
+      for (int64_t l = 0; l < k; ++l) s += OP_A(i, l) * OP_A(j, l);
+      float* cij = c + i + j * ldc;
+      *cij = (float)(beta == 0.0f ? (double)alpha * s : (double)alpha * s + (double)beta * *cij);
+    }
+  }
+#undef OP_A
+  return BO_CUDA_OK;
+}
+
 /* Deterministic and far faster than any CPU (20 TFLOP/s, 1 TB/s), so that the cost model's GPU side is dominated
  * by the transfer rates and call overhead the test's policy file sets. */
 static double fake_kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k) {
-  (void)op;
   if (env_flag("FAKE_CUDA_NO_ESTIMATE")) return -1;
   switch (routine) {
     case BO_CUDA_SGEMM:
@@ -272,6 +342,10 @@ static double fake_kernel_us(int routine, char op, int64_t m, int64_t n, int64_t
       return 2.0 * (double)n * (double)(n + 1) / 1e6;
     case BO_CUDA_SNRM2:
       return 4.0 * (double)n / 1e6;
+    case BO_CUDA_STRSM:
+      return (double)m * (double)n * (double)(op == 'L' ? m : n) / 20e6;
+    case BO_CUDA_SSYRK:
+      return (double)n * (double)n * (double)k / 20e6;
     default:
       return -1;
   }
@@ -332,6 +406,8 @@ static const struct bo_cuda_module kModule = {
     fake_sgemv,
     fake_strsv,
     fake_snrm2,
+    fake_strsm,
+    fake_ssyrk,
     fake_kernel_us,
     fake_is_device_pointer,
     fake_measure,
@@ -342,7 +418,7 @@ static const struct bo_cuda_module kModule = {
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v4(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v5(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 
@@ -355,6 +431,6 @@ __attribute__((destructor)) static void on_unload(void) {
   if (!path || !*path) return;
   FILE* f = fopen(path, "w");
   if (!f) return;
-  for (int r = 0; r < 4; ++r) fprintf(f, "%s %ld\n", kRoutineNames[r], atomic_load(&g_counts[r]));
+  for (int r = 0; r < FAKE_ROUTINES; ++r) fprintf(f, "%s %ld\n", kRoutineNames[r], atomic_load(&g_counts[r]));
   fclose(f);
 }

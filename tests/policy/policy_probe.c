@@ -6,14 +6,16 @@
  *   sgemv OP M N [opt...]      OP: N T
  *   strsv UTD N [opt...]       uplo U/L, trans N/T, diag N/U, e.g. LNN UTU
  *   snrm2 N [opt...]
+ *   strsm SUTD M N [opt...]    side L/R, uplo U/L, transa N/T, diag N/U, e.g. LLNN RUTU
+ *   ssyrk UT N K [opt...]      uplo U/L, trans N/T, e.g. UN LT
  *   sleep MS                   (lets a background GPU initialisation finish)
  * opt: alpha=F  beta=F (0: the output starts as NaN, which must never be read)  inc=I (x stride)  incy=I
  *      pad=P (leading dimensions P rows larger than needed)  cblas (call the cblas_ twin)  xR (run R times)
  *
  * Linked against the reference BLAS and run under LD_PRELOAD=libblasoffload.so. Operand entries a BLAS must
  * not read (leading-dimension padding, vector gaps, the other triangle, a unit diagonal) hold NaN; entries it
- * must not write hold a sentinel that is checked afterwards. Prints "policy_probe: PASS (N calls)" and exits 0,
- * or names each wrong call and exits 1 (2: bad command line). */
+ * must not write (padding, gaps, ssyrk's other triangle of C) hold a sentinel that is checked afterwards. Prints
+ * "policy_probe: PASS (N calls)" and exits 0, or names each wrong call and exits 1 (2: bad command line). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -29,6 +31,10 @@ typedef void sgemv_t(const char*, const int*, const int*, const float*, const fl
 typedef void strsv_t(const char*, const char*, const char*, const int*, const float*, const int*, float*, const int*,
                      size_t, size_t, size_t);
 typedef float snrm2_t(const int*, const float*, const int*);
+typedef void strsm_t(const char*, const char*, const char*, const char*, const int*, const int*, const float*,
+                     const float*, const int*, float*, const int*, size_t, size_t, size_t, size_t);
+typedef void ssyrk_t(const char*, const char*, const int*, const int*, const float*, const float*, const int*,
+                     const float*, float*, const int*, size_t, size_t);
 
 /* The Fortran entry points, taking the hidden string lengths gfortran passes. Declared through typedefs so the
  * prototypes match what the reference BLAS (and blasoffload) really define. */
@@ -36,19 +42,33 @@ extern sgemm_t sgemm_;
 extern sgemv_t sgemv_;
 extern strsv_t strsv_;
 extern snrm2_t snrm2_;
+extern strsm_t strsm_;
+extern ssyrk_t ssyrk_;
 
 /* The CBLAS twins (Debian's reference libblas.so.3 carries them); enum arguments are plain ints. */
-enum { kColMajor = 102, kNoTrans = 111, kTrans = 112, kUpper = 121, kLower = 122, kNonUnit = 131, kUnit = 132 };
+enum {
+  kColMajor = 102,
+  kNoTrans = 111,
+  kTrans = 112,
+  kUpper = 121,
+  kLower = 122,
+  kNonUnit = 131,
+  kUnit = 132,
+  kLeft = 141,
+  kRight = 142
+};
 extern void cblas_sgemm(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 extern void cblas_sgemv(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 extern void cblas_strsv(int, int, int, int, int, const float*, int, float*, int);
 extern float cblas_snrm2(int, const float*, int);
+extern void cblas_strsm(int, int, int, int, int, int, int, float, const float*, int, float*, int);
+extern void cblas_ssyrk(int, int, int, int, int, float, const float*, int, float, float*, int);
 
 static const float kSentinel = 12345.0f; /* where nothing may be written */
 
 typedef struct {
   char routine[8];
-  char op[4];
+  char op[5];
   int m, n, k;
   float alpha, beta;
   int incx, incy, pad, cblas, reps, sleep_ms;
@@ -79,6 +99,12 @@ static size_t vspan(int len, int inc) { return 1 + (size_t)(len - 1) * (size_t)a
 static void describe(const Step* s, char* buf, size_t size) {
   if (!strcmp(s->routine, "snrm2"))
     snprintf(buf, size, "snrm2 n=%d inc=%d%s", s->n, s->incx, s->cblas ? " cblas" : "");
+  else if (!strcmp(s->routine, "strsm"))
+    snprintf(buf, size, "strsm %s m=%d n=%d alpha=%g pad=%d%s", s->op, s->m, s->n, s->alpha, s->pad,
+             s->cblas ? " cblas" : "");
+  else if (!strcmp(s->routine, "ssyrk"))
+    snprintf(buf, size, "ssyrk %s n=%d k=%d alpha=%g beta=%g pad=%d%s", s->op, s->n, s->k, s->alpha, s->beta, s->pad,
+             s->cblas ? " cblas" : "");
   else if (!strcmp(s->routine, "strsv"))
     snprintf(buf, size, "strsv %s n=%d inc=%d pad=%d%s", s->op, s->n, s->incx, s->pad, s->cblas ? " cblas" : "");
   else if (!strcmp(s->routine, "sgemv"))
@@ -335,11 +361,159 @@ static int run_snrm2(const Step* s, const char* call) {
   return wrong_calls;
 }
 
+/* ---- strsm ---------------------------------------------------------------------------------------------- */
+
+static int run_strsm(const Step* s, const char* call) {
+  const int left = s->op[0] == 'L', upper = s->op[1] == 'U', trans = s->op[2] == 'T', unit = s->op[3] == 'U';
+  const int m = s->m, n = s->n, t = left ? m : n;
+  const int lda = (t > 1 ? t : 1) + s->pad, ldb = (m > 1 ? m : 1) + s->pad;
+  float* a = xmalloc(sizeof(float) * (size_t)lda * t);
+  float* b0 = xmalloc(sizeof(float) * (size_t)ldb * n);
+  float* b = xmalloc(sizeof(float) * (size_t)ldb * n);
+  /* Diagonally dominant, as for strsv. */
+  for (size_t j = 0; j < (size_t)t; ++j)
+    for (size_t i = 0; i < (size_t)lda; ++i) {
+      const int in_triangle = (int)i < t && (upper ? i < j : i > j);
+      a[i + j * lda] = i == j ? (unit ? NAN : 2.0f + 0.5f * uniform()) : in_triangle ? uniform() / (float)t : NAN;
+    }
+  for (size_t j = 0; j < (size_t)n; ++j)
+    for (size_t i = 0; i < (size_t)ldb; ++i) b0[i + j * ldb] = (int)i < m ? uniform() : kSentinel;
+
+  /* Side L: op(A) x = alpha b for each column of B; side R: x^T op(A) = alpha b^T, i.e. op(A)^T x = alpha b, for each
+   * row. `tr`: whether the matrix of those systems is A^T; it is lower triangular for (L, no tr) and (U, tr). */
+  const int tr = trans != !left, lower = upper ? tr : !tr, systems = left ? n : m;
+  double* ref = xmalloc(sizeof(double) * (size_t)m * n);
+  double* norm = xmalloc(sizeof(double) * (size_t)systems);
+  double* v = xmalloc(sizeof(double) * (size_t)t);
+#define T_AT(i, j) (tr ? (double)a[(size_t)(j) + (size_t)(i)*lda] : (double)a[(size_t)(i) + (size_t)(j)*lda])
+#define B_POS(sys, i) (left ? (size_t)(i) + (size_t)(sys)*ldb : (size_t)(sys) + (size_t)(i)*ldb)
+#define R_POS(sys, i) (left ? (size_t)(i) + (size_t)(sys)*m : (size_t)(sys) + (size_t)(i)*m)
+  for (int sys = 0; sys < systems; ++sys) {
+    for (int i = 0; i < t; ++i) v[i] = (double)s->alpha * b0[B_POS(sys, i)];
+    for (int step = 0; step < t; ++step) {
+      const int i = lower ? step : t - 1 - step;
+      double x = v[i];
+      if (lower)
+        for (int j = 0; j < i; ++j) x -= T_AT(i, j) * v[j];
+      else
+        for (int j = i + 1; j < t; ++j) x -= T_AT(i, j) * v[j];
+      v[i] = unit ? x : x / T_AT(i, i);
+    }
+    norm[sys] = 0;
+    for (int i = 0; i < t; ++i) {
+      ref[R_POS(sys, i)] = v[i];
+      norm[sys] = fmax(norm[sys], fabs(v[i]));
+    }
+  }
+#undef T_AT
+
+  int wrong_calls = 0;
+  for (int rep = 0; rep < s->reps; ++rep) {
+    memcpy(b, b0, sizeof(float) * (size_t)ldb * n);
+    if (s->cblas)
+      cblas_strsm(kColMajor, left ? kLeft : kRight, upper ? kUpper : kLower, trans ? kTrans : kNoTrans,
+                  unit ? kUnit : kNonUnit, m, n, s->alpha, a, lda, b, ldb);
+    else
+      strsm_(&s->op[0], &s->op[1], &s->op[2], &s->op[3], &m, &n, &s->alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
+    int bad = 0;
+    for (size_t j = 0; j < (size_t)n; ++j)
+      for (size_t i = (size_t)m; i < (size_t)ldb; ++i)
+        if (b[i + j * ldb] != kSentinel)
+          bad += mismatch("B padding", call, (long)(i + j * ldb), b[i + j * ldb], kSentinel, 0);
+    for (int sys = 0; sys < systems; ++sys) {
+      const double bound = 2.0 * (t + 2) * FLT_EPSILON * norm[sys] + FLT_MIN;
+      for (int i = 0; i < t; ++i) {
+        const double got = b[B_POS(sys, i)], want = ref[R_POS(sys, i)];
+        if (!(fabs(got - want) <= bound)) bad += mismatch("B", call, (long)B_POS(sys, i), got, want, bound);
+      }
+    }
+    wrong_calls += bad > 0;
+  }
+#undef B_POS
+#undef R_POS
+  free(a);
+  free(b0);
+  free(b);
+  free(ref);
+  free(norm);
+  free(v);
+  return wrong_calls;
+}
+
+/* ---- ssyrk ---------------------------------------------------------------------------------------------- */
+
+static int run_ssyrk(const Step* s, const char* call) {
+  const int upper = s->op[0] == 'U', trans = s->op[1] == 'T';
+  const int n = s->n, k = s->k, ra = trans ? k : n, ca = trans ? n : k;
+  const int lda = (ra > 1 ? ra : 1) + s->pad, ldc = (n > 1 ? n : 1) + s->pad;
+  float* a = xmalloc(sizeof(float) * (size_t)lda * (ca > 0 ? ca : 1));
+  float* c0 = xmalloc(sizeof(float) * (size_t)ldc * n);
+  float* c = xmalloc(sizeof(float) * (size_t)ldc * n);
+  for (size_t j = 0; j < (size_t)ca; ++j)
+    for (size_t i = 0; i < (size_t)lda; ++i) a[i + j * lda] = (int)i < ra ? uniform() : NAN;
+#define IN_TRI(i, j) ((int)(i) < n && (upper ? (i) <= (j) : (i) >= (j)))
+  /* Only C's uplo triangle may be written; with beta = 0 it must not be read either. */
+  for (size_t j = 0; j < (size_t)n; ++j)
+    for (size_t i = 0; i < (size_t)ldc; ++i)
+      c0[i + j * ldc] = !IN_TRI(i, j) ? kSentinel : s->beta == 0.0f ? NAN : uniform();
+#define OP_A(i, l) (trans ? (double)a[(size_t)(l) + (size_t)(i)*lda] : (double)a[(size_t)(i) + (size_t)(l)*lda])
+  double* ref = xmalloc(sizeof(double) * (size_t)n * n);
+  double* mag = xmalloc(sizeof(double) * (size_t)n * n);
+  for (size_t j = 0; j < (size_t)n; ++j)
+    for (size_t i = 0; i < (size_t)n; ++i) {
+      if (!IN_TRI(i, j)) continue;
+      double r = 0, g = 0;
+      for (int l = 0; l < k; ++l) {
+        r += OP_A(i, l) * OP_A(j, l);
+        g += fabs(OP_A(i, l) * OP_A(j, l));
+      }
+      r *= s->alpha;
+      g *= fabs(s->alpha);
+      if (s->beta != 0.0f) {
+        r += (double)s->beta * c0[i + j * ldc];
+        g += fabs((double)s->beta * c0[i + j * ldc]);
+      }
+      ref[i + j * n] = r;
+      mag[i + j * n] = g;
+    }
+#undef OP_A
+
+  int wrong_calls = 0;
+  const double gamma = 2.0 * (k + 2) * FLT_EPSILON;
+  for (int rep = 0; rep < s->reps; ++rep) {
+    memcpy(c, c0, sizeof(float) * (size_t)ldc * n);
+    if (s->cblas)
+      cblas_ssyrk(kColMajor, upper ? kUpper : kLower, trans ? kTrans : kNoTrans, n, k, s->alpha, a, lda, s->beta, c,
+                  ldc);
+    else
+      ssyrk_(&s->op[0], &s->op[1], &n, &k, &s->alpha, a, &lda, &s->beta, c, &ldc, 1, 1);
+    int bad = 0;
+    for (size_t j = 0; j < (size_t)n; ++j)
+      for (size_t i = 0; i < (size_t)ldc; ++i) {
+        const double got = c[i + j * ldc];
+        if (!IN_TRI(i, j)) {
+          if (got != kSentinel) bad += mismatch("C outside the triangle", call, (long)(i + j * ldc), got, kSentinel, 0);
+          continue;
+        }
+        const double want = ref[i + j * n], bound = gamma * mag[i + j * n] + FLT_MIN;
+        if (!(fabs(got - want) <= bound)) bad += mismatch("C", call, (long)(i + j * ldc), got, want, bound);
+      }
+    wrong_calls += bad > 0;
+  }
+#undef IN_TRI
+  free(a);
+  free(c0);
+  free(c);
+  free(ref);
+  free(mag);
+  return wrong_calls;
+}
+
 /* ---- command line --------------------------------------------------------------------------------------- */
 
 static int is_routine(const char* t) {
   return !strcmp(t, "sgemm") || !strcmp(t, "sgemv") || !strcmp(t, "strsv") || !strcmp(t, "snrm2") ||
-         !strcmp(t, "sleep");
+         !strcmp(t, "strsm") || !strcmp(t, "ssyrk") || !strcmp(t, "sleep");
 }
 
 static int usage(const char* why, const char* tok) {
@@ -374,12 +548,22 @@ static int parse_step(int argc, char** argv, int* i, Step* s) {
   } else if (!strcmp(r, "strsv")) {
     need = 2;
     valid_ops = "UNN UNU UTN UTU LNN LNU LTN LTU";
+  } else if (!strcmp(r, "strsm")) {
+    need = 3; /* OP M N */
+    valid_ops = "LUNN LUNU LUTN LUTU LLNN LLNU LLTN LLTU RUNN RUNU RUTN RUTU RLNN RLNU RLTN RLTU";
+  } else if (!strcmp(r, "ssyrk")) {
+    need = 3; /* OP N K */
+    valid_ops = "UN UT LN LT";
   } else {
     need = 1; /* snrm2 N, sleep MS */
     valid_ops = NULL;
   }
   int* dims[3] = {&s->m, &s->n, &s->k};
   if (!strcmp(r, "strsv") || !strcmp(r, "snrm2")) dims[0] = &s->n;
+  if (!strcmp(r, "ssyrk")) {
+    dims[0] = &s->n;
+    dims[1] = &s->k;
+  }
   if (!strcmp(r, "sleep")) dims[0] = &s->sleep_ms;
   for (; *i < argc && !is_routine(argv[*i]); ++*i) {
     const char* t = argv[*i];
@@ -388,7 +572,7 @@ static int parse_step(int argc, char** argv, int* i, Step* s) {
         /* Whole-token match against the list, so "N" is not accepted for sgemm nor "NNN" for sgemv. */
         const size_t len = strlen(t);
         const char* hit = strstr(valid_ops, t);
-        if (len == 0 || len > 3 || !hit || (hit != valid_ops && hit[-1] != ' ') || (hit[len] && hit[len] != ' '))
+        if (len == 0 || len > 4 || !hit || (hit != valid_ops && hit[-1] != ' ') || (hit[len] && hit[len] != ' '))
           return usage("bad operation", t);
         snprintf(s->op, sizeof s->op, "%s", t);
       } else if (!parse_int(t, dims[npos - (valid_ops ? 1 : 0)]) || *dims[npos - (valid_ops ? 1 : 0)] < 0) {
@@ -417,7 +601,9 @@ static int parse_step(int argc, char** argv, int* i, Step* s) {
   if (!strcmp(r, "snrm2") && s->incx < 1) return usage("snrm2 needs inc >= 1 (libraries disagree otherwise)", r);
   if ((!strcmp(r, "sgemm") || !strcmp(r, "sgemv")) && (s->m == 0 || s->n == 0))
     return usage("sizes must be positive (quick returns never reach the policy)", r);
-  if ((!strcmp(r, "strsv") || !strcmp(r, "snrm2")) && s->n == 0) return usage("sizes must be positive", r);
+  if ((!strcmp(r, "strsv") || !strcmp(r, "snrm2") || !strcmp(r, "ssyrk")) && s->n == 0)
+    return usage("sizes must be positive", r);
+  if (!strcmp(r, "strsm") && (s->m == 0 || s->n == 0)) return usage("sizes must be positive", r);
   return 0;
 }
 
@@ -447,6 +633,10 @@ int main(int argc, char** argv) {
       w = run_sgemv(&s, label);
     else if (!strcmp(s.routine, "strsv"))
       w = run_strsv(&s, label);
+    else if (!strcmp(s.routine, "strsm"))
+      w = run_strsm(&s, label);
+    else if (!strcmp(s.routine, "ssyrk"))
+      w = run_ssyrk(&s, label);
     else
       w = run_snrm2(&s, label);
     if (w) fprintf(stderr, "policy_probe: %s: %d of %d calls wrong\n", label, w, s.reps);

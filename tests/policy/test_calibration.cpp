@@ -1,5 +1,5 @@
 // The policy file: schema and validation, interpolation, which file applies (missing, corrupt, stale, explicit),
-// and blasoffload-calibrate --quick end to end on the reference BLAS.
+// files from before strsm/ssyrk were measured, and blasoffload-calibrate --quick end to end on the reference BLAS.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -118,6 +118,56 @@ TEST(ChooseCalibration, StaleCorruptAndMissingGiveDefaultsWithAWarning) {
   EXPECT_EQ(r.warnings.size(), 1u);
   r = choose_calibration("", false, c.cpu);
   EXPECT_FALSE(r.from_file);
+}
+
+// A file written before strsm and ssyrk were measured (the lent machine's calibration, kept in bench/results) still
+// loads, without a warning: their CPU curves come from its own sgemm curves, and the log line says so.
+TEST(ChooseCalibration, AnOlderFileWithoutStrsmAndSsyrkLoadsWithDerivedCurves) {
+  std::ifstream f(BO_OLD_POLICY_FILE);
+  ASSERT_TRUE(f) << BO_OLD_POLICY_FILE;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  Calibration file;
+  std::string err;
+  ASSERT_TRUE(parse_calibration(ss.str(), &file, &err)) << err;
+  ASSERT_FALSE(file.cpu_rates.count("strsm"));
+  ASSERT_FALSE(file.cpu_rates.count("ssyrk"));
+  const auto r = choose_calibration(BO_OLD_POLICY_FILE, true, file.cpu);
+  EXPECT_TRUE(r.from_file);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+  EXPECT_NE(r.message.find("strsm, ssyrk derived from its sgemm rates"), std::string::npos) << r.message;
+  const Calibration& c = r.calibration;
+  ASSERT_EQ(c.cpu_rates.at("strsm").size(), file.cpu_rates.at("sgemm.panel").size());
+  for (double size : {1e5, 3e7, 2e9, 1e12}) {
+    EXPECT_DOUBLE_EQ(c.rate("strsm", size), 0.5 * file.rate("sgemm.panel", size)) << size;
+    EXPECT_DOUBLE_EQ(c.rate("ssyrk", size), file.rate("sgemm.square", size)) << size;
+  }
+  // Everything else is the file's own.
+  EXPECT_DOUBLE_EQ(c.rate("sgemv.n", 1e6), file.rate("sgemv.n", 1e6));
+  EXPECT_EQ(c.gpu, "NVIDIA H100 80GB HBM3");
+
+  // A file that has the classes keeps them, and says nothing about deriving.
+  Calibration full = sample();
+  full.cpu_rates["strsm"] = {{1e6, 3}};
+  full.cpu_rates["ssyrk"] = {{1e6, 4}};
+  const std::string p = temp_path("full.json");
+  ASSERT_TRUE(save_calibration(p, full, &err)) << err;
+  const auto q = choose_calibration(p, true, full.cpu);
+  EXPECT_TRUE(q.from_file);
+  EXPECT_EQ(q.message.find("derived"), std::string::npos) << q.message;
+  EXPECT_DOUBLE_EQ(q.calibration.rate("strsm", 1e9), 3);
+  EXPECT_DOUBLE_EQ(q.calibration.rate("ssyrk", 1e9), 4);
+  // Only what is missing is derived, and only from what the file has.
+  Calibration partial = sample();  // sgemm.square only
+  partial.cpu_rates["strsm"] = {{1e6, 3}};
+  EXPECT_EQ(derive_missing_classes(&partial), std::vector<std::string>{"ssyrk"});
+  EXPECT_DOUBLE_EQ(partial.rate("strsm", 1e9), 3);
+  Calibration no_panel = sample();
+  EXPECT_EQ(derive_missing_classes(&no_panel), std::vector<std::string>{"ssyrk"});
+  EXPECT_FALSE(no_panel.cpu_rates.count("strsm"));
+  // The built-in defaults have both.
+  const Calibration d = built_in_defaults();
+  for (const auto& cls : calibration_classes()) EXPECT_TRUE(d.cpu_rates.count(cls)) << cls;
 }
 
 // The tool on the reference BLAS: a valid file with every class, keyed so that the same library is recognised.

@@ -1,5 +1,6 @@
 // The cost model: shape classes, the side it picks on either side of the crossover for given rates, operands
-// already on the device, no GPU numbers, and that a prediction allocates nothing.
+// already on the device, no GPU numbers, strsm/ssyrk (their transfers, and curves derived for older calibrations),
+// and that a prediction allocates nothing.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -50,6 +51,78 @@ TEST(CostModel, Classes) {
   EXPECT_DOUBLE_EQ(size, 800);
   EXPECT_EQ(classify({Routine::strsv, 'N', 0, 100}, &size), ShapeClass::kStrsvN);
   EXPECT_EQ(classify({Routine::snrm2, 'N', 0, 1000}, &size), ShapeClass::kSnrm2);
+  // strsm: m n t flops, t the triangle's order (m for side L, n for side R); ssyrk: n^2 k flops.
+  EXPECT_EQ(classify({Routine::strsm, 'L', 300, 20}, &size), ShapeClass::kStrsm);
+  EXPECT_DOUBLE_EQ(size, 300.0 * 20 * 300);
+  EXPECT_EQ(classify({Routine::strsm, 'R', 300, 20}, &size), ShapeClass::kStrsm);
+  EXPECT_DOUBLE_EQ(size, 300.0 * 20 * 20);
+  EXPECT_EQ(classify({Routine::ssyrk, 'T', 100, 100, 50}, &size), ShapeClass::kSsyrk);
+  EXPECT_DOUBLE_EQ(size, 100.0 * 100 * 50);
+  EXPECT_STREQ(class_name(ShapeClass::kStrsm), "strsm");
+  EXPECT_STREQ(class_name(ShapeClass::kSsyrk), "ssyrk");
+}
+
+// What strsm and ssyrk move from host memory, and the GPU time that makes: the triangle plus B in and B out for
+// strsm; A in, and C's triangle in (beta != 0) and out for ssyrk; one calibrated latency per copy after the first.
+TEST(CostModel, StrsmAndSsyrkTransfers) {
+  Calibration c = machine();
+  c.copy_latency_us = 7;
+  const CostModel m(c);
+  const double staged_bps = 1e9 / (1 / 10.0 + 1 / 50.0);  // staging copy then DMA, each way
+  const double t = 1000, other = 64;
+  Prediction p = m.predict({Routine::strsm, 'L', int64_t(t), int64_t(other), 0, true, false}, 25);
+  EXPECT_EQ(p.cls, ShapeClass::kStrsm);
+  EXPECT_DOUBLE_EQ(p.bytes_in, 4.0 * (t * (t + 1) / 2 + t * other));
+  EXPECT_DOUBLE_EQ(p.bytes_out, 4.0 * t * other);
+  EXPECT_NEAR(p.gpu_us, 40 + 2 * 7 + (p.bytes_in + p.bytes_out) / staged_bps * 1e6 + 25, 1e-6 * p.gpu_us);
+  EXPECT_DOUBLE_EQ(p.kernel_us, 25);
+  // Side R: the triangle is n x n.
+  p = m.predict({Routine::strsm, 'R', int64_t(other), int64_t(t), 0, true, false}, 25);
+  EXPECT_DOUBLE_EQ(p.bytes_in, 4.0 * (t * (t + 1) / 2 + t * other));
+
+  const double n = 2000, k = 128;
+  Call syrk{Routine::ssyrk, 'N', int64_t(n), int64_t(n), int64_t(k), false, false};
+  p = m.predict(syrk, 0);
+  EXPECT_EQ(p.cls, ShapeClass::kSsyrk);
+  EXPECT_DOUBLE_EQ(p.bytes_in, 4.0 * n * k);  // beta = 0: C is not read
+  EXPECT_DOUBLE_EQ(p.bytes_out, 4.0 * n * (n + 1) / 2);
+  EXPECT_NEAR(p.gpu_us, 40 + 7 + (p.bytes_in + p.bytes_out) / staged_bps * 1e6, 1e-6 * p.gpu_us);
+  syrk.reads_output = true;
+  const Prediction pr = m.predict(syrk, 0);
+  EXPECT_NEAR(pr.gpu_us - p.gpu_us, 7 + 4.0 * n * (n + 1) / 2 / staged_bps * 1e6, 1e-6 * pr.gpu_us);
+  // Operands already on the device: the call overhead and the kernel only.
+  Call dev{Routine::strsm, 'L', 4096, 4096, 0, true, true};
+  EXPECT_NEAR(m.predict(dev, 500).gpu_us, 540, 1e-9);
+  // Never the tiled pipeline (sgemm only), however large.
+  EXPECT_FALSE(CostModel::pipelined({Routine::ssyrk, 'N', 16384, 16384, 4096, true, false}));
+  EXPECT_FALSE(m.predict({Routine::strsm, 'L', 16384, 16384, 0, true, false}, 1e5).pipelined);
+}
+
+// A calibration from before strsm and ssyrk were measured (machine() has only the older classes): strsm runs at half
+// the sgemm.panel rate, ssyrk at the sgemm.square rate; a calibration that has them uses its own.
+TEST(CostModel, StrsmAndSsyrkCurvesOfAnOlderCalibrationComeFromItsSgemmCurves) {
+  Calibration c = machine();
+  c.cpu_rates["sgemm.panel"] = {{1e6, 100}, {1e10, 600}};
+  c.cpu_rates["sgemm.square"] = {{1e6, 300}, {1e10, 1500}};
+  const CostModel old(c);
+  for (double size : {1e5, 1e6, 1e8, 1e10, 1e12}) {
+    EXPECT_NEAR(old.cpu_us(ShapeClass::kStrsm, size), 2 * old.cpu_us(ShapeClass::kSgemmPanel, size),
+                1e-9 * old.cpu_us(ShapeClass::kStrsm, size))
+        << size;
+    EXPECT_NEAR(old.cpu_us(ShapeClass::kSsyrk, size), old.cpu_us(ShapeClass::kSgemmSquare, size),
+                1e-9 * old.cpu_us(ShapeClass::kSsyrk, size))
+        << size;
+  }
+  // strsm 1000 x 64 on the left: 6.4e7 flops at half of 100..600 GFLOP/s interpolated log-log.
+  const Prediction p = old.predict({Routine::strsm, 'L', 1000, 64, 0, true, false}, 0);
+  const double panel = std::exp(std::log(100.0) + std::log(6.4e7 / 1e6) / std::log(1e4) * std::log(6.0));
+  EXPECT_NEAR(p.cpu_us, 6.4e7 / (0.5 * panel * 1e9) * 1e6, 1e-6 * p.cpu_us);
+
+  c.cpu_rates["strsm"] = {{1e3, 42}, {1e15, 42}};
+  c.cpu_rates["ssyrk"] = {{1e3, 7}, {1e15, 7}};
+  const CostModel measured(c);
+  EXPECT_NEAR(measured.cpu_us(ShapeClass::kStrsm, 4.2e10), 1e6, 1e-3);
+  EXPECT_NEAR(measured.cpu_us(ShapeClass::kSsyrk, 7e9), 1e6, 1e-3);
 }
 
 TEST(CostModel, SgemmCrossoverFromHostMemory) {

@@ -67,7 +67,7 @@ struct CallLine {
 };
 
 std::vector<CallLine> ParseCalls(const std::string& log) {
-  static const std::regex re(R"(^blasoffload: (sgemm|sgemv|strsv|snrm2)\((.*)\) -> (cpu|gpu) \[(.*)\])"
+  static const std::regex re(R"(^blasoffload: (sgemm|sgemv|strsv|snrm2|strsm|ssyrk)\((.*)\) -> (cpu|gpu) \[(.*)\])"
                              R"((, GPU failed: fell back)?, took [0-9.]+ ms$)");
   std::vector<CallLine> calls;
   for (const std::string& line : Lines(log)) {
@@ -402,6 +402,38 @@ TEST_F(PolicyProcess, FrozenDecisionsRepeatRunToRun) {
     EXPECT_EQ(a.calls[i].where + " " + a.calls[i].reason, b.calls[i].where + " " + b.calls[i].reason) << i;
 }
 
+// strsm and ssyrk under a file written before they had shape classes (PolicyFile writes only the older ones): their
+// CPU curves come from the file's sgemm curves (strsm at half the panel rate, ssyrk at the square rate), the summary
+// says so, tiny calls stay on the CPU and large ones go to the GPU; quick returns (alpha = 0, k = 0) never reach it.
+TEST_F(PolicyProcess, FrozenStrsmAndSsyrkWithCurvesDerivedFromAnOlderFile) {
+  const PolicyFile p = Good();
+  const Outcome r = RunProbe(
+      PolicyEnv(p, "frozen"),
+      Script(
+          "strsm LLNN 8 8  ssyrk UN 8 8  strsm LLNN 384 384  strsm RUTU 300 200 pad=3 cblas  ssyrk LT 384 384 beta=0 "
+          "ssyrk UN 300 250 cblas  strsm LUNN 384 384 alpha=0  ssyrk UN 384 384 alpha=0 beta=0.5  ssyrk LN 200 0 "
+          "beta=2"));
+  ExpectProbePassed(r);
+  ExpectCalls(r, {{"cpu", kTiny, 2}, {"gpu", kModel, 4}});
+  ASSERT_EQ(r.calls.size(), 6u) << r.Dump();
+  EXPECT_EQ(r.calls[2].args, "LLNN m=384 n=384") << r.calls[2].text;
+  EXPECT_EQ(r.calls[4].args, "LT n=384 k=384") << r.calls[4].text;
+  double cpu_ms = 0, gpu_ms = 0;
+  const double flops = 384.0 * 384 * 384;
+  ASSERT_TRUE(ModelNumbers(r.calls[2].reason, &cpu_ms, &gpu_ms)) << r.calls[2].text;
+  EXPECT_NEAR(cpu_ms, flops / (0.5 * p.cpu_gflops * 1e9) * 1e3, 0.02 * cpu_ms) << r.calls[2].text;
+  ASSERT_TRUE(ModelNumbers(r.calls[4].reason, &cpu_ms, &gpu_ms)) << r.calls[4].text;
+  EXPECT_NEAR(cpu_ms, flops / (p.cpu_gflops * 1e9) * 1e3, 0.02 * cpu_ms) << r.calls[4].text;
+  EXPECT_EQ(Count(r, "strsm"), 2) << r.Dump();
+  EXPECT_EQ(Count(r, "ssyrk"), 2) << r.Dump();
+  EXPECT_EQ(Count(r, "sgemm"), 0) << r.Dump();
+  // calls cpu gpu fallback errors: the quick returns count as calls, on neither side.
+  EXPECT_EQ(r.SummaryRow("strsm"), (std::vector<long>{4, 1, 2, 0, 0})) << r.log;
+  EXPECT_EQ(r.SummaryRow("ssyrk"), (std::vector<long>{5, 1, 2, 0, 0})) << r.log;
+  EXPECT_NE(r.log.find("strsm, ssyrk derived from its sgemm rates"), std::string::npos) << r.log;
+  EXPECT_EQ(r.log.find("warning"), std::string::npos) << "an older file is no reason for a warning\n" << r.Dump();
+}
+
 // ---- b. auto + adaptive: the one-time start-up is amortised, then runs in the background ---------------------
 
 TEST_F(PolicyProcess, AdaptiveAmortisesInitThenInitialisesInBackgroundThenUsesGpu) {
@@ -513,6 +545,36 @@ TEST_F(PolicyProcess, MinSizeKeepsCallsBelowItOnCpuWhateverTheModel) {
   ExpectCalls(r, {{"cpu", MinSize(256, "<", 300)}, {"gpu", MinSize(384, ">=", 300)}, {"gpu", kModel}});
   EXPECT_EQ(Count(r, "sgemm"), 1) << r.Dump();
   EXPECT_EQ(Count(r, "sgemv"), 1) << r.Dump();
+}
+
+// BLASOFFLOAD_STRSM_MIN and BLASOFFLOAD_SSYRK_MIN measure sizes as the cube root of the work, as for sgemm: strsm
+// cbrt(m n t), ssyrk cbrt(n^2 k).
+TEST_F(PolicyProcess, MinSizeOfStrsmAndSsyrkIsTheCubeRootOfTheWork) {
+  Env env = PolicyEnv(Hostile(), "frozen");
+  env["BLASOFFLOAD_STRSM_MIN"] = "100";
+  env["BLASOFFLOAD_SSYRK_MIN"] = "50";
+  const Outcome r = RunProbe(env, Script("strsm LLNN 64 64  strsm RLTN 50 200  strsm LUTU 120 9 cblas  ssyrk UN 40 40 "
+                                         "ssyrk LT 60 30  ssyrk UT 64 64 beta=0"));
+  ExpectProbePassed(r);
+  ExpectCalls(r, {{"cpu", MinSize(64, "<", 100)},
+                  {"gpu", MinSize(126, ">=", 100)},  // cbrt(50 * 200 * 200) = 126.0
+                  {"cpu", MinSize(51, "<", 100)},    // cbrt(120 * 9 * 120) = 50.6
+                  {"cpu", MinSize(40, "<", 50)},
+                  {"cpu", MinSize(48, "<", 50)},  // cbrt(60^2 * 30) = 47.6
+                  {"gpu", MinSize(64, ">=", 50)}});
+  EXPECT_EQ(Count(r, "strsm"), 1) << r.Dump();
+  EXPECT_EQ(Count(r, "ssyrk"), 1) << r.Dump();
+}
+
+TEST_F(PolicyProcess, PerRoutineModesOfStrsmAndSsyrk) {
+  Env env = PolicyEnv(Good(), "frozen");
+  env["BLASOFFLOAD_STRSM"] = "gpu";
+  env["BLASOFFLOAD_SSYRK"] = "cpu";
+  const Outcome r = RunProbe(env, Script("strsm RLNU 8 8  ssyrk LN 384 384 x2  strsm LLTN 384 384"));
+  ExpectProbePassed(r);
+  ExpectCalls(r, {{"gpu", Mode("gpu")}, {"cpu", Mode("cpu"), 2}, {"gpu", Mode("gpu")}});
+  EXPECT_EQ(Count(r, "strsm"), 2) << r.Dump();
+  EXPECT_EQ(Count(r, "ssyrk"), 0) << r.Dump();
 }
 
 TEST_F(PolicyProcess, PerRoutineCpuModeBeatsAuto) {
@@ -765,14 +827,16 @@ TEST_F(PolicyProcess, GpuFailureFallsBackAndWarnsOnce) {
 // Every routine's GPU path can fail; each falls back with the right answer, and warnings do not repeat per call.
 TEST_F(PolicyProcess, EveryRoutineFallsBack) {
   Env env = PolicyEnv(Good(), "frozen", "");
-  env["FAKE_CUDA_FAIL"] = "sgemm,sgemv,strsv,snrm2";
-  const Outcome r = RunProbe(env, Script("sgemm NN 384 384 384 x2  sgemv T 1500 2000 inc=2 incy=-3 x2  strsv UTU 2000 "
-                                         "inc=-2 x2  snrm2 1000000 inc=3 x2"));
+  env["FAKE_CUDA_FAIL"] = "sgemm,sgemv,strsv,snrm2,strsm,ssyrk";
+  const Outcome r =
+      RunProbe(env, Script("sgemm NN 384 384 384 x2  sgemv T 1500 2000 inc=2 incy=-3 x2  strsv UTU 2000 "
+                           "inc=-2 x2  snrm2 1000000 inc=3 x2  strsm RUNU 300 384 x2  ssyrk UT 384 300 x2"));
   ExpectProbePassed(r);
   const std::size_t warnings = r.LibraryLines().size();
   EXPECT_GE(warnings, 1u) << r.Dump();
-  EXPECT_LE(warnings, 4u) << "at most one warning per routine\n" << r.Dump();
-  for (const char* routine : {"sgemm", "sgemv", "strsv", "snrm2"}) EXPECT_GE(Count(r, routine), 1) << routine;
+  EXPECT_LE(warnings, 6u) << "at most one warning per routine\n" << r.Dump();
+  for (const char* routine : {"sgemm", "sgemv", "strsv", "snrm2", "strsm", "ssyrk"})
+    EXPECT_GE(Count(r, routine), 1) << routine;
 }
 
 // ---- f. no device: auto mode is silent and stays on the CPU ------------------------------------------------
@@ -788,7 +852,8 @@ TEST_F(PolicyProcess, NoDeviceIsSilentInAutoMode) {
   ExpectProbePassed(a);
   EXPECT_TRUE(a.LibraryLines().empty()) << "auto mode must not complain about a missing GPU\n" << a.Dump();
   EXPECT_EQ(a.TraceCount("init-begin"), 1) << "initialisation must be tried once, not per call\n" << a.Dump();
-  for (const char* routine : {"sgemm", "sgemv", "strsv", "snrm2"}) EXPECT_EQ(Count(a, routine), 0) << a.Dump();
+  for (const char* routine : {"sgemm", "sgemv", "strsv", "snrm2", "strsm", "ssyrk"})
+    EXPECT_EQ(Count(a, routine), 0) << a.Dump();
 
   env["BLASOFFLOAD_LOG"] = "calls";
   const Outcome b = RunProbe(env, script);

@@ -11,7 +11,7 @@ namespace {
 
 struct Work {
   std::vector<float> a, b, x;  // inputs (may be shared between threads)
-  std::vector<float> c, y, t;  // outputs, private to a thread
+  std::vector<float> c, y, t, s, k;  // outputs, private to a thread (s: strsm's B, k: ssyrk's C)
   float nrm = 0, cnrm = 0;
 };
 
@@ -33,6 +33,13 @@ void run_all(Work& w, const std::vector<float>& a, const std::vector<float>& b, 
   ours_as<blasoffload::strsv_cblas_t>("cblas_strsv")(CblasRowMajor, CblasUpper, CblasTrans, CblasUnit, n, b.data(), n,
                                                      w.t.data(), 1);
   w.cnrm = ours_as<float(const int, const float*, const int)>("cblas_snrm2")(n, w.y.data(), 1);
+  ours_as<blasoffload::strsm_fortran_t>("STRSM")("R", "L", "N", "U", &n, &n, &alpha, b.data(), &n, w.s.data(), &n, 1, 1,
+                                                 1, 1);
+  ours_as<blasoffload::ssyrk_fortran_t>("ssyrk_")("U", "T", &n, &n, &alpha, a.data(), &n, &beta, w.k.data(), &n, 1, 1);
+  ours_as<blasoffload::strsm_cblas_t>("cblas_strsm")(CblasRowMajor, CblasLeft, CblasUpper, CblasTrans, CblasUnit, n, n,
+                                                     1.0f, b.data(), n, w.s.data(), n);
+  ours_as<blasoffload::ssyrk_cblas_t>("cblas_ssyrk")(CblasRowMajor, CblasLower, CblasNoTrans, n, n, 1.0f, a.data(), n,
+                                                     1.0f, w.k.data(), n);
 }
 
 Work fresh(std::uint32_t seed) {
@@ -44,6 +51,8 @@ Work fresh(std::uint32_t seed) {
   w.c = random_vector(kN * kN, seed + 3);
   w.y = random_vector(kN, seed + 4);
   w.t = random_vector(kN, seed + 5);
+  w.s = random_vector(kN * kN, seed + 6);
+  w.k = random_vector(kN * kN, seed + 7);
   return w;
 }
 
@@ -51,6 +60,8 @@ void expect_same(const Work& got, const Work& want) {
   ASSERT_EQ(std::memcmp(got.c.data(), want.c.data(), 4 * got.c.size()), 0);
   ASSERT_EQ(std::memcmp(got.y.data(), want.y.data(), 4 * got.y.size()), 0);
   ASSERT_EQ(std::memcmp(got.t.data(), want.t.data(), 4 * got.t.size()), 0);
+  ASSERT_EQ(std::memcmp(got.s.data(), want.s.data(), 4 * got.s.size()), 0);
+  ASSERT_EQ(std::memcmp(got.k.data(), want.k.data(), 4 * got.k.size()), 0);
   ASSERT_EQ(got.nrm, want.nrm);
   ASSERT_EQ(got.cnrm, want.cnrm);
 }
@@ -93,8 +104,9 @@ namespace bt {
 namespace {
 
 // 16 threads whose outputs are interleaved pieces of one array: thread t owns rows [t*m, (t+1)*m) of a
-// shared column-major C (leading dimension 16*m) and every 16th element (offset t) of shared vectors. Each
-// must compute exactly what it computes alone, and no thread may disturb its neighbours' bytes.
+// shared column-major C (leading dimension 16*m), the same rows of a shared B for strsm, a triangle of an n x n
+// block of a shared ssyrk C (whose other triangle is a neighbour's), and every 16th element (offset t) of shared
+// vectors. Each must compute exactly what it computes alone, and no thread may disturb its neighbours' bytes.
 TEST(Threads, SixteenThreadsInterleavedOutputs) {
   constexpr int kThreads = 16;
   const blas_int m = 24, n = 20, k = 28, ld = kThreads * m, inc = kThreads;
@@ -108,23 +120,38 @@ TEST(Threads, SixteenThreadsInterleavedOutputs) {
   auto* trsv = ours_as<blasoffload::strsv_fortran_t>("strsv_");
   const float alpha = 0.75f, beta = -0.5f;
   const blas_int one = 1;
-  auto work = [&](int t, float* c, float* y, float* x) {
+  auto* trsm = ours_as<blasoffload::strsm_fortran_t>("strsm_");
+  auto* syrk = ours_as<blasoffload::ssyrk_fortran_t>("ssyrk_");
+  // ssyrk: thread t's n x n block is rows [t*n, (t+1)*n) of a shared array; it writes one triangle of it (alternating),
+  // and the other triangle must come back as it was.
+  const blas_int ldk = kThreads * n;
+  const auto k0 = random_vector(std::size_t(ldk) * n, 37);
+  auto work = [&](int t, float* c, float* y, float* x, float* s, float* kk) {
     gemm("N", "N", &m, &n, &k, &alpha, a.data(), &m, b.data(), &k, &beta, c + t * m, &ld, 1, 1);
     gemv("N", &m, &k, &alpha, a.data(), &m, b.data(), &one, &beta, y + t, &inc, 1);
     trsv("U", "T", "N", &n, tri.data(), &n, x + t, &inc, 1, 1, 1);
+    trsm("R", "U", "N", "N", &m, &n, &alpha, tri.data(), &n, s + t * m, &ld, 1, 1, 1, 1);
+    syrk(t % 2 ? "U" : "L", "T", &n, &k, &alpha, b.data(), &k, &beta, kk + t * n, &ldk, 1, 1);
   };
   // Alone, one thread after another.
-  auto c_seq = c0, y_seq = y0, x_seq = x0;
-  for (int t = 0; t < kThreads; ++t) work(t, c_seq.data(), y_seq.data(), x_seq.data());
+  auto c_seq = c0, y_seq = y0, x_seq = x0, s_seq = c0, k_seq = k0;
+  for (int t = 0; t < kThreads; ++t) work(t, c_seq.data(), y_seq.data(), x_seq.data(), s_seq.data(), k_seq.data());
+  for (int t = 0; t < kThreads; ++t)
+    for (blas_int j = 0; j < n; ++j)
+      for (blas_int i = 0; i < n; ++i)
+        if (t % 2 ? i > j : i < j) ASSERT_EQ(k_seq[at(t * n + i, j, ldk)], k0[at(t * n + i, j, ldk)]) << t;
   // All at once, many rounds from the same start.
   for (int round = 0; round < 5; ++round) {
-    auto c = c0, y = y0, x = x0;
+    auto c = c0, y = y0, x = x0, s = c0, kk = k0;
     std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) threads.emplace_back([&, t] { work(t, c.data(), y.data(), x.data()); });
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] { work(t, c.data(), y.data(), x.data(), s.data(), kk.data()); });
     for (auto& th : threads) th.join();
     ASSERT_EQ(std::memcmp(c.data(), c_seq.data(), 4 * c.size()), 0) << "round " << round;
     ASSERT_EQ(std::memcmp(y.data(), y_seq.data(), 4 * y.size()), 0) << "round " << round;
     ASSERT_EQ(std::memcmp(x.data(), x_seq.data(), 4 * x.size()), 0) << "round " << round;
+    ASSERT_EQ(std::memcmp(s.data(), s_seq.data(), 4 * s.size()), 0) << "round " << round;
+    ASSERT_EQ(std::memcmp(kk.data(), k_seq.data(), 4 * kk.size()), 0) << "round " << round;
   }
   // And the sequential result is right, not merely repeatable: check thread 3's C block.
   std::vector<float> c3(std::size_t(m) * n);

@@ -21,12 +21,14 @@
 
 namespace {
 
-using blasoffload::policy::Calibration;
-using blasoffload::policy::RatePoint;
 using blasoffload::sgemm_fortran_t;
 using blasoffload::sgemv_fortran_t;
-using blasoffload::strsv_fortran_t;
 using blasoffload::snrm2_fortran_t;
+using blasoffload::ssyrk_fortran_t;
+using blasoffload::strsm_fortran_t;
+using blasoffload::strsv_fortran_t;
+using blasoffload::policy::Calibration;
+using blasoffload::policy::RatePoint;
 
 const char* kUsage =
     "usage: blasoffload-calibrate [options]\n"
@@ -43,6 +45,8 @@ struct Blas {
   sgemv_fortran_t* sgemv;
   strsv_fortran_t* strsv;
   snrm2_fortran_t* snrm2;
+  strsm_fortran_t* strsm;
+  ssyrk_fortran_t* ssyrk;
 };
 
 // Median seconds per call of f(): two warm-up calls (threads spun up, pages touched), then calls until 5 and 0.2 s
@@ -76,7 +80,9 @@ std::vector<float> random_vector(size_t n, unsigned seed) {
 void add(Calibration& c, const char* cls, double size, double seconds, double work_per_unit) {
   c.cpu_rates[cls].push_back({size, size * work_per_unit / seconds / 1e9});
   std::fprintf(stderr, "  %-13s size %-12.4g %10.2f %s\n", cls, size, c.cpu_rates[cls].back().rate,
-               std::string(cls).rfind("sgemm", 0) == 0 ? "GFLOP/s" : "GB/s");
+               std::string(cls).rfind("sgemm", 0) == 0 || std::string(cls) == "strsm" || std::string(cls) == "ssyrk"
+                   ? "GFLOP/s"
+                   : "GB/s");
 }
 
 void measure(const Blas& b, bool quick, Calibration& c) {
@@ -117,6 +123,25 @@ void measure(const Blas& b, bool quick, Calibration& c) {
     volatile float sink = 0;
     const double s = time_call([&] { sink = b.snrm2(&n, x.data(), &inc); });
     add(c, "snrm2", 4.0 * n, s, 1.0);
+  }
+  // Level 3 beyond sgemm, square shapes (a few sizes: the class is by flops, and LAPACK's calls span both small
+  // triangles with many right-hand sides and the reverse).
+  const char U = 'U';
+  for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{128, 512, 2048}) {
+    // The identity in the triangle: all the arithmetic of a solve, yet B comes back unchanged, so repeated solves in
+    // place time the same work without drifting toward overflow or subnormals.
+    std::vector<float> A(size_t(s) * s, 0.0f);
+    for (int i = 0; i < s; ++i) A[i + size_t(i) * s] = 1.0f;
+    auto B = random_vector(size_t(s) * s, 10);
+    const double t =
+        time_call([&] { b.strsm(&L, &L, &N, &N, &s, &s, &one, A.data(), &s, B.data(), &s, fl, fl, fl, fl); });
+    add(c, "strsm", double(s) * s * s, t, 1.0);
+  }
+  for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{128, 512, 2048}) {
+    auto A = random_vector(size_t(s) * s, 11), C = random_vector(size_t(s) * s, 12);
+    // C -= A A^T, LAPACK's (spotrf's) form; C grows only linearly over the repetitions.
+    const double t = time_call([&] { b.ssyrk(&U, &N, &s, &s, &minus, A.data(), &s, &one, C.data(), &s, fl, fl); });
+    add(c, "ssyrk", double(s) * s * s, t, 1.0);
   }
 }
 
@@ -161,10 +186,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "blasoffload-calibrate: cannot load the CPU BLAS %s: %s\n", lib.c_str(), dlerror());
     return 1;
   }
-  Blas b{reinterpret_cast<sgemm_fortran_t*>(dlsym(h, "sgemm_")), reinterpret_cast<sgemv_fortran_t*>(dlsym(h, "sgemv_")),
-         reinterpret_cast<strsv_fortran_t*>(dlsym(h, "strsv_")), reinterpret_cast<snrm2_fortran_t*>(dlsym(h, "snrm2_"))};
-  if (!b.sgemm || !b.sgemv || !b.strsv || !b.snrm2) {
-    std::fprintf(stderr, "blasoffload-calibrate: %s lacks sgemm_/sgemv_/strsv_/snrm2_\n", lib.c_str());
+  Blas b{
+      reinterpret_cast<sgemm_fortran_t*>(dlsym(h, "sgemm_")), reinterpret_cast<sgemv_fortran_t*>(dlsym(h, "sgemv_")),
+      reinterpret_cast<strsv_fortran_t*>(dlsym(h, "strsv_")), reinterpret_cast<snrm2_fortran_t*>(dlsym(h, "snrm2_")),
+      reinterpret_cast<strsm_fortran_t*>(dlsym(h, "strsm_")), reinterpret_cast<ssyrk_fortran_t*>(dlsym(h, "ssyrk_"))};
+  if (!b.sgemm || !b.sgemv || !b.strsv || !b.snrm2 || !b.strsm || !b.ssyrk) {
+    std::fprintf(stderr, "blasoffload-calibrate: %s lacks sgemm_/sgemv_/strsv_/snrm2_/strsm_/ssyrk_\n", lib.c_str());
     return 1;
   }
   Calibration c;

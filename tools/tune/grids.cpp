@@ -39,6 +39,15 @@ std::vector<GridSpec> grid_specs(bool quick) {
   g.push_back({"strsv_n", BO_K_STRSV, 'N', {"n"}, {trs}, "GB/s"});
   g.push_back({"strsv_t", BO_K_STRSV, 'T', {"n"}, {trs}, "GB/s"});
   g.push_back({"sgemm", BO_K_SGEMM, 'N', {"m", "n", "k"}, {gmn, gmn, gk}, "GFLOP/s"});
+  // strsm (left, lower, no transpose; a right-side call looks up its transpose): triangle order t and right-hand
+  // sides r, from the solves of sgetrs/spotrs (t >> r) to the factorizations' panels (t << r, seed 003 figs. 17-18).
+  const auto st = quick ? std::vector<int64_t>{128, 4096} : std::vector<int64_t>{32, 128, 512, 2048, 4096, 8192, 16384};
+  const auto sr = quick ? std::vector<int64_t>{16, 4096} : std::vector<int64_t>{1, 4, 16, 128, 1024, 4096, 8192, 16384};
+  g.push_back({"strsm", BO_K_STRSM, 'L', {"t", "r"}, {st, sr}, "GFLOP/s"});
+  // ssyrk (lower, no transpose, alpha = -1, beta = 1 as in spotrf): order n, rank k.
+  const auto yn = quick ? std::vector<int64_t>{256, 4096} : std::vector<int64_t>{64, 256, 1024, 2048, 4096, 8192};
+  const auto yk = quick ? std::vector<int64_t>{64, 4096} : std::vector<int64_t>{16, 64, 256, 1024, 4096, 8192};
+  g.push_back({"ssyrk", BO_K_SSYRK, 'N', {"n", "k"}, {yn, yk}, "GFLOP/s"});
   return g;
 }
 

@@ -8,7 +8,7 @@
 namespace bo::tune {
 
 struct GridSpec {
-  std::string key;                 // table key: snrm2, sgemv_n, sgemv_t, strsv_n, strsv_t, sgemm
+  std::string key;                 // table key: snrm2, sgemv_n, sgemv_t, strsv_n, strsv_t, sgemm, strsm, ssyrk
   int routine;                     // bo_kernel_routine
   char op;                         // sgemv trans / strsv trans ('N' or 'T'); sgemm transa = transb = 'N'
   std::vector<std::string> axes;   // e.g. {"m", "n"}

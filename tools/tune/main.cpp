@@ -20,7 +20,7 @@ namespace {
 const char* kUsage =
     "usage: blasoffload-tune [options]\n"
     "  --quick             a smoke run (a few tiles per kernel, about a minute)\n"
-    "  --kernels=a,b       only these table keys (snrm2 sgemv_n sgemv_t strsv_n strsv_t sgemm)\n"
+    "  --kernels=a,b       only these table keys (snrm2 sgemv_n sgemv_t strsv_n strsv_t sgemm strsm ssyrk)\n"
     "  --out=PATH          the table to write (default: $XDG_CONFIG_HOME/blasoffload/tuned_params/<gpu>.json,\n"
     "                      where the library looks first)\n"
     "  --cache=PATH        measurement cache (default: <out>.cache.jsonl); an interrupted run resumes from it\n"
@@ -131,8 +131,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto fn = reinterpret_cast<bo_kernel_registry_fn>(dlsym(h, BO_KERNEL_REGISTRY_ENTRY));
-  if (!fn || fn()->version != 2) {
-    std::fprintf(stderr, "blasoffload-tune: %s has no kernel registry v2\n", o.module.c_str());
+  if (!fn || fn()->version != 3) {
+    std::fprintf(stderr, "blasoffload-tune: %s has no kernel registry v3\n", o.module.c_str());
     return 1;
   }
   int devices = 0;

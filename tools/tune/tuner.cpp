@@ -121,9 +121,15 @@ struct Tuner::Buffers {
 
 void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tuning::Tile* tile) {
   cudaStream_t st = static_cast<cudaStream_t>(stream_);
+  const bool trsm = g.routine == BO_K_STRSM, syrk = g.routine == BO_K_SSYRK;
   const int64_t m = g.routine == BO_K_SNRM2 || g.routine == BO_K_STRSV ? 1 : at[0];
-  const int64_t n = g.routine == BO_K_SGEMV || g.routine == BO_K_SGEMM ? at[1] : at[0];
-  const int64_t k = g.routine == BO_K_SGEMM ? at[2] : 0;
+  const int64_t n = g.routine == BO_K_SGEMV || g.routine == BO_K_SGEMM || trsm ? at[1] : at[0];
+  const int64_t k = g.routine == BO_K_SGEMM ? at[2] : syrk ? at[1] : 0;
+  // Far too long to time against the rest of the grid (t^2 r > 2.2e12 flops).
+  if (trsm && double(m) * double(m) * double(n) > 2.2e12) {
+    tile->config.clear();
+    return;
+  }
   // LU-shaped sgemm updates (k <= 256) as LAPACK issues them: alpha = -1, beta = 1; deep products beta = 0.
   const bool beta1 = g.routine == BO_K_SGEMM && k <= 256;
   Buffers bf;
@@ -136,6 +142,12 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
       break;
     case BO_K_STRSV:
       bf.na = n * n, bf.nc = n;
+      break;
+    case BO_K_STRSM:
+      bf.na = m * m, bf.nc = m * n;
+      break;
+    case BO_K_SSYRK:
+      bf.na = n * k, bf.nc = n * n;
       break;
     default:
       bf.na = m * k, bf.nb = k * n, bf.nc = m * n;
@@ -158,6 +170,8 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
   for (int i = 0; i < bf.copies; ++i) {
     if (g.routine == BO_K_STRSV)
       fill_lower_triangle(bf.A(i), n, n, 11 + i, st);
+    else if (trsm)
+      fill_lower_triangle(bf.A(i), m, m, 11 + i, st);
     else
       fill_uniform(bf.A(i), bf.na, 11 + i, st);
     fill_uniform(bf.B(i), bf.nb, 101 + i, st);
@@ -176,6 +190,12 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
       case BO_K_STRSV:
         a = {'L', g.op, 'N', 0, n, 0, 0, 0, bf.A(i), std::max<int64_t>(n, 1), nullptr, 0, bf.C(i), 0, 1, 0};
         break;
+      case BO_K_STRSM:
+        a = {'L', 'L', 'N', m, n, 0, 1.0f, 0.0f, bf.A(i), m, nullptr, 0, bf.C(i), m, 0, 0, 'N'};
+        break;
+      case BO_K_SSYRK:  // as spotrf's trailing update
+        a = {'L', 'N', 0, 0, n, k, -1.0f, 1.0f, bf.A(i), n, nullptr, 0, bf.C(i), n, 0, 0};
+        break;
       default:
         a = {'N', 'N', 0, m, n, k, beta1 ? -1.0f : 1.0f, beta1 ? 1.0f : 0.0f, bf.A(i), std::max<int64_t>(m, 1),
              bf.B(i), std::max<int64_t>(k, 1), bf.C(i), std::max<int64_t>(m, 1), 0, 0};
@@ -185,7 +205,7 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
   // The output's input before a run: strsv's right-hand side and sgemm's C (beta = 1) are restored; an
   // output that is not read (beta = 0, snrm2) is poisoned so a kernel leaving it unwritten fails.
   auto prepare = [&](int i, bool poison) {
-    if (g.routine == BO_K_STRSV || beta1)
+    if (g.routine == BO_K_STRSV || beta1 || trsm || syrk)
       cudaMemcpyAsync(bf.C(i), bf.saved, 4 * size_t(bf.nc), cudaMemcpyDeviceToDevice, st);
     else if (poison)
       fill_nan(bf.C(i), bf.nc, st);
@@ -198,21 +218,22 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
   };
   // Error bound of the comparison: inputs in [-1, 1), so each output is a sum of `len` products of size
   // <= 1; 16 len eps covers a different summation order and still catches a missing or doubled term.
-  const double len = g.routine == BO_K_SGEMV ? double(g.op == 'N' ? n : m)
-                     : g.routine == BO_K_SGEMM ? double(k)
-                                               : double(n);
+  const double len = g.routine == BO_K_SGEMV           ? double(g.op == 'N' ? n : m)
+                     : g.routine == BO_K_SGEMM || syrk ? double(k)
+                                                       : double(n);
   float tol_abs = float(16 * kEps * std::max(1.0, len)), tol_rel = float(16 * kEps);
   if (g.routine == BO_K_SNRM2) tol_abs = 1e-30f, tol_rel = 1e-5f;
-  if (g.routine == BO_K_STRSV) tol_abs = 1e-4f, tol_rel = 1e-4f;
+  if (g.routine == BO_K_STRSV || trsm) tol_abs = 1e-4f, tol_rel = 1e-4f;
+  if (syrk) tol_abs += float(4 * kEps);
   if (beta1) tol_abs += float(4 * kEps);
 
   // Reference: cuBLAS for sgemm when present (the deep products are where a template's bug would show),
   // else the built-in configuration, which the GPU test suite checks against double precision.
   bo_kernel_args a0 = args_for(0);
   int ref_idx = reg_->select_ex(g.routine, &a0, BO_SELECT_BUILTIN);
-  if (g.routine == BO_K_SGEMM)
+  if (g.routine == BO_K_SGEMM || trsm || syrk)
     for (size_t i = 0; i < reg_->count; ++i)
-      if (reg_->entries[i].vendor && reg_->entries[i].routine == BO_K_SGEMM && reg_->entries[i].can_implement(&a0))
+      if (reg_->entries[i].vendor && reg_->entries[i].routine == g.routine && reg_->entries[i].can_implement(&a0))
         ref_idx = int(i);
   prepare(0, true);
   if (ref_idx < 0 || launch(ref_idx, 0) != 0 ||
@@ -306,7 +327,7 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
   tile->own_config = best_own.empty() ? best_name : best_own;
   tile->own_rate = best_own.empty() ? tile->rate : work / (best_own_t * 1e-6) / 1e9;
   if (tile->candidates.count("cublas")) tile->cublas_rate = tile->candidates["cublas"];
-  if (g.routine != BO_K_SGEMM && !table_.read.empty()) {
+  if (g.routine != BO_K_SGEMM && !trsm && !syrk && !table_.read.empty()) {
     // Seed 000 eqs. 2-4: the bytes read at the measured read bandwidth for that size, plus the bytes
     // written at the write bandwidth.
     const double t = wk.read / (table_.read_gbs(wk.read) * 1e9) + wk.written / (table_.write_gbs(wk.written) * 1e9);

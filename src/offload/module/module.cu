@@ -178,6 +178,13 @@ void unpack_matrix(float* dst, const float* src, int64_t rows, int64_t cols, int
   if (4 * rows * cols >= (int64_t(4) << 20)) return bom::unpack_block(dst, src, rows, cols, ld);
   for (int64_t j = 0; j < cols; ++j) std::memcpy(dst + j * ld, src + j * rows, sizeof(float) * size_t(rows));
 }
+// The lower or upper triangle (diagonal included) of an n x n staged matrix (leading dimension n) into C.
+void unpack_triangle(float* dst, const float* src, int64_t n, int64_t ld, bool lower) {
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t r0 = lower ? j : 0, r1 = lower ? n : j + 1;
+    std::memcpy(dst + r0 + j * ld, src + r0 + j * n, sizeof(float) * size_t(r1 - r0));
+  }
+}
 // Logical order: dst[i] = element i of the BLAS vector (negative inc starts at the end).
 void pack_vector(float* dst, const float* src, int64_t n, int64_t inc) {
   if (inc == 1) {
@@ -737,10 +744,113 @@ int snrm2(int64_t n, const float* x, int64_t incx, float* result) {
   return BO_CUDA_OK;
 }
 
+// Left: B := alpha op(A)^-1 B; right: alpha B op(A)^-1. Host A goes up as its triangle, B in and out whole.
+int strsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a, int64_t lda,
+          float* b, int64_t ldb) {
+  if (int g = gate()) return g;
+  CallScope cs("strsm");
+  Slot& s = cs.slot();
+  const int64_t t = side == 'L' ? m : n;
+  const bool da = on_device(a), db = on_device(b);
+  cs.set_device_operands(da || db);
+  ResidentHolds res;
+  const float* ra = !da ? res.get(0, a, t, t, lda, false, s.stream) : nullptr;
+  const size_t fa = !da && !ra ? size_t(t) * size_t(t) : 0;
+  const size_t fb = !db ? size_t(m) * size_t(n) : 0;
+  bo_kernel_args args{side, uplo, transa, m, n, 0, alpha, 0.0f, ra ? ra : a, lda, nullptr, 0, b, ldb, 0, 0, diag};
+  as_staged(fa, &args.a, &args.lda, t);
+  as_staged(fb, &args.c, &args.ldc, m);
+  const bo_kernel_registry* reg = bok::registry();
+  const int idx = reg->select(BO_K_STRSM, &args);
+  if (idx < 0) return BO_CUDA_UNSUPPORTED;
+  const bo_kernel_entry& ke = reg->entries[idx];
+  const size_t ws = ke.workspace_bytes(&args);
+  const size_t dev_bytes = align256(4 * fa) + align256(4 * fb) + align256(ws);
+  const size_t pin_bytes = align256(4 * fa) + align256(4 * fb);
+  if (cudaError_t e = reserve(s, dev_bytes, pin_bytes)) return cs.fail(e);
+  cs.sync_device_operands();
+  Carver dv{s.dev}, pv{s.pin};
+  cudaError_t e = cudaSuccess;
+  float *pa = pv.take<float>(4 * fa), *pb = pv.take<float>(4 * fb);
+  float *ga = dv.take<float>(4 * fa), *gb = dv.take<float>(4 * fb);
+  void* gws = dv.take<char>(ws);
+  if (fa) {
+    upload_triangle(e, pa, ga, a, t, lda, uplo == 'L', s.stream);
+    args.a = ga;
+  }
+  if (fb) {
+    upload_matrix(e, pb, gb, b, m, n, ldb, s.stream);
+    args.c = gb;
+  }
+  if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
+  if (!e && fb) e = cudaMemcpyAsync(pb, gb, 4 * fb, cudaMemcpyDeviceToHost, s.stream);
+  if (!e) e = cudaStreamSynchronize(s.stream);
+  if (e) return cs.fail(e);
+  if (fb) {
+    unpack_matrix(b, pb, m, n, ldb);
+    res.written(b, m, n, ldb);
+  }
+  logf(BO_LOG_DEBUG, "strsm %c%c%c%c m=%lld n=%lld: %s", side, uplo, transa, diag, static_cast<long long>(m),
+       static_cast<long long>(n), ke.name);
+  return BO_CUDA_OK;
+}
+
+// Only the uplo triangle of C is read (beta != 0) and written back; the staged copy's other half is never copied.
+int ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta, float* c,
+          int64_t ldc) {
+  if (int g = gate()) return g;
+  CallScope cs("ssyrk");
+  Slot& s = cs.slot();
+  trans = trans == 'N' ? 'N' : 'T';
+  const int64_t ar = trans == 'N' ? n : k, ac = trans == 'N' ? k : n;
+  const bool da = on_device(a), dc = on_device(c);
+  cs.set_device_operands(da || dc);
+  ResidentHolds res;
+  const float* ra = !da ? res.get(0, a, ar, ac, lda, false, s.stream) : nullptr;
+  const size_t fa = !da && !ra ? size_t(ar) * size_t(ac) : 0;
+  const size_t fc = !dc ? size_t(n) * size_t(n) : 0;
+  bo_kernel_args args{uplo, trans, 0, 0, n, k, alpha, beta, ra ? ra : a, lda, nullptr, 0, c, ldc, 0, 0, 0};
+  as_staged(fa, &args.a, &args.lda, ar);
+  as_staged(fc, &args.c, &args.ldc, n);
+  const bo_kernel_registry* reg = bok::registry();
+  const int idx = reg->select(BO_K_SSYRK, &args);
+  if (idx < 0) return BO_CUDA_UNSUPPORTED;
+  const bo_kernel_entry& ke = reg->entries[idx];
+  const size_t ws = ke.workspace_bytes(&args);
+  const size_t dev_bytes = align256(4 * fa) + align256(4 * fc) + align256(ws);
+  const size_t pin_bytes = align256(4 * fa) + align256(4 * fc);
+  if (cudaError_t e = reserve(s, dev_bytes, pin_bytes)) return cs.fail(e);
+  cs.sync_device_operands();
+  Carver dv{s.dev}, pv{s.pin};
+  cudaError_t e = cudaSuccess;
+  float *pa = pv.take<float>(4 * fa), *pc = pv.take<float>(4 * fc);
+  float *ga = dv.take<float>(4 * fa), *gc = dv.take<float>(4 * fc);
+  void* gws = dv.take<char>(ws);
+  if (fa) {
+    upload_matrix(e, pa, ga, a, ar, ac, lda, s.stream);
+    args.a = ga;
+  }
+  if (fc) {
+    if (beta != 0.0f) upload_triangle(e, pc, gc, c, n, ldc, uplo == 'L', s.stream);  // beta == 0: C is never read
+    args.c = gc;
+  }
+  if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
+  if (!e && fc) e = cudaMemcpyAsync(pc, gc, 4 * fc, cudaMemcpyDeviceToHost, s.stream);
+  if (!e) e = cudaStreamSynchronize(s.stream);
+  if (e) return cs.fail(e);
+  if (fc) {
+    unpack_triangle(c, pc, n, ldc, uplo == 'L');
+    res.written(c, n, n, ldc);
+  }
+  logf(BO_LOG_DEBUG, "ssyrk %c%c n=%lld k=%lld: %s", uplo, trans, static_cast<long long>(n), static_cast<long long>(k),
+       ke.name);
+  return BO_CUDA_OK;
+}
+
 // ---- What the policy asks. ----
 double kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k) {
-  static const int kK[] = {BO_K_SGEMM, BO_K_SGEMV, BO_K_STRSV, BO_K_SNRM2};
-  if (routine < 0 || routine > 3) return -1;
+  static const int kK[] = {BO_K_SGEMM, BO_K_SGEMV, BO_K_STRSV, BO_K_SNRM2, BO_K_STRSM, BO_K_SSYRK};
+  if (routine < 0 || routine > 5) return -1;
   const double t = bok::tuned_kernel_us(kK[routine], op, m, n, k);
   if (t >= 0) return t;
   // No tuned table: a deliberately slow GPU (a fifth of an H100's bandwidth, a tenth of its FP32 rate), so that
@@ -753,6 +863,12 @@ double kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k) {
       return 10.0 + 4.0 * dm * dn / 5e5;
     case BO_CUDA_STRSV:
       return 20.0 + 2.0 * dn * dn / 5e5 + dn * 0.05;  // plus a latency-bound chain of blocks
+    case BO_CUDA_STRSM: {                             // op = side; t^2 r flops, plus the blocks' sequence of launches
+      const double t = op == 'R' ? dn : dm, r = op == 'R' ? dm : dn;
+      return 60.0 + t * t * r / 5e6 + t / 64.0 * 8.0;
+    }
+    case BO_CUDA_SSYRK:
+      return 30.0 + dn * dn * dk / 5e6;
     default:
       return 10.0 + 4.0 * dn / 5e5;
   }
@@ -904,6 +1020,8 @@ const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
                                 sgemv,
                                 strsv,
                                 snrm2,
+                                strsm,
+                                ssyrk,
                                 kernel_us,
                                 is_device_pointer,
                                 measure,
@@ -915,10 +1033,10 @@ const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v4() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v5() {
   return &kModule;
 }
 
-extern "C" __attribute__((visibility("default"))) const bo_kernel_registry* blasoffload_cuda_registry_v2() {
+extern "C" __attribute__((visibility("default"))) const bo_kernel_registry* blasoffload_cuda_registry_v3() {
   return bok::registry();
 }

@@ -1,0 +1,75 @@
+// What the Level 3 kernels built on GEMM share: the module's own sgemm/sgemv/strsv chosen as for a call of that
+// shape (tuned table, may be cuBLAS), a batched tile product for the many small blocks GEMM launches would waste
+// the GPU on (seed 003's triple products, SYRK's diagonal blocks), and helper streams for independent GEMMs.
+#pragma once
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "kernels/common.cuh"
+
+namespace bok {
+
+// The registry's tuned choice for these shapes, launched on `st` (device pointers, BLAS semantics). A product with
+// one column (or row) goes to sgemv, whose kernels stream the matrix at bandwidth where a GEMM tile would not, when
+// its workspace fits in gemv_ws (gemv_bytes).
+cudaError_t level3_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                        const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t st,
+                        void* gemv_ws = nullptr, size_t gemv_bytes = 0);
+// strsv as the registry would choose it; its workspace must hold level3_strsv_workspace(n) bytes.
+cudaError_t level3_strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x,
+                         int64_t incx, void* ws, cudaStream_t st);
+size_t level3_strsv_workspace(char uplo, char trans, char diag, int64_t n);
+
+// Up to kHelperStreams streams of the current device for this thread, forked from and joined back into `st`.
+constexpr int kHelperStreams = 3;
+struct StreamFork {
+  explicit StreamFork(cudaStream_t st);  // the helpers wait for everything queued on st so far
+  cudaStream_t stream(int i) const { return i == 0 || !ok ? main : helpers[(i - 1) % kHelperStreams]; }
+  cudaError_t join();  // st waits for the helpers' work
+  cudaStream_t main;
+  cudaStream_t helpers[kHelperStreams] = {};
+  bool ok = false;
+};
+
+// C_b (tile by tile) = op.store(acc) where acc = sum_k op.x(b, i, k) * op.y(b, k, j), for every batch b (grid z).
+// Op declares which index of its operands is contiguous in memory (kXi: x's i, else its k; kYk: y's k, else its
+// j) so that the tile loads coalesce, and may skip tiles it does not need (tile_needed). 256 threads, TILE x TILE.
+template <int TILE, class Op>
+__global__ void __launch_bounds__(256) batched_tile_product(Op op, int64_t k_len) {
+  constexpr int KC = 16, R = TILE / 16;
+  __shared__ float xs[KC][TILE + 1];
+  __shared__ float ys[KC][TILE + 1];
+  const int b = int(blockIdx.z);
+  const int64_t i0 = int64_t(blockIdx.x) * TILE, j0 = int64_t(blockIdx.y) * TILE;
+  if (!op.tile_needed(b, i0, j0, TILE)) return;
+  const int tx = int(threadIdx.x % 16), ty = int(threadIdx.x / 16);
+  float acc[R][R] = {};
+  for (int64_t k0 = 0; k0 < k_len; k0 += KC) {
+    for (int e = int(threadIdx.x); e < TILE * KC; e += 256) {
+      const int ii = Op::kXi ? e % TILE : e / KC, kk = Op::kXi ? e / TILE : e % KC;
+      xs[kk][ii] = k0 + kk < k_len ? op.x(b, i0 + ii, k0 + kk) : 0.0f;
+      const int jj = Op::kYk ? e / KC : e % TILE, ky = Op::kYk ? e % KC : e / TILE;
+      ys[ky][jj] = k0 + ky < k_len ? op.y(b, k0 + ky, j0 + jj) : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < KC; ++kk) {
+      float xv[R], yv[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) xv[r] = xs[kk][ty + 16 * r];
+#pragma unroll
+      for (int c = 0; c < R; ++c) yv[c] = ys[kk][tx + 16 * c];
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int c = 0; c < R; ++c) acc[r][c] = fmaf(xv[r], yv[c], acc[r][c]);
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int c = 0; c < R; ++c) op.store(b, i0 + ty + 16 * r, j0 + tx + 16 * c, acc[r][c]);
+}
+
+}  // namespace bok
