@@ -1,6 +1,6 @@
 // What the Level 3 kernels built on GEMM share: the module's own sgemm/sgemv/strsv chosen as for a call of that
 // shape (tuned table, may be cuBLAS), a batched tile product for the many small blocks GEMM launches would waste
-// the GPU on (seed 003's triple products, SYRK's diagonal blocks), and helper streams for independent GEMMs.
+// the GPU on (seed 003's triple products, SYRK's diagonal blocks).
 #pragma once
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -19,17 +19,6 @@ cudaError_t level3_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float
 cudaError_t level3_strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x,
                          int64_t incx, void* ws, cudaStream_t st);
 size_t level3_strsv_workspace(char uplo, char trans, char diag, int64_t n);
-
-// Up to kHelperStreams streams of the current device for this thread, forked from and joined back into `st`.
-constexpr int kHelperStreams = 3;
-struct StreamFork {
-  explicit StreamFork(cudaStream_t st);  // the helpers wait for everything queued on st so far
-  cudaStream_t stream(int i) const { return i == 0 || !ok ? main : helpers[(i - 1) % kHelperStreams]; }
-  cudaError_t join();  // st waits for the helpers' work
-  cudaStream_t main;
-  cudaStream_t helpers[kHelperStreams] = {};
-  bool ok = false;
-};
 
 // C_b (tile by tile) = op.store(acc) where acc = sum_k op.x(b, i, k) * op.y(b, k, j), for every batch b (grid z).
 // Op declares which index of its operands is contiguous in memory (kXi: x's i, else its k; kYk: y's k, else its

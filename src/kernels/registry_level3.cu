@@ -1,5 +1,5 @@
 // Registry entries of strsm and ssyrk (ours and cuBLAS), and what their drivers share (level3_common.cuh): the
-// registry's own choice of sgemm/sgemv/strsv for their inner products, and the helper streams.
+// registry's own choice of sgemm/sgemv/strsv for their inner products.
 #include <cstring>
 
 #include "kernels/level3_common.cuh"
@@ -48,39 +48,6 @@ cudaError_t level3_strsv(char uplo, char trans, char diag, int64_t n, const floa
   const int i = reg->select(BO_K_STRSV, &v);
   if (i < 0) return cudaErrorNotSupported;
   return cudaError_t(reg->entries[i].launch(&v, ws, st));
-}
-
-StreamFork::StreamFork(cudaStream_t st) : main(st) {
-  thread_local cudaStream_t streams[kHelperStreams] = {};
-  thread_local cudaEvent_t events[kHelperStreams + 1] = {};
-  thread_local int device = -1;
-  int cur = 0;
-  if (cudaGetDevice(&cur) != cudaSuccess) return;
-  if (device != cur) {  // created once per thread and device, kept for the process
-    for (auto& s : streams)
-      if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return;
-    for (auto& e : events)
-      if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) return;
-    device = cur;
-  }
-  if (cudaEventRecord(events[0], st) != cudaSuccess) return;
-  for (int i = 0; i < kHelperStreams; ++i) {
-    helpers[i] = streams[i];
-    if (cudaStreamWaitEvent(streams[i], events[0], 0) != cudaSuccess) return;
-  }
-  ok = true;
-}
-
-cudaError_t StreamFork::join() {
-  if (!ok) return cudaSuccess;
-  thread_local cudaEvent_t done[kHelperStreams] = {};
-  for (int i = 0; i < kHelperStreams; ++i) {
-    if (!done[i] && cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming) != cudaSuccess) return cudaErrorUnknown;
-    cudaError_t e = cudaEventRecord(done[i], helpers[i]);
-    if (!e) e = cudaStreamWaitEvent(main, done[i], 0);
-    if (e) return e;
-  }
-  return cudaSuccess;
 }
 
 namespace reg {

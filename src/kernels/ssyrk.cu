@@ -63,10 +63,8 @@ cudaError_t ssyrk_gemm(char uplo, char trans, int64_t n, int64_t k, float alpha,
   const int64_t nblk = cdiv(n, nb);
   std::vector<Rect> rects;
   rectangles(upper, n, nb, 0, nblk, &rects);
-  // Largest first, round-robin over the streams: the big products overlap the small ones' poor occupancy.
-  std::stable_sort(rects.begin(), rects.end(),
-                   [](const Rect& x, const Rect& y) { return x.rows * x.cols > y.rows * y.cols; });
-  StreamFork fork(st);
+  // One stream: the tuned GEMM may be cuBLAS, whose handle (and workspace) is shared by every stream of this thread,
+  // so concurrent products on helper streams would race (measured: results differing run to run).
   cudaError_t e = cudaSuccess;
   {
     const dim3 grid(unsigned(cdiv(nb, 64)), unsigned(cdiv(nb, 64)), unsigned(nblk));
@@ -80,12 +78,11 @@ cudaError_t ssyrk_gemm(char uplo, char trans, int64_t n, int64_t k, float alpha,
     const Rect& r = rects[i];
     // C(r, c) = alpha op(A)(r, :) op(A)(c, :)^T + beta C(r, c)
     e = tn ? level3_gemm('N', 'T', r.rows, r.cols, k, alpha, a + r.r0, lda, a + r.c0, lda, beta, c + r.r0 + r.c0 * ldc,
-                         ldc, fork.stream(int(i % (kHelperStreams + 1))))
+                         ldc, st)
            : level3_gemm('T', 'N', r.rows, r.cols, k, alpha, a + r.r0 * lda, lda, a + r.c0 * lda, lda, beta,
-                         c + r.r0 + r.c0 * ldc, ldc, fork.stream(int(i % (kHelperStreams + 1))));
+                         c + r.r0 + r.c0 * ldc, ldc, st);
   }
-  const cudaError_t j = fork.join();
-  return e ? e : j;
+  return e;
 }
 
 }  // namespace bok

@@ -1,6 +1,6 @@
 // SSYRK on GEMM (seed 001): the triangle of C is cut into diagonal blocks of order NB, computed together by one
 // batched kernel that writes only the triangle, and the off-diagonal rectangles of a recursive halving, each one
-// GEMM (the module's tuned choice), spread over helper streams since they are independent.
+// GEMM (the module's tuned choice).
 #pragma once
 #include <cuda_runtime.h>
 #include <stdint.h>

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Turns blasoffload_bench_level3's JSON lines into a markdown report: the context, a summary per shape (our tuned
+choice, our best own configuration, cuBLAS), the targets with PASS/MISS and the measured numbers, and a table per
+shape with every candidate.
+
+Usage: report.py RAW.jsonl [--md OUT.md]
+Ratios are cuBLAS time / our time: above 1 means ours is faster. A target whose threshold lies inside the ratio's
+min-max spread (from the fastest and slowest runs of the two sides) is flagged "within noise".
+Exit status: 0 every target passed and every check too, 1 otherwise, 2 no measurement at all.
+"""
+import argparse
+import json
+import sys
+
+# (routine, side, shape, threshold on cuBLAS time / tuned time)
+SPEEDUP_TARGETS = [
+    ("strsm", "L", "16384x16", 5.0),
+    ("strsm", "L", "16384x128", 5.0),
+    ("strsm", "L", "16384x1", 4.0),
+    ("strsm", "L", "128x16384", 0.97),
+    ("strsm", "L", "4096x4096", 0.97),
+    ("strsm", "L", "8192x8192", 0.97),
+    ("ssyrk", "-", "n=8192 k=8192", 0.9),
+]
+NEVER_SLOWER = 1.03  # tuned time <= this x min(best own, cuBLAS) at every shape
+
+
+def read(path):
+    contexts, rows, skips = [], [], []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as e:
+                print("report.py: %s:%d: %s" % (path, n, e), file=sys.stderr)
+                continue
+            if "context" in obj:
+                contexts.append(obj["context"])
+            elif "skipped" in obj:
+                skips.append(obj)
+            elif "candidate" in obj:
+                rows.append(obj)
+    return contexts, rows, skips
+
+
+def key(r):
+    return (r["routine"], r.get("side", "-"), r["shape"])
+
+
+def label(k):
+    routine, side, shape = k
+    if routine == "strsm":
+        return "strsm %s (side %s)" % (shape, side)
+    return "ssyrk %s" % shape
+
+
+def f_us(v):
+    if v is None:
+        return "-"
+    return "%.0f" % v if v >= 100 else "%.1f" % v if v >= 10 else "%.2f" % v
+
+
+def f_ratio(v):
+    return "-" if v is None else "%.2fx" % v
+
+
+def f_num(v, fmt="%.1f"):
+    return "-" if v is None else fmt % v
+
+
+def good(r):
+    """A candidate that ran, was timed and agreed with the reference."""
+    return r.get("time_us") is not None and not r.get("error") and r.get("check") in ("ok", "reference")
+
+
+class Shape:
+    def __init__(self, k, rows):
+        self.key = k
+        self.rows = rows
+        tuned = [r for r in rows if r["candidate"] == "tuned"]
+        self.tuned = tuned[0] if tuned else None
+        own = [r for r in rows if r["candidate"] == "own" and good(r)]
+        self.best_own = min(own, key=lambda r: r["time_us"]) if own else None
+        vend = [r for r in rows if r["candidate"] == "cublas" and good(r)]
+        self.cublas = min(vend, key=lambda r: r["time_us"]) if vend else None
+
+    def best_other(self):
+        c = [r for r in (self.best_own, self.cublas) if r is not None]
+        return min(c, key=lambda r: r["time_us"]) if c else None
+
+
+def ratio(num, den):
+    """num/den on the medians, and the spread from the extreme runs: (value, lo, hi)."""
+    if num is None or den is None or not good(num) or not good(den):
+        return None, None, None
+    v = num["time_us"] / den["time_us"]
+    lo = num.get("min_us") / den.get("max_us") if num.get("min_us") and den.get("max_us") else None
+    hi = num.get("max_us") / den.get("min_us") if num.get("max_us") and den.get("min_us") else None
+    return v, lo, hi
+
+
+class Target:
+    def __init__(self, text, value, lo, hi, threshold, higher_is_better, detail):
+        self.text, self.value, self.lo, self.hi = text, value, lo, hi
+        self.threshold, self.higher, self.detail = threshold, higher_is_better, detail
+
+    def passed(self):
+        if self.value is None:
+            return None
+        return self.value >= self.threshold if self.higher else self.value <= self.threshold
+
+    def verdict(self):
+        p = self.passed()
+        v = "NO DATA" if p is None else "PASS" if p else "MISS"
+        if p is not None and self.lo is not None and self.hi is not None and self.lo <= self.threshold <= self.hi:
+            v += " (within noise)"
+        return v
+
+    def spread(self):
+        if self.lo is None or self.hi is None:
+            return "-"
+        return "%s .. %s" % (f_ratio(self.lo), f_ratio(self.hi))
+
+
+def targets(shapes):
+    out = []
+    by_key = {s.key: s for s in shapes}
+    for routine, side, shape, thr in SPEEDUP_TARGETS:
+        s = by_key.get((routine, side, shape))
+        what = "%s: tuned choice >= %.2fx cuBLAS" % (label((routine, side, shape)), thr)
+        if s is None:
+            out.append(Target(what, None, None, None, thr, True, "not measured"))
+            continue
+        v, lo, hi = ratio(s.cublas, s.tuned)
+        detail = "tuned %s %s us, cuBLAS %s us" % (
+            s.tuned["entry"] if s.tuned else "-", f_us(s.tuned and s.tuned.get("time_us")),
+            f_us(s.cublas and s.cublas.get("time_us")))
+        out.append(Target(what, v, lo, hi, thr, True, detail))
+    for s in shapes:
+        other = s.best_other()
+        v, lo, hi = ratio(s.tuned, other)
+        what = "%s: the table never picks the slower (tuned <= %.2fx min(best own, cuBLAS))" % (
+            label(s.key), NEVER_SLOWER)
+        detail = "tuned %s %s us; fastest other %s %s us" % (
+            s.tuned["entry"] if s.tuned else "-", f_us(s.tuned and s.tuned.get("time_us")),
+            other["entry"] if other else "-", f_us(other and other.get("time_us")))
+        out.append(Target(what, v, lo, hi, NEVER_SLOWER, False, detail))
+    return out
+
+
+def build(contexts, rows, skips):
+    md = []
+    order = []
+    groups = {}
+    for r in rows:
+        k = key(r)
+        if k not in groups:
+            groups[k] = []
+            order.append(k)
+        groups[k].append(r)
+    shapes = [Shape(k, groups[k]) for k in order]
+
+    md.append("# strsm / ssyrk on device-resident data: ours against cuBLAS\n")
+    if contexts:
+        c = contexts[0]
+        md.append("- GPU: %s (%s SMs, %s MiB L2), CUDA runtime %s, driver %s" % (
+            c.get("gpu"), c.get("sms"), c.get("l2_mib"), c.get("cuda_runtime"), c.get("cuda_driver")))
+        md.append("- module: %s (%s)" % (c.get("module"), c.get("module_path")))
+        md.append("- tuned table: %s" % c.get("tuned_params"))
+        md.append("- vendor: %s" % c.get("vendor"))
+        md.append("- date %s, commit %s; %s timed runs per candidate after %s warm-up runs; A rotated over copies "
+                  "spanning %s MiB, %s MiB read between runs to empty the L2; %s" % (
+                      c.get("date"), c.get("commit"), c.get("reps"), c.get("warmup"), c.get("rotate_mib"),
+                      c.get("flush_mib"),
+                      "each call queued behind a spin kernel (GPU time only)" if c.get("queue_ahead")
+                      else "each call starts on an idle GPU (host launch overhead included)"))
+        md.append("- BLASOFFLOAD_STRSM_INV_MAX_COND: %s" % c.get("strsm_inv_max_cond"))
+    md.append("- strsm: left, lower, no transpose, non-unit, alpha 1 (right side: X L^T = B); flops m n t. ssyrk: "
+              "lower, no transpose, alpha -1, beta 1; flops n^2 k. Ratios: cuBLAS time / our time.\n")
+
+    tl = targets(shapes)
+    md.append("## Targets\n")
+    md.append("| target | verdict | measured | spread | detail |")
+    md.append("|---|---|---|---|---|")
+    for t in tl:
+        md.append("| %s | %s | %s | %s | %s |" % (t.text, t.verdict(), f_ratio(t.value), t.spread(), t.detail))
+    md.append("")
+
+    md.append("## Summary\n")
+    md.append("| shape | tuned choice | tuned us | TFLOP/s | best own | best own us | cuBLAS us | cuBLAS / tuned "
+              "| cuBLAS / best own |")
+    md.append("|---|---|---|---|---|---|---|---|---|")
+    for s in shapes:
+        t, b, v = s.tuned, s.best_own, s.cublas
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            label(s.key), t["entry"] if t else "-", f_us(t and t.get("time_us")),
+            f_num(t and t.get("tflops"), "%.2f"), b["entry"] if b else "-", f_us(b and b.get("time_us")),
+            f_us(v and v.get("time_us")), f_ratio(ratio(v, t)[0]), f_ratio(ratio(v, b)[0])))
+    md.append("")
+
+    bad = []
+    for s in shapes:
+        md.append("## %s\n" % label(s.key))
+        md.append("| candidate | entry | median us | min us | max us | TFLOP/s | cuBLAS / this | enqueue us "
+                  "| workspace MiB | check |")
+        md.append("|---|---|---|---|---|---|---|---|---|---|")
+        for r in sorted(s.rows, key=lambda r: (["tuned", "own", "cublas"].index(r["candidate"]),
+                                               r.get("time_us") or 1e30)):
+            chk = r.get("check", "-")
+            if r.get("check_rel_diff") is not None:
+                chk += " (%.1e)" % r["check_rel_diff"]
+            if r.get("error"):
+                chk += "; ERROR: " + r["error"]
+                bad.append("%s %s: %s" % (label(s.key), r["entry"], r["error"]))
+            md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["candidate"], r["entry"], f_us(r.get("time_us")), f_us(r.get("min_us")), f_us(r.get("max_us")),
+                f_num(r.get("tflops"), "%.2f"), f_ratio(ratio(s.cublas, r)[0]), f_num(r.get("enqueue_us")),
+                f_num((r.get("workspace_bytes") or 0) / 1048576.0), chk))
+        md.append("")
+    if skips:
+        md.append("## Skipped\n")
+        for s in skips:
+            md.append("- %s: %s" % (label((s.get("routine"), s.get("side", "-"), s.get("shape"))), s.get("skipped")))
+        md.append("")
+    if bad:
+        md.append("## Failures\n")
+        md.extend("- " + b for b in bad)
+        md.append("")
+    ok = all(t.passed() for t in tl) and not bad and not skips
+    return "\n".join(md), ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("raw")
+    ap.add_argument("--md", help="also write the report here")
+    a = ap.parse_args()
+    contexts, rows, skips = read(a.raw)
+    if not rows:
+        print("report.py: no measurement in %s" % a.raw, file=sys.stderr)
+        return 2
+    text, ok = build(contexts, rows, skips)
+    print(text)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(text + "\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
