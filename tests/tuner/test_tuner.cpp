@@ -107,13 +107,20 @@ TEST(Grids, CoverWhatTheIssueAsks) {
       EXPECT_EQ(s.points[1].front(), 1);  // very skinny shapes
     }
     if (s.key == "strsv_n") EXPECT_EQ(s.points[0].back(), 32768);
+    if (s.key == "strsm") {  // the solves (t >> r, r = 1 / 16 / 128) and the factorizations' panels (t << r)
+      for (int64_t r : {1, 16, 128, 16384}) EXPECT_TRUE(std::count(s.points[1].begin(), s.points[1].end(), r)) << r;
+      EXPECT_TRUE(std::count(s.points[0].begin(), s.points[0].end(), 16384));
+      EXPECT_TRUE(std::count(s.points[0].begin(), s.points[0].end(), 128));
+    }
+    if (s.key == "ssyrk") EXPECT_EQ(s.points[0].back(), 8192);
     if (s.key == "sgemm") {
       EXPECT_TRUE(std::count(s.points[2].begin(), s.points[2].end(), 64));   // LU rank-64 updates
       EXPECT_TRUE(std::count(s.points[2].begin(), s.points[2].end(), 256));  // and rank-256
       EXPECT_TRUE(std::count(s.points[0].begin(), s.points[0].end(), 16384));
     }
   }
-  EXPECT_EQ(keys, (std::set<std::string>{"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm"}));
+  EXPECT_EQ(keys,
+            (std::set<std::string>{"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm", "strsm", "ssyrk"}));
   EXPECT_EQ(bo::tune::tile_count(g[1]), 81);
   EXPECT_EQ(bo::tune::tile_at(g[1], 10), (std::vector<int64_t>{4, 4}));
   // The quick grids are a few tiles each.
