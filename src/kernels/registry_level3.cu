@@ -1,7 +1,5 @@
 // Registry entries of strsm and ssyrk (ours and cuBLAS), and what their drivers share (level3_common.cuh): the
 // registry's own choice of sgemm/sgemv/strsv for their inner products.
-#include <cstring>
-
 #include "kernels/level3_common.cuh"
 #include "kernels/registry_build.h"
 #include "kernels/ssyrk.cuh"

@@ -233,7 +233,8 @@ int host_operands(const Call& c, HostOperand* out) {
   }
 }
 constexpr double kResidentMinBytes = 1048576.0;  // the module's residency.h kMinBytes
-// The module's residency cache serves these routines' operands; strsm, ssyrk and snrm2 move theirs every call.
+// The routines whose predictions credit the module's device copies. strsm and ssyrk are predicted as moving A every
+// call (the module may still serve their A from a copy: the prediction then errs toward the CPU); snrm2 has no copies.
 inline bool asks_residency(Routine r) { return r == Routine::sgemm || r == Routine::sgemv || r == Routine::strsv; }
 
 // What the module's device copies spare this call (residency.h): a resident operand moves only its written pages; a

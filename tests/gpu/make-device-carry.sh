@@ -28,4 +28,6 @@ find "$k" -type f \( -name "*.so*" -o -perm -u+x \) -exec strip --strip-debug {}
 git -C "$(dirname "$0")" rev-parse --short HEAD >"$k/COMMIT"
 git -C "$(dirname "$0")" diff --quiet HEAD -- || echo "+uncommitted" >>"$k/COMMIT"
 cp "$k/COMMIT" "$k/bench/COMMIT"
+# bench/level3/run.sh names its results after the COMMIT beside its program.
+[ -d "$k/bin" ] && cp "$k/COMMIT" "$k/bin/COMMIT"
 du -sh "$k"
