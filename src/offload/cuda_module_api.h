@@ -1,19 +1,24 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v5 and talks to it only through this table. Arguments arrive already checked
- * (reference INFO rules passed), normalised (upper-case option letters) and past the reference quick
- * returns, so the module only computes. Plain C so either side may be built by any compiler. */
+ * blasoffload_cuda_module_v6 and talks to it only through this table. Calls arrive as one struct bo_call
+ * (src/routines/call.h), already checked (reference INFO rules passed), normalised (upper-case option letters)
+ * and past the reference quick returns, so the module only computes. Which operands a call reads and writes, and
+ * how much work it is, come from the routine's descriptor (src/routines/), which both sides compile. Plain C so
+ * either side may be built by any compiler. */
 #ifndef BLASOFFLOAD_CUDA_MODULE_API_H
 #define BLASOFFLOAD_CUDA_MODULE_API_H
 
 #include <stdint.h>
 
+#include "routines/call.h"
+#include "routines/routine_ids.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 5u
+#define BO_CUDA_API_VERSION 6u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -24,16 +29,6 @@ enum bo_cuda_status {
   BO_CUDA_LAUNCH_FAILED = 3, /* a kernel or copy failed (possibly sticky) */
   BO_CUDA_UNSUPPORTED = 4,   /* this argument combination is left to the CPU by design */
   BO_CUDA_FORKED_CHILD = 5   /* we are in a fork() child of a CUDA process: CUDA must not be touched */
-};
-
-/* Routine codes of kernel_us (the order of abi/routines.def). */
-enum bo_cuda_routine {
-  BO_CUDA_SGEMM = 0,
-  BO_CUDA_SGEMV = 1,
-  BO_CUDA_STRSV = 2,
-  BO_CUDA_SNRM2 = 3,
-  BO_CUDA_STRSM = 4,
-  BO_CUDA_SSYRK = 5
 };
 
 /* What blasoffload-calibrate measures on the GPU side (see measure below). */
@@ -56,16 +51,15 @@ struct bo_cuda_host_services {
   const char* (*config)(const char* key);
   /* Log a message at a level; the core filters by BLASOFFLOAD_LOG and prefixes "blasoffload: ". */
   void (*log)(int level, const char* message);
-  /* The CPU BLAS's sgemm (column-major, upper-case option letters): the module runs the CPU share of a hybrid
-   * call with it, and finishes on the CPU the tiles a failing GPU did not write back. */
-  void (*cpu_sgemm)(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                    const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+  /* Runs a normalised call on the CPU BLAS (the routine's own CPU entry point): the module computes the CPU share of
+   * a hybrid gemm with it, and finishes on the CPU the tiles a failing GPU did not write back. */
+  void (*cpu_call)(const struct bo_call* call);
 };
 
-/* What the module's last sgemm on the calling thread did (blasoffload-calibrate, benchmarks, tests). Times in
+/* What the module's last gemm (either precision) on the calling thread did (blasoffload-calibrate, benchmarks, tests). Times in
  * milliseconds; the *_busy_ms are sums of CUDA-event intervals over all devices (an engine stage's busy time,
  * not its wall time), pack/unpack are host wall times of the staging copies. */
-struct bo_sgemm_stats {
+struct bo_gemm_stats {
   int path;    /* 0: direct (whole operands staged), 1: tiled pipeline */
   int devices; /* GPUs that took part */
   int64_t tile_m, tile_n, k_passes;
@@ -98,30 +92,17 @@ struct bo_cuda_module {
   /* Called once, on the first call routed to the GPU. Returns BO_CUDA_OK when a device is usable. */
   int (*init)(const struct bo_cuda_host_services* host);
 
-  /* cpu_share: the fraction of C the CPU BLAS computes at the same time (host services' cpu_sgemm; trailing
-   * columns, or trailing rows when m > n); 0 = all on the GPU. */
-  int (*sgemm)(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-               const float* b, int64_t ldb, float beta, float* c, int64_t ldc, double cpu_share);
-  int (*sgemv)(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x, int64_t incx,
-               float beta, float* y, int64_t incy);
-  int (*strsv)(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx);
-  int (*snrm2)(int64_t n, const float* x, int64_t incx, float* result);
-  /* B := alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 ('R'); B is m x n, A is m x m or n x n. alpha == 0 is
-   * handled by the core (the CPU BLAS zeroes B), so the module sees alpha != 0, m, n >= 1. */
-  int (*strsm)(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
-               int64_t lda, float* b, int64_t ldb);
-  /* C := alpha A A^T + beta C (trans 'N', A n x k) or alpha A^T A + beta C ('T' or 'C', A k x n), only the uplo
-   * triangle of C read (beta != 0) and written. The core hands alpha == 0 or k == 0 (a scaling of C) to the CPU
-   * BLAS, so the module sees alpha != 0, n, k >= 1. */
-  int (*ssyrk)(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
-               float* c, int64_t ldc);
+  /* Runs one call (call.h) on the GPU: host operands staged or served from device copies, device operands in
+   * place, outputs written back element-exactly only after everything succeeded. nrm2 writes its result to the
+   * host scalar call->c. cpu_share (gemm only, else 0): the fraction of C the CPU BLAS computes at the same time
+   * (host services' cpu_call; trailing columns, or trailing rows when m > n); 0 = all on the GPU. */
+  int (*call)(const struct bo_call* call, double cpu_share);
 
   /* Predicted kernel time in microseconds, from the tuned table (the nearest tile's rate of the configuration
-   * the call would use), for operands already in device memory: no transfers, no call overhead. op: sgemv
-   * trans / strsv trans / sgemm transa / strsm side / ssyrk trans; for snrm2 n is the length; ssyrk: n and k;
-   * m and k are ignored where the routine has none. A negative result means no estimate (no tuned table for this
-   * kernel). O(1) after init, thread-safe, allocation-free. */
-  double (*kernel_us)(int routine, char op, int64_t m, int64_t n, int64_t k);
+   * the call would use), for operands already in device memory: no transfers, no call overhead. Only the
+   * routine, option letters and dimensions of the call are read. A negative result means no estimate (no tuned
+   * table for this kernel). O(1) after init, thread-safe, allocation-free. */
+  double (*kernel_us)(const struct bo_call* call);
   /* 1 when p is device (or managed) memory the module would use in place, 0 for host memory. About a
    * microsecond: asked only for calls large enough for the GPU to matter, or when the program uses CUDA. */
   int (*is_device_pointer)(const void* p);
@@ -133,13 +114,14 @@ struct bo_cuda_module {
    * (staged).
    * Never registers anything. A microsecond, plus a read of /proc/self/maps for a mapping not seen before. */
   int (*host_pinned)(const void* p, int64_t bytes);
-  /* The residency cache's view of a host operand (rows x cols floats, leading dimension ld) of the coming call.
+  /* The residency cache's view of a host operand (rows x cols elements of elem_size bytes, leading dimension ld) of
+   * the coming call.
    * first_of_call: 1 for the call's first operand asked about (all operands of one call count as one use of their
    * memory). Registers nothing, uploads nothing; may write-protect a few sample pages (residency.h). Returns 0. */
-  int (*host_resident)(const void* p, int64_t rows, int64_t cols, int64_t ld, int first_of_call,
+  int (*host_resident)(const void* p, int64_t rows, int64_t cols, int64_t ld, int elem_size, int first_of_call,
                        struct bo_resident_info* out);
-  /* The calling thread's last sgemm; 0 when there was one. */
-  int (*last_sgemm_stats)(struct bo_sgemm_stats* out);
+  /* The calling thread's last gemm; 0 when there was one. */
+  int (*last_gemm_stats)(struct bo_gemm_stats* out);
 
   /* Called in a fork() child: the module must never touch CUDA again in this process. */
   void (*forked_child)(void);
@@ -150,7 +132,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v5"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v6"
 
 #ifdef __cplusplus
 }

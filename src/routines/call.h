@@ -1,0 +1,41 @@
+/* One normalised BLAS call: what the core hands the CUDA module, what the policy decides on and what a kernel of
+ * the registry receives (with device pointers). Built once per call by the routine's descriptor
+ * (src/routines/<routine>.h) after the reference checks and quick returns passed: option letters upper case,
+ * dimensions and scalars read, element type implied by the routine. Plain C (the module boundary).
+ *
+ * Fields per routine kind (unused fields are 0):
+ *   gemm: op = {transa, transb}, m, n, k, alpha, a/lda, b/ldb, beta, c/ldc
+ *   gemv: op = {trans}, m, n, alpha, a/lda, b = x/incx, beta, c = y/incy
+ *   trsv: op = {uplo, trans, diag}, n, a/lda, c = x/incx (solved in place)
+ *   nrm2: n, b = x/incx (> 0), c = where the result goes (host scalar for the module, device scalar for a kernel)
+ *   trsm: op = {side, uplo, transa, diag}, m, n, alpha (!= 0), a/lda, c = B/ldc (solved in place)
+ *   syrk: op = {uplo, trans ('C' read as 'T')}, n, k, alpha (!= 0), a/lda, beta, c/ldc (only the triangle read and
+ *         written) */
+#ifndef BLASOFFLOAD_CALL_H
+#define BLASOFFLOAD_CALL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct bo_call {
+  int32_t routine; /* enum bo_routine */
+  char op[4];      /* option letters in the routine's Fortran order, upper case */
+  int64_t m, n, k;
+  double alpha, beta; /* exact for float and double elements */
+  const void* a;
+  int64_t lda;
+  const void* b;
+  int64_t ldb;
+  void* c;
+  int64_t ldc;
+  int64_t incx, incy;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
