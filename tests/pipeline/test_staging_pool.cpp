@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -39,11 +40,11 @@ TEST(StagingPool, PackUnpackTouchOnlyTheBlock) {
     for (int64_t j = 0; j < cols; ++j)
       for (int64_t i = 0; i < rows; ++i) src[size_t(j * ld + i)] = float(i + 7 * j);
     std::vector<float> packed(size_t(rows * cols), -1.0f);
-    pack_block(packed.data(), src.data(), rows, cols, ld);
+    pack_block(packed.data(), src.data(), rows, cols, ld, 4);
     for (int64_t j = 0; j < cols; ++j)
       for (int64_t i = 0; i < rows; ++i) ASSERT_EQ(packed[size_t(j * rows + i)], float(i + 7 * j));
     std::vector<float> dst(src.size(), -2.0f);
-    unpack_block(dst.data(), packed.data(), rows, cols, ld);
+    unpack_block(dst.data(), packed.data(), rows, cols, ld, 4);
     for (int64_t p = 0; p < int64_t(dst.size()); ++p) {
       const int64_t j = p / ld, i = p % ld;
       if (j < cols && i < rows)
@@ -52,6 +53,36 @@ TEST(StagingPool, PackUnpackTouchOnlyTheBlock) {
         ASSERT_EQ(dst[size_t(p)], -2.0f) << "wrote outside the block at " << p;
     }
   }
+}
+
+// The same for doubles (8-byte elements), with columns long enough to take the streaming path and split pieces.
+TEST(StagingPool, PackUnpackOfDoublesTouchOnlyTheBlock) {
+  for (int64_t rows : {1, 5, 3000, 400000}) {
+    const int64_t cols = rows > 3000 ? 3 : 11, ld = rows + 3;
+    std::vector<double> src(size_t(ld * cols + 7), NAN);
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = 0; i < rows; ++i) src[size_t(j * ld + i)] = double(i) + 1e-9 * double(j);
+    std::vector<double> packed(size_t(rows * cols), -1.0);
+    pack_block(packed.data(), src.data(), rows, cols, ld, 8);
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = 0; i < rows; ++i) ASSERT_EQ(packed[size_t(j * rows + i)], double(i) + 1e-9 * double(j));
+    std::vector<double> dst(src.size(), -2.0);
+    unpack_block(dst.data(), packed.data(), rows, cols, ld, 8);
+    for (int64_t p = 0; p < int64_t(dst.size()); ++p) {
+      const int64_t j = p / ld, i = p % ld;
+      if (j < cols && i < rows)
+        ASSERT_EQ(dst[size_t(p)], double(i) + 1e-9 * double(j));
+      else
+        ASSERT_EQ(dst[size_t(p)], -2.0) << "wrote outside the block at " << p;
+    }
+  }
+  // One contiguous run at an odd byte offset (the streaming copy's unaligned head and tail).
+  std::vector<char> a(3 << 20), b(3 << 20, 0);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = char(i * 131 + 7);
+  pack_block(b.data() + 3, a.data() + 5, int64_t((a.size() - 16) / 8), 1, int64_t((a.size() - 16) / 8), 8);
+  EXPECT_EQ(std::memcmp(b.data() + 3, a.data() + 5, a.size() - 16), 0);
+  EXPECT_EQ(b[2], 0);
+  EXPECT_EQ(b[3 + a.size() - 16], 0);
 }
 
 TEST(StagingPool, RunConcurrentlyRunsEachTaskOnce) {

@@ -22,6 +22,8 @@
 namespace bom {
 namespace {
 
+std::atomic<long> g_threads_setting{0};  // 0: the default
+
 struct Job {
   const std::function<void(int64_t)>* fn;
   int64_t n;
@@ -48,11 +50,7 @@ class Pool {
   Pool() {
     const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
     long n = std::min(16L, std::max(1L, cores / 2));
-    if (const char* v = std::getenv("BLASOFFLOAD_STAGING_THREADS")) {
-      char* end = nullptr;
-      long r = std::strtol(v, &end, 10);
-      if (end && *end == '\0' && r >= 1 && r <= 256) n = r;
-    }
+    if (const long r = g_threads_setting.load()) n = r;
     threads_ = int(n) - 1;  // the caller is one of them
     for (int i = 0; i < threads_; ++i) spawn_blocked(&Pool::main, this);
   }
@@ -172,61 +170,76 @@ void run_concurrently(const std::function<void()>* tasks, int count) {
 
 namespace {
 // Pieces of about 2 MiB: enough to amortise the hand-off, small enough to balance across threads.
-constexpr int64_t kPieceFloats = int64_t(1) << 19;
+constexpr int64_t kPieceBytes = int64_t(2) << 20;
 
 // Streaming (non-temporal) stores: the destination is not read first, which saves a third of the memory traffic of
 // a plain copy; neither side of a staging copy is wanted in the cache afterwards. The fence makes the stores
-// visible before the thread reports the piece done (the DMA or the caller reads them next).
-void copy_stream(float* dst, const float* src, int64_t n) {
-  if (n < 4096) {
-    std::memcpy(dst, src, sizeof(float) * size_t(n));
+// visible before the thread reports the piece done (the DMA or the caller reads them next). A byte copy: the same
+// for every element size.
+void copy_stream(char* dst, const char* src, int64_t n) {
+  if (n < 16384) {
+    std::memcpy(dst, src, size_t(n));
     return;
   }
-  int64_t i = 0;
-  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 15) != 0; ++i) dst[i] = src[i];
-  for (; i + 16 <= n; i += 16) {
-    const __m128 a = _mm_loadu_ps(src + i), b = _mm_loadu_ps(src + i + 4), c = _mm_loadu_ps(src + i + 8),
-                 d = _mm_loadu_ps(src + i + 12);
-    _mm_stream_ps(dst + i, a);
-    _mm_stream_ps(dst + i + 4, b);
-    _mm_stream_ps(dst + i + 8, c);
-    _mm_stream_ps(dst + i + 12, d);
+  const int64_t head = int64_t((16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15);
+  std::memcpy(dst, src, size_t(head));
+  int64_t i = head;
+  for (; i + 64 <= n; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)),
+                  b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16)),
+                  c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32)),
+                  d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
   }
-  for (; i < n; ++i) dst[i] = src[i];
+  std::memcpy(dst + i, src + i, size_t(n - i));
   _mm_sfence();
 }
 
 template <bool kPack>
-void copy_block(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld) {
+void copy_block(void* dst_v, const void* src_v, int64_t rows, int64_t cols, int64_t ld, int es) {
   if (rows <= 0 || cols <= 0) return;
+  char* dst = static_cast<char*>(dst_v);
+  const char* src = static_cast<const char*>(src_v);
+  const int64_t col_bytes = rows * es;
   if (rows == ld || cols == 1) {  // one contiguous run: split it evenly
-    const int64_t total = rows * cols;
-    const int64_t pieces = std::max<int64_t>(1, total / kPieceFloats);
+    const int64_t total = col_bytes * cols;
+    const int64_t pieces = std::max<int64_t>(1, total / kPieceBytes);
     parallel_for(pieces, [&](int64_t p) {
       const int64_t b = total * p / pieces, e = total * (p + 1) / pieces;
       copy_stream(dst + b, src + b, e - b);
     });
     return;
   }
-  const int64_t cols_per = std::max<int64_t>(1, kPieceFloats / rows);
+  const int64_t cols_per = std::max<int64_t>(1, kPieceBytes / col_bytes);
   const int64_t pieces = (cols + cols_per - 1) / cols_per;
+  const int64_t ld_bytes = ld * es;
   parallel_for(pieces, [&](int64_t p) {
     const int64_t c0 = p * cols_per, c1 = std::min(cols, c0 + cols_per);
     for (int64_t j = c0; j < c1; ++j) {
       if (kPack)
-        copy_stream(dst + j * rows, src + j * ld, rows);
+        copy_stream(dst + j * col_bytes, src + j * ld_bytes, col_bytes);
       else
-        copy_stream(dst + j * ld, src + j * rows, rows);
+        copy_stream(dst + j * ld_bytes, src + j * col_bytes, col_bytes);
     }
   });
 }
 }  // namespace
 
-void pack_block(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld) {
-  copy_block<true>(dst, src, rows, cols, ld);
+void set_staging_threads_setting(const char* value) {
+  if (!value || !*value) return;
+  char* end = nullptr;
+  const long r = std::strtol(value, &end, 10);
+  if (end && *end == '\0' && r >= 1 && r <= 256) g_threads_setting.store(r);
 }
-void unpack_block(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld) {
-  copy_block<false>(dst, src, rows, cols, ld);
+
+void pack_block(void* dst, const void* src, int64_t rows, int64_t cols, int64_t ld, int elem_size) {
+  copy_block<true>(dst, src, rows, cols, ld, elem_size);
+}
+void unpack_block(void* dst, const void* src, int64_t rows, int64_t cols, int64_t ld, int elem_size) {
+  copy_block<false>(dst, src, rows, cols, ld, elem_size);
 }
 
 }  // namespace bom

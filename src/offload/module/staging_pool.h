@@ -10,8 +10,12 @@ namespace bom {
 
 // Runs fn(i) for i in [0, n) on the staging threads and the caller, and returns when all are done. Safe to call
 // from several threads at once (jobs queue; each caller also works on its own job, so none waits idle).
-// BLASOFFLOAD_STAGING_THREADS sets the pool size (default: half the cores, at most 16; read once).
+// The pool size comes from set_staging_threads_setting (default: half the cores, at most 16), fixed at first use.
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn);
+
+// BLASOFFLOAD_STAGING_THREADS as read by the module's init (host services config), before the pool's first use;
+// nullptr or malformed: the default.
+void set_staging_threads_setting(const char* value);
 
 // Threads the pool uses besides the caller.
 int staging_threads();
@@ -20,9 +24,10 @@ int staging_threads();
 // time, so that per-thread state such as a cuBLAS handle for device i is reused), and waits for all.
 void run_concurrently(const std::function<void()>* tasks, int count);
 
-// Copies a rows x cols column-major block between a matrix with leading dimension `ld` and a packed buffer
-// (leading dimension `rows`), split across the staging threads by columns (or by rows for a single tall column).
-void pack_block(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld);
-void unpack_block(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld);
+// Copies a rows x cols column-major block of elem_size-byte elements between a matrix with leading dimension `ld`
+// and a packed buffer (leading dimension `rows`), split across the staging threads by columns (or into byte ranges
+// for one contiguous run). Only the block's bytes are read and written.
+void pack_block(void* dst, const void* src, int64_t rows, int64_t cols, int64_t ld, int elem_size);
+void unpack_block(void* dst, const void* src, int64_t rows, int64_t cols, int64_t ld, int elem_size);
 
 }  // namespace bom

@@ -1,0 +1,229 @@
+// The module's device runtime (see device.h).
+#include <algorithm>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+
+#include "offload/module/device.h"
+
+namespace bom {
+namespace {
+
+const bo_cuda_host_services* g_host = nullptr;
+std::atomic<bool> g_forked{false};
+std::atomic<bool> g_broken{false};   // a sticky CUDA error happened: the device is no longer used
+std::atomic<bool> g_closing{false};  // shutdown() ran
+int g_device = 0;
+int g_device_count = 0;
+bool g_device_chosen = false;           // BLASOFFLOAD_DEVICE or an MPI local rank picked one GPU for this process
+size_t g_pinned_max = size_t(4) << 30;  // per slot; BLASOFFLOAD_PINNED_MAX_MB
+
+constexpr int kMaxSlots = 8;  // bounded: threads beyond this share slots (serialised by the slot lock)
+Slot g_slots[kMaxSlots];
+std::atomic<unsigned> g_next_slot{0};
+thread_local int t_slot = -1;
+
+long parse_long(const char* v, long dflt) {
+  if (!v || !*v) return dflt;
+  char* end = nullptr;
+  const long r = std::strtol(v, &end, 10);
+  return (end && *end == '\0') ? r : dflt;
+}
+
+[[noreturn]] void device_call_failed(const char* routine, cudaError_t e) {
+  std::fprintf(stderr,
+               "blasoffload: fatal: %s on device-resident operands failed on the GPU (%s: %s); the call cannot "
+               "be completed on the CPU; aborting\n",
+               routine, cudaGetErrorName(e), cudaGetErrorString(e));
+  std::abort();
+}
+
+}  // namespace
+
+const bo_cuda_host_services* host() { return g_host; }
+void set_host(const bo_cuda_host_services* h) { g_host = h; }
+const char* config(const char* key) { return g_host && g_host->config ? g_host->config(key) : nullptr; }
+long config_long(const char* key, long dflt) { return parse_long(config(key), dflt); }
+
+void log_line(int level, const char* fmt, ...) {
+  if (!g_host || !g_host->log) return;
+  char buf[768];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  g_host->log(level, buf);
+}
+
+int gate() {
+  if (g_forked.load(std::memory_order_relaxed)) return BO_CUDA_FORKED_CHILD;
+  if (g_broken.load(std::memory_order_relaxed) || g_closing.load(std::memory_order_relaxed)) return BO_CUDA_NO_DEVICE;
+  return BO_CUDA_OK;
+}
+void mark_forked() { g_forked.store(true); }
+void mark_broken() { g_broken.store(true); }
+void mark_closing() { g_closing.store(true); }
+bool forked() { return g_forked.load(); }
+
+void engine_error(int e) {
+  if (e != cudaErrorMemoryAllocation) g_broken.store(true);
+}
+
+int choose_device(const char** how) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    log_line(BO_LOG_DEBUG, "CUDA: %s", err != cudaSuccess ? cudaGetErrorString(err) : "no device");
+    return BO_CUDA_NO_DEVICE;
+  }
+  *how = "default";
+  long dev = 0;
+  if (const char* cfg = config("BLASOFFLOAD_DEVICE"); cfg && *cfg) {
+    dev = parse_long(cfg, -1);
+    if (dev < 0 || dev >= count) {
+      log_line(0, "BLASOFFLOAD_DEVICE=%s is not a device index below %d; using the GPU is disabled", cfg, count);
+      return BO_CUDA_NO_DEVICE;
+    }
+    *how = "BLASOFFLOAD_DEVICE";
+    g_device_chosen = true;
+  } else {
+    // The launchers' own variables (not blasoffload settings): one GPU per local rank.
+    for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MV2_COMM_WORLD_LOCAL_RANK"}) {
+      const long r = parse_long(std::getenv(var), -1);
+      if (r >= 0) {
+        dev = r % count;
+        *how = var;
+        g_device_chosen = true;
+        break;
+      }
+    }
+  }
+  g_device = int(dev);
+  g_device_count = count;
+  if ((err = cudaSetDevice(g_device)) != cudaSuccess || (err = cudaFree(nullptr)) != cudaSuccess) {
+    log_line(BO_LOG_DEBUG, "CUDA: device %d: %s", g_device, cudaGetErrorString(err));
+    return BO_CUDA_NO_DEVICE;
+  }
+  return BO_CUDA_OK;
+}
+
+int device() { return g_device; }
+int device_count() { return g_device_count; }
+void set_pinned_max(size_t bytes) { g_pinned_max = bytes; }
+
+int pipeline_devices(int* out, int cap) {
+  const char* v = config("BLASOFFLOAD_DEVICES");
+  int n = 0;
+  if (v && *v) {
+    const char* q = v;
+    while (*q && n < cap) {
+      char* end = nullptr;
+      const long d = std::strtol(q, &end, 10);
+      if (end == q || d < 0 || d >= g_device_count) {
+        static std::atomic<bool> warned{false};
+        if (!warned.exchange(true))
+          log_line(0, "BLASOFFLOAD_DEVICES=%s: not a list of device indices below %d; using GPU %d only", v,
+                   g_device_count, g_device);
+        out[0] = g_device;
+        return 1;
+      }
+      bool dup = false;
+      for (int i = 0; i < n; ++i) dup |= out[i] == int(d);
+      if (!dup) out[n++] = int(d);
+      q = *end == ',' ? end + 1 : end;
+      if (*end && *end != ',') break;
+    }
+    return n > 0 ? n : (out[0] = g_device, 1);
+  }
+  out[n++] = g_device;
+  if (!g_device_chosen)
+    for (int d = 0; d < g_device_count && n < cap; ++d)
+      if (d != g_device) out[n++] = d;
+  return n;
+}
+
+cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
+  cudaError_t e = cudaSuccess;
+  if (!s.stream && (e = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking)) != cudaSuccess) return e;
+  if (dev_bytes > s.dev_cap) {
+    if (s.dev) {
+      cudaStreamSynchronize(s.stream);
+      cudaFree(s.dev);
+      s.dev = nullptr;
+      s.dev_cap = 0;
+    }
+    const size_t want = align256(dev_bytes + dev_bytes / 4);
+    if ((e = cudaMalloc(&s.dev, want)) != cudaSuccess) {
+      cudaGetLastError();  // not sticky
+      return cudaErrorMemoryAllocation;
+    }
+    s.dev_cap = want;
+  }
+  if (pin_bytes > s.pin_cap) {
+    if (pin_bytes > g_pinned_max) return cudaErrorMemoryAllocation;
+    if (s.pin) {
+      cudaStreamSynchronize(s.stream);
+      cudaFreeHost(s.pin);
+      s.pin = nullptr;
+      s.pin_cap = 0;
+    }
+    const size_t want = std::min(align256(pin_bytes + pin_bytes / 4), std::max(pin_bytes, g_pinned_max));
+    if ((e = cudaHostAlloc(reinterpret_cast<void**>(&s.pin), want, cudaHostAllocPortable | cudaHostAllocMapped)) !=
+        cudaSuccess) {
+      cudaGetLastError();
+      return cudaErrorMemoryAllocation;
+    }
+    s.pin_cap = want;
+  }
+  return cudaSuccess;
+}
+
+bool on_device(const void* p) {
+  cudaPointerAttributes at{};
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  if (at.type != cudaMemoryTypeDevice && at.type != cudaMemoryTypeManaged) return false;
+  if (at.device != g_device && at.type == cudaMemoryTypeDevice) {
+    std::fprintf(stderr,
+                 "blasoffload: fatal: a BLAS operand is device memory of GPU %d but blasoffload uses GPU %d "
+                 "(set BLASOFFLOAD_DEVICE=%d); aborting\n",
+                 at.device, g_device, at.device);
+    std::abort();
+  }
+  return true;
+}
+
+CallScope::CallScope(const char* routine) : routine_(routine) {
+  if (t_slot < 0) t_slot = int(g_next_slot.fetch_add(1) % kMaxSlots);
+  slot_ = &g_slots[t_slot];
+  lock_ = std::unique_lock<std::mutex>(slot_->mu);
+  if (cudaGetDevice(&old_device_) != cudaSuccess) old_device_ = -1;
+  if (old_device_ != g_device) cudaSetDevice(g_device);
+}
+
+CallScope::~CallScope() {
+  if (old_device_ >= 0 && old_device_ != g_device) cudaSetDevice(old_device_);
+}
+
+void CallScope::sync_device_operands() {
+  if (!any_device_) return;
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) device_call_failed(routine_, e);
+}
+
+int CallScope::fail(cudaError_t e) {
+  if (any_device_) device_call_failed(routine_, e);
+  if (e == cudaErrorMemoryAllocation) {
+    log_line(BO_LOG_DEBUG, "%s: out of device or pinned memory", routine_);
+    return BO_CUDA_OUT_OF_MEMORY;
+  }
+  // Treat every other error as possibly sticky: stop using the device in this process.
+  g_broken.store(true);
+  log_line(BO_LOG_DEBUG, "%s: CUDA error %s (%s)", routine_, cudaGetErrorName(e), cudaGetErrorString(e));
+  return BO_CUDA_LAUNCH_FAILED;
+}
+
+}  // namespace bom
