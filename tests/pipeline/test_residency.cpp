@@ -58,13 +58,13 @@ void Fill(void* p, size_t bytes, uint64_t seed) {
 }
 
 // One past the operand's last element.
-uintptr_t SpanEnd(const Operand& o) { return U(o.p) + 4 * size_t((o.cols - 1) * o.ld + o.rows); }
+uintptr_t SpanEnd(const Operand& o) { return U(o.p) + size_t(o.elem_size) * size_t((o.cols - 1) * o.ld + o.rows); }
 
 // "" when the device copy holds exactly the host's elements, else where they first differ.
 std::string Mismatch(const char* dev, const Operand& o) {
   const char* h = static_cast<const char*>(o.p);
   for (int64_t j = 0; j < o.cols; ++j) {
-    const size_t off = 4 * size_t(j) * size_t(o.ld), n = 4 * size_t(o.rows);
+    const size_t es = size_t(o.elem_size), off = es * size_t(j) * size_t(o.ld), n = es * size_t(o.rows);
     if (std::memcmp(dev + off, h + off, n) == 0) continue;
     size_t i = 0;
     while (dev[off + i] == h[off + i]) ++i;
@@ -79,11 +79,14 @@ std::string Mismatch(const char* dev, const Operand& o) {
 
 // Copies the operand's elements from one layout-identical place to another (the kernel's write-back by CPU stores).
 void CopyElements(char* dst, const char* src, const Operand& o) {
+  const size_t es = size_t(o.elem_size);
   for (int64_t j = 0; j < o.cols; ++j)
-    std::memcpy(dst + 4 * size_t(j) * size_t(o.ld), src + 4 * size_t(j) * size_t(o.ld), 4 * size_t(o.rows));
+    std::memcpy(dst + es * size_t(j) * size_t(o.ld), src + es * size_t(j) * size_t(o.ld), es * size_t(o.rows));
 }
 void FillElements(char* dst, const Operand& o, uint64_t seed) {
-  for (int64_t j = 0; j < o.cols; ++j) Fill(dst + 4 * size_t(j) * size_t(o.ld), 4 * size_t(o.rows), seed + uint64_t(j));
+  const size_t es = size_t(o.elem_size);
+  for (int64_t j = 0; j < o.cols; ++j)
+    Fill(dst + es * size_t(j) * size_t(o.ld), es * size_t(o.rows), seed + uint64_t(j));
 }
 
 [[noreturn]] void Die(const char* what) {
@@ -190,7 +193,7 @@ char* MapFilled(size_t len, uint64_t seed, void* at = nullptr) {
   return p;
 }
 
-Operand Vec(const void* p, size_t bytes) { return Operand{p, int64_t(bytes / 4), 1, int64_t(bytes / 4)}; }
+Operand Vec(const void* p, size_t bytes) { return Operand{p, int64_t(bytes / 4), 1, int64_t(bytes / 4), 4}; }
 
 class ResidencyTest : public ::testing::Test {
  protected:
@@ -262,7 +265,7 @@ TEST_F(ResidencyTest, CopyOnTheThirdCleanUseThenNoUploads) {
   EXPECT_EQ(dev_.Uploaded(), int64_t(4 * kMiB));
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(Use(o));
   // Any part of it, as a matrix with a leading dimension, is served from the same copy.
-  EXPECT_TRUE(Use(Operand{p + 4 * 100, 500, 1000, 1024}));
+  EXPECT_TRUE(Use(Operand{p + 4 * 100, 500, 1000, 1024, 4}));
   const ResidencyStats t = rc_->stats();
   EXPECT_EQ(t.uploaded_bytes, s.uploaded_bytes) << "an unchanged matrix was uploaded again";
   EXPECT_EQ(dev_.Uploaded(), int64_t(4 * kMiB));
@@ -362,7 +365,7 @@ TEST_F(ResidencyTest, OurWriteBackIsNotTheProgramsWrite) {
     EXPECT_EQ(rc_->stats().uploaded_bytes, before) << "call " << call << ": our own write-back was uploaded again";
   }
   // A strided block whose columns start and end inside pages: fully covered pages are kept, the rest re-uploaded.
-  const Operand s{p + 4 * 37, 3000, 300, 3100};
+  const Operand s{p + 4 * 37, 3000, 300, 3100, 4};
   const Lease l = Call(s, Role::kOutput);
   ASSERT_NE(l.dev, nullptr);
   FillElements(l.dev, s, 91);
@@ -378,12 +381,65 @@ TEST_F(ResidencyTest, OurWriteBackIsNotTheProgramsWrite) {
   EXPECT_TRUE(Use(c));
 }
 
+// Doubles (dgemm, dtrsm, ...): the same matrix as 8-byte elements is cached, served from one copy in any part and at
+// any leading dimension, and its written pages, and only those, go up again.
+TEST_F(ResidencyTest, DoubleMatricesAreCachedAndRevalidatedByTheirBytes) {
+  char* p = Map(8 * kMiB);
+  const Operand o{p, int64_t(kMiB), 1, int64_t(kMiB), 8};  // 8 MiB of doubles
+  Cache(o);
+  const ResidencyStats s = rc_->stats();
+  EXPECT_EQ(s.uploaded_bytes, int64_t(8 * kMiB));
+  EXPECT_EQ(s.device_bytes, int64_t(8 * kMiB));
+  // A strided block of it (rows of 500 doubles, ld 1024 doubles: two pages per column) from the same copy.
+  const Operand part{p + 8 * 100, 500, 1000, 1024, 8};
+  EXPECT_TRUE(Use(part));
+  EXPECT_EQ(rc_->stats().uploaded_bytes, s.uploaded_bytes);
+  // Writes to the last element of the block (a double, at a byte offset no float layout would reach): one page again.
+  double* last = reinterpret_cast<double*>(p) + 100 + 999 * 1024 + 499;
+  *last = 2.25;
+  EXPECT_TRUE(Use(part));
+  EXPECT_EQ(rc_->stats().uploaded_bytes - s.uploaded_bytes, int64_t(kPage));
+  // The saved bytes count 8 per element.
+  EXPECT_GE(rc_->stats().saved_bytes - s.saved_bytes, int64_t(8 * 500 * 1000) - int64_t(kPage));
+  // The policy's view of a double operand: resident, nothing to upload.
+  int64_t reuses = 0, bytes = -1;
+  EXPECT_EQ(rc_->state(part, ++use_, &reuses, &bytes), 1);
+  EXPECT_EQ(bytes, 0);
+}
+
+// A double output written back by CPU stores: pages its 8-byte columns cover entirely are ours, not the program's.
+TEST_F(ResidencyTest, OurWriteBackOfDoublesIsNotTheProgramsWrite) {
+  char* p = Map(8 * kMiB);
+  Cache(Operand{p, int64_t(kMiB), 1, int64_t(kMiB), 8});
+  const Operand s{p + 8 * 37, 3000, 300, 3100, 8};  // columns of 23.4 pages start and end inside pages
+  const Lease l = Call(s, Role::kOutput);
+  ASSERT_NE(l.dev, nullptr);
+  FillElements(l.dev, s, 93);
+  CopyElements(const_cast<char*>(static_cast<const char*>(s.p)), l.dev, s);
+  rc_->wrote_back(l, s, false);
+  rc_->release(l);
+  const int64_t before = rc_->stats().uploaded_bytes;
+  EXPECT_TRUE(Use(s));
+  const int64_t again = rc_->stats().uploaded_bytes - before;
+  const int64_t pages = int64_t(PageUp(SpanEnd(s)) - PageDown(U(s.p))) / int64_t(kPage);
+  // Taken for 4-byte elements, the write-back would cover under half of each column: about 4 pages a column again.
+  EXPECT_LE(again, 2 * s.cols * int64_t(kPage)) << "more than the partly covered pages were uploaded";
+  EXPECT_LT(again, pages * int64_t(kPage));
+  // Staged results (host_written) of doubles drop exactly their span's pages from the copy.
+  const Operand tail{p + 7 * kMiB, int64_t(kMiB / 8), 1, int64_t(kMiB / 8), 8};  // the last MiB (256 pages)
+  FillElements(const_cast<char*>(static_cast<const char*>(tail.p)), tail, 5);
+  rc_->host_written(tail);
+  const int64_t b2 = rc_->stats().uploaded_bytes;
+  EXPECT_TRUE(Use(tail));
+  EXPECT_EQ(rc_->stats().uploaded_bytes - b2, int64_t(kMiB));
+}
+
 // Two calls computing the top and bottom rows of one matrix at once share its pages: the pages that the top's
 // write-back covers only in part hold the bottom's results too, and must not be taken for ours.
 TEST_F(ResidencyTest, WritesNextToAnOutputDuringItsCallAreKept) {
   char* p = Map(4 * kMiB);
   const int64_t ld = 4096;  // a column is 4 pages: the top's rows fill 2.9 of them
-  const Operand top{p, 3000, 256, ld}, bottom{p + 4 * 3000, 1096, 256, ld};
+  const Operand top{p, 3000, 256, ld, 4}, bottom{p + 4 * 3000, 1096, 256, ld, 4};
   Cache(Vec(p, 4 * kMiB));
   const Lease l = Call(top, Role::kOutput);
   ASSERT_NE(l.dev, nullptr);
@@ -421,7 +477,7 @@ TEST_F(ResidencyTest, HostWrittenDropsPagesTheKernelCannotSee) {
   char* p = Map(4 * kMiB);
   const Operand o = Vec(p, 4 * kMiB);
   Cache(o);
-  const Operand part{p + 10 * kPage + 8, 100000, 3, 120000};
+  const Operand part{p + 10 * kPage + 8, 100000, 3, 120000, 4};
   FillElements(const_cast<char*>(static_cast<const char*>(part.p)), part, 5);
   ASSERT_TRUE(UffdWatch::get().protect(PageDown(U(part.p)), PageUp(SpanEnd(part)), true));
   rc_->host_written(part);
@@ -592,7 +648,7 @@ TEST_F(ResidencyTest, WritesAfterMprotectAreSeen) {
   ASSERT_EQ(mprotect(p + kMiB, kMiB, PROT_READ | PROT_WRITE), 0);
   Fill(p + kMiB + 3 * kPage, kPage, 6);
   EXPECT_TRUE(Use(o));
-  EXPECT_TRUE(Use(Operand{p + 4 * 7, 1000, 1000, 1040}));
+  EXPECT_TRUE(Use(Operand{p + 4 * 7, 1000, 1000, 1040, 4}));
 }
 
 // Calls on several threads at once: each writes and remaps its own buffer between its calls and computes an output in
@@ -623,7 +679,7 @@ TEST_F(ResidencyTest, CallsFromSeveralThreadsAtOnce) {
         }
         const uint64_t u = ++use;
         const Operand in = rng() % 2 ? Vec(shared + 4 * (rng() % 1000), 2 * kMiB) : Vec(own, len / 2);
-        const Operand out{own + len / 2 + 4 * (rng() % 100), 600, 800, 640};
+        const Operand out{own + len / 2 + 4 * (rng() % 100), 600, 800, 640, 4};
         const Lease li = rc_->acquire(in, Role::kInput, nullptr, u);
         const Lease lo = rc_->acquire(out, Role::kOutput, nullptr, u);
         if (li.dev) {
@@ -909,7 +965,7 @@ TEST_F(ResidencyTest, PartsOfAHugeMapping) {
   const Operand a = Vec(p + 70 * kMiB + 4 * 3, 2 * kMiB);
   Cache(a);
   EXPECT_EQ(rc_->stats().device_bytes, int64_t(64 * kMiB));
-  EXPECT_TRUE(Use(Operand{p + 100 * kMiB + 4 * 5, 1000, 1000, 1100}));
+  EXPECT_TRUE(Use(Operand{p + 100 * kMiB + 4 * 5, 1000, 1000, 1100, 4}));
   EXPECT_GT(UseUntilLeased(Vec(p + 10 * kMiB, 2 * kMiB)), 0);
   EXPECT_GT(UseUntilLeased(Vec(p + 130 * kMiB, 6 * kMiB)), 0);
   EXPECT_LE(rc_->stats().device_bytes, int64_t(100 * kMiB));
@@ -1194,20 +1250,22 @@ class RandomProgram {
     }
   }
 
-  // A random operand inside buffer b: a whole vector, a vector at an offset, or a strided matrix.
+  // A random operand inside buffer b, of floats or doubles: a whole vector, a vector at an offset, or a strided
+  // matrix.
   Operand Shape(const Buf& b) {
-    const int64_t n = int64_t(b.len / 4);
+    const int es = Below(2) ? 8 : 4;
+    const int64_t n = int64_t(b.len) / es;
     const size_t kind = Below(4);
-    if (kind == 0) return Operand{b.p, n, 1, n};
+    if (kind == 0) return Operand{b.p, n, 1, n, es};
     if (kind == 1) {
       const int64_t off = int64_t(Below(size_t(n / 4))), rows = n - off - int64_t(Below(size_t(n / 4)));
-      return Operand{b.p + 4 * off, rows, 1, rows};
+      return Operand{b.p + es * off, rows, 1, rows, es};
     }
     const int64_t ld = 256 + int64_t(Below(1793)), rows = ld / 2 + int64_t(Below(size_t(ld - ld / 2 + 1)));
     const int64_t off = int64_t(Below(size_t(ld)));
     const int64_t max_cols = (n - off - rows) / ld + 1;
     const int64_t cols = max_cols / 2 + int64_t(Below(size_t(max_cols - max_cols / 2))) + (max_cols == 1);
-    return Operand{b.p + 4 * off, rows, std::max<int64_t>(1, std::min(cols, max_cols)), ld};
+    return Operand{b.p + es * off, rows, std::max<int64_t>(1, std::min(cols, max_cols)), ld, es};
   }
   // Stores of random bytes in the output's pages that are not its elements; how many.
   int StoreBetweenElements(const Operand& c) {
@@ -1215,14 +1273,16 @@ class RandomProgram {
     int n = 0;
     for (int i = 0; i < 32; ++i) {
       const uintptr_t x = lo + Below(hi - lo);
-      if (x >= U(c.p) && x < SpanEnd(c) && int64_t((x - U(c.p)) / 4 % uint64_t(c.ld)) < c.rows) continue;
+      if (x >= U(c.p) && x < SpanEnd(c) && int64_t((x - U(c.p)) / uint64_t(c.elem_size) % uint64_t(c.ld)) < c.rows)
+        continue;
       *reinterpret_cast<char*>(x) = char(Next());
       ++n;
     }
     return n;
   }
   static std::string Describe(const Operand& o) {
-    return Hex(o.p) + " " + std::to_string(o.rows) + "x" + std::to_string(o.cols) + " ld " + std::to_string(o.ld);
+    return Hex(o.p) + " " + std::to_string(o.rows) + "x" + std::to_string(o.cols) + " ld " + std::to_string(o.ld) +
+           (o.elem_size == 8 ? " (doubles)" : " (floats)");
   }
   bool Check(const Lease& l, const Operand& o, int bi, const char* what) {
     if (!l.dev) return true;

@@ -136,6 +136,39 @@ TEST(TilePlan, OutputTileFitsAChunk) {
   EXPECT_LE(4 * p.mb * p.nb, in.chunk_bytes);
 }
 
+// Doubles: every byte count of the plan doubles, so an output tile of doubles still fits a chunk, the plan its budget,
+// and the same budget holds half the panel depth of floats.
+TEST(TilePlan, DoublesCountEightBytesPerElement) {
+  PlanInput in;
+  in.m = in.n = in.k = 20000;
+  in.tile = 4096;
+  in.budget_bytes = 60 * 1024 * kMiB;
+  in.elem_size = 8;
+  const Plan p = make_plan(in);
+  ASSERT_TRUE(p.ok);
+  EXPECT_LE(8 * p.mb * p.nb, in.chunk_bytes);
+  EXPECT_LE(p.bytes_needed, in.budget_bytes);
+  EXPECT_TRUE(replay(p).each_tile_once);
+  // A budget that holds all of K for floats needs K passes for doubles.
+  PlanInput f;
+  f.m = f.n = 4096;
+  f.k = 100000;
+  f.tile = 512;  // the smallest tile K passes keep: doubles cannot shrink their tiles to avoid passes
+  f.budget_bytes = 3 * 4 * 512 * 512 + 3 * 4 * 512 * f.k + kMiB;
+  const Plan pf = make_plan(f);
+  f.elem_size = 8;
+  const Plan pd = make_plan(f);
+  ASSERT_TRUE(pf.ok);
+  ASSERT_TRUE(pd.ok);
+  EXPECT_EQ(pf.passes, 1);
+  EXPECT_GT(pd.passes, 1);
+  EXPECT_LE(pd.bytes_needed, f.budget_bytes);
+  EXPECT_TRUE(replay(pd).each_tile_once);
+  // Element sizes other than 4 and 8 are refused.
+  f.elem_size = 2;
+  EXPECT_FALSE(make_plan(f).ok);
+}
+
 TEST(TilePlan, RefusesWhatCannotFit) {
   PlanInput in;
   in.m = in.n = in.k = 1000;
@@ -155,6 +188,7 @@ TEST(TilePlan, RandomShapesRespectTheBudget) {
     in.tile = 1 + int64_t(rng() % 3000);
     in.budget_bytes = int64_t(64 * 1024) + int64_t(rng() % (512 * kMiB));
     in.workspace_bytes = int64_t(rng() % kMiB);
+    in.elem_size = t % 2 ? 8 : 4;
     const Plan p = make_plan(in);
     if (!p.ok) continue;
     ASSERT_LE(p.bytes_needed, in.budget_bytes) << in.m << "x" << in.n << "x" << in.k << " tile " << in.tile;

@@ -1,4 +1,5 @@
-// The tiled sgemm engine for host operands (see gemm_pipeline.h and tile_plan.h for the schedule).
+// The tiled gemm engine (either precision: the element size is a parameter, the kernels come from the registry by
+// routine) for host operands (see gemm_pipeline.h and tile_plan.h for the schedule).
 //
 // Per device: three streams (host->device, kernels, device->host), an arena holding the A panels, the B panels
 // and the C tiles of the plan, and a ring of pinned chunks. The driver thread of a device packs operand pieces
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "kernels/registry.h"
+#include "offload/module/device.h"
 #include "offload/module/gemm_pipeline.h"
 #include "offload/module/host_pins.h"
 #include "offload/module/staging_pool.h"
@@ -40,13 +42,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-long config_long(const bo_cuda_host_services* h, const char* key, long dflt) {
-  const char* v = h && h->config ? h->config(key) : nullptr;
-  if (!v || !*v) return dflt;
-  char* end = nullptr;
-  long r = std::strtol(v, &end, 10);
-  return (end && *end == '\0') ? r : dflt;
-}
+char* at(void* p, int64_t elements, int es) { return static_cast<char*>(p) + elements * es; }
+const char* at(const void* p, int64_t elements, int es) { return static_cast<const char*>(p) + elements * es; }
 
 // ---- Registrations of the program's memory (host_pins.h). ----
 bool cuda_pin(void* base, size_t len) {
@@ -69,7 +66,7 @@ bool cuda_pinned_elsewhere(const void* p) {
 HostPins& host_pins() {
   static HostPins* h = [] {
     int64_t budget = int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGESIZE)) / 4;
-    if (const char* v = std::getenv("BLASOFFLOAD_PIN_MAX")) {
+    if (const char* v = config("BLASOFFLOAD_PIN_MAX")) {
       const int64_t b = parse_bytes(v);
       if (b >= 0) budget = b;
     }
@@ -81,11 +78,11 @@ HostPins& host_pins() {
 // A pinned staging chunk. After an upload it must not be refilled before `ev`; after a download it holds a
 // finished tile (`out_tile` >= 0) to unpack into C once `ev` has completed.
 struct Chunk {
-  float* p = nullptr;
+  char* p = nullptr;
   cudaEvent_t ev = nullptr;
   bool in_use = false;
   int64_t out_tile = -1;
-  float* dst = nullptr;  // the tile's place in C
+  char* dst = nullptr;  // the tile's place in C
   int64_t rows = 0, cols = 0;
 };
 
@@ -185,9 +182,10 @@ cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t ring_bytes, int64_t 
 struct Shared {
   const EngineHost* h;
   GemmCall g;  // the GPU's part of the call
+  int es = 4;  // element size
   Plan plan;
   int64_t pass = 0;
-  float beta_pass = 0;
+  double beta_pass = 0;
   std::atomic<int64_t> next_item{0};
   std::unique_ptr<std::atomic<uint8_t>[]> written;  // per tile of this pass: 1 once its result is in C
   std::atomic<int64_t> issued{0};
@@ -195,24 +193,47 @@ struct Shared {
   std::atomic<bool> injected{false};
   std::chrono::steady_clock::time_point t0;
   std::mutex stats_mu;
-  bo_sgemm_stats* stats;
+  bo_gemm_stats* stats;
   bool a_direct = false, b_direct = false, c_direct = false;  // registered host memory: DMA without staging
 };
 
 // Host address of op(A)'s panel i (rows i*mb.., K columns k0..k0+kc) and its shape as stored in memory.
 struct Block {
-  const float* p;
+  const void* p;
   int64_t rows, cols, ld;
 };
 Block a_panel(const Shared& s, int64_t i, int64_t k0, int64_t kc) {
   const int64_t r0 = i * s.plan.mb, rows = s.plan.tile_rows(i);
-  if (s.g.ta == 'N') return {s.g.a + r0 + k0 * s.g.lda, rows, kc, s.g.lda};
-  return {s.g.a + k0 + r0 * s.g.lda, kc, rows, s.g.lda};  // A^T: the panel is kc x rows of A
+  const bo_call& g = s.g.c;
+  if (g.op[0] == 'N') return {at(g.a, r0 + k0 * g.lda, s.es), rows, kc, g.lda};
+  return {at(g.a, k0 + r0 * g.lda, s.es), kc, rows, g.lda};  // A^T: the panel is kc x rows of A
 }
 Block b_panel(const Shared& s, int64_t j, int64_t k0, int64_t kc) {
   const int64_t c0 = j * s.plan.nb, cols = s.plan.tile_cols(j);
-  if (s.g.tb == 'N') return {s.g.b + k0 + c0 * s.g.ldb, kc, cols, s.g.ldb};
-  return {s.g.b + c0 + k0 * s.g.ldb, cols, kc, s.g.ldb};  // B^T: the panel is cols x kc of B
+  const bo_call& g = s.g.c;
+  if (g.op[1] == 'N') return {at(g.b, k0 + c0 * g.ldb, s.es), kc, cols, g.ldb};
+  return {at(g.b, c0 + k0 * g.ldb, s.es), cols, kc, g.ldb};  // B^T: the panel is cols x kc of B
+}
+
+// The kernel's arguments for one C tile (device panels with leading dimensions of the packed panels).
+bo_call tile_call(const bo_call& g, int64_t rows, int64_t cols, int64_t kc, double beta, const void* a, const void* b,
+                  void* c) {
+  bo_call t{};
+  t.routine = g.routine;
+  t.op[0] = g.op[0];
+  t.op[1] = g.op[1];
+  t.m = rows;
+  t.n = cols;
+  t.k = kc;
+  t.alpha = g.alpha;
+  t.beta = beta;
+  t.a = a;
+  t.lda = g.op[0] == 'N' ? rows : kc;
+  t.b = b;
+  t.ldb = g.op[1] == 'N' ? kc : cols;
+  t.c = c;
+  t.ldc = rows;
+  return t;
 }
 
 class Driver {
@@ -225,15 +246,17 @@ class Driver {
     const int64_t k0 = p.pass_k0(s_.pass), kc = p.pass_k(s_.pass);
     // Carve the arena.
     int64_t off = 0;
+    const int64_t es = s_.es;
+    const bo_call& g = s_.g.c;
     auto take = [&](int64_t bytes) {
-      float* q = reinterpret_cast<float*>(d_.arena + off);
+      char* q = d_.arena + off;
       off += al256(bytes);
       return q;
     };
-    std::vector<float*> a_slot(p.a_slots), b_slot(p.b_slots), c_slot(p.c_slots);
-    for (auto& q : a_slot) q = take(4 * p.mb * kc);
-    for (auto& q : b_slot) q = take(4 * kc * p.nb);
-    for (auto& q : c_slot) q = take(4 * p.mb * p.nb);
+    std::vector<char*> a_slot(p.a_slots), b_slot(p.b_slots), c_slot(p.c_slots);
+    for (auto& q : a_slot) q = take(es * p.mb * kc);
+    for (auto& q : b_slot) q = take(es * kc * p.nb);
+    for (auto& q : c_slot) q = take(es * p.mb * p.nb);
     void* ws = take(0);
     // Sync events: per A slot, B slot, C slot a "ready" and a "free" event.
     int ev = 0;
@@ -276,16 +299,16 @@ class Driver {
         }
         const int cs = int(c_next++ % p.c_slots);
         const int64_t rows = p.tile_rows(i), cols = p.tile_cols(j);
-        float* cdst = s_.g.c + i * p.mb + j * p.nb * s_.g.ldc;
+        char* cdst = at(g.c, i * p.mb + j * p.nb * g.ldc, s_.es);
         // Test hook: a GPU failure after N tiles.
         if (s_.fail_after >= 0 && s_.issued.fetch_add(1) >= s_.fail_after) {
           s_.injected.store(true);
           err_ = cudaErrorLaunchFailure;
           break;
         }
-        if (s_.beta_pass != 0.0f) {
+        if (s_.beta_pass != 0.0) {
           if (c_used[cs]) check(cudaStreamWaitEvent(d_.st[kH2D], c_free[cs], 0));
-          upload({cdst, rows, cols, s_.g.ldc}, c_slot[cs], c_ready[cs], s_.c_direct);
+          upload({cdst, rows, cols, g.ldc}, c_slot[cs], c_ready[cs], s_.c_direct);
           check(cudaStreamWaitEvent(d_.st[kKernel], c_ready[cs], 0));
         } else if (c_used[cs]) {
           check(cudaStreamWaitEvent(d_.st[kKernel], c_free[cs], 0));
@@ -293,15 +316,8 @@ class Driver {
         check(cudaStreamWaitEvent(d_.st[kKernel], a_ready[as], 0));
         check(cudaStreamWaitEvent(d_.st[kKernel], b_ready[bs], 0));
         if (err_) break;
-        bo_kernel_args args{s_.g.ta,    s_.g.tb,
-                            0,          rows,
-                            cols,       kc,
-                            s_.g.alpha, s_.beta_pass,
-                            a_slot[as], s_.g.ta == 'N' ? rows : kc,
-                            b_slot[bs], s_.g.tb == 'N' ? kc : cols,
-                            c_slot[cs], rows,
-                            0,          0};
-        const int idx = reg->select(BO_K_SGEMM, &args);
+        const bo_call args = tile_call(g, rows, cols, kc, s_.beta_pass, a_slot[as], b_slot[bs], c_slot[cs]);
+        const int idx = reg->select(g.routine, &args);
         if (idx < 0) {
           err_ = cudaErrorNotSupported;
           break;
@@ -370,8 +386,9 @@ class Driver {
   void refused(cudaError_t e, const void* p, int64_t rows, int64_t cols, int64_t ld) {
     static std::atomic<bool> said{false};
     if (!said.exchange(true))
-      s_.h->log(0, "sgemm: direct copy of a %lldx%lld block (ld %lld) at %p refused (%s); staged instead",
-                (long long)rows, (long long)cols, (long long)ld, p, cudaGetErrorName(e));
+      s_.h->log(0, "%s: direct copy of a %lldx%lld block (ld %lld) at %p refused (%s); staged instead",
+                bo_routine_name(s_.g.c.routine), (long long)rows, (long long)cols, (long long)ld, p,
+                cudaGetErrorName(e));
   }
 
   cudaEvent_t timed_begin(int stage) {
@@ -411,7 +428,7 @@ class Driver {
     if (c.out_tile >= 0) {
       if (!e && !err_) {
         const auto t0 = std::chrono::steady_clock::now();
-        unpack_block(c.dst, c.p, c.rows, c.cols, s_.g.ldc);
+        unpack_block(c.dst, c.p, c.rows, c.cols, s_.g.c.ldc, s_.es);
         unpack_ms_ += ms_since(t0);
         s_.written[c.out_tile].store(1);
       }
@@ -422,32 +439,33 @@ class Driver {
 
   // Host block -> device (leading dimension = rows), through ring chunks, or straight from registered memory;
   // `ready` fires when all of it is there.
-  void upload(const Block& blk, float* dst, cudaEvent_t ready, bool direct) {
+  void upload(const Block& blk, char* dst, cudaEvent_t ready, bool direct) {
     if (err_) return;
+    const int64_t es = s_.es;
     if (direct) {
       cudaEvent_t t0 = timed_begin(kH2D);
       const cudaError_t e =
-          cudaMemcpy2DAsync(dst, size_t(4 * blk.rows), blk.p, size_t(4 * blk.ld), size_t(4 * blk.rows),
+          cudaMemcpy2DAsync(dst, size_t(es * blk.rows), blk.p, size_t(es * blk.ld), size_t(es * blk.rows),
                             size_t(blk.cols), cudaMemcpyHostToDevice, d_.st[kH2D]);
       if (e == cudaSuccess) {
         timed_end(kH2D, t0);
         check(cudaEventRecord(ready, d_.st[kH2D]));
-        h2d_bytes_ += 4.0 * double(blk.rows) * double(blk.cols);
+        h2d_bytes_ += double(es) * double(blk.rows) * double(blk.cols);
         return;
       }
       // Refused at enqueue (nothing was copied): stage this block instead.
       cudaGetLastError();
       refused(e, blk.p, blk.rows, blk.cols, blk.ld);
     }
-    const int64_t chunk_floats = d_.chunk_bytes / 4;
-    const int64_t cols_per = blk.rows <= chunk_floats ? std::max<int64_t>(1, chunk_floats / blk.rows) : 0;
-    auto piece = [&](const float* src, int64_t rows, int64_t cols, float* to) {
+    const int64_t chunk_elems = d_.chunk_bytes / es;
+    const int64_t cols_per = blk.rows <= chunk_elems ? std::max<int64_t>(1, chunk_elems / blk.rows) : 0;
+    auto piece = [&](const void* src, int64_t rows, int64_t cols, char* to) {
       Chunk& c = acquire();
       if (err_) return;
       const auto h0 = std::chrono::steady_clock::now();
-      pack_block(c.p, src, rows, cols, blk.ld);
+      pack_block(c.p, src, rows, cols, blk.ld, int(es));
       pack_ms_ += ms_since(h0);
-      const size_t bytes = size_t(4 * rows * cols);
+      const size_t bytes = size_t(es * rows * cols);
       cudaEvent_t t0 = timed_begin(kH2D);  // per piece: the stream idles while the host packs the next one
       check(cudaMemcpyAsync(to, c.p, bytes, cudaMemcpyHostToDevice, d_.st[kH2D]));
       timed_end(kH2D, t0);
@@ -458,13 +476,13 @@ class Driver {
     if (cols_per > 0) {
       for (int64_t j = 0; j < blk.cols && !err_; j += cols_per) {
         const int64_t cols = std::min(cols_per, blk.cols - j);
-        piece(blk.p + j * blk.ld, blk.rows, cols, dst + j * blk.rows);
+        piece(at(blk.p, j * blk.ld, int(es)), blk.rows, cols, at(dst, j * blk.rows, int(es)));
       }
     } else {  // a column longer than a chunk: pieces of one column
       for (int64_t j = 0; j < blk.cols && !err_; ++j)
-        for (int64_t r = 0; r < blk.rows && !err_; r += chunk_floats) {
-          const int64_t rows = std::min(chunk_floats, blk.rows - r);
-          piece(blk.p + j * blk.ld + r, rows, 1, dst + j * blk.rows + r);
+        for (int64_t r = 0; r < blk.rows && !err_; r += chunk_elems) {
+          const int64_t rows = std::min(chunk_elems, blk.rows - r);
+          piece(at(blk.p, j * blk.ld + r, int(es)), rows, 1, at(dst, j * blk.rows + r, int(es)));
         }
     }
     check(cudaEventRecord(ready, d_.st[kH2D]));
@@ -472,8 +490,9 @@ class Driver {
 
   // Device tile -> a ring chunk, unpacked into C later by retire(); or straight into registered C, element-exact
   // (rows of each column, never the bytes between them).
-  void download(const float* src, int64_t rows, int64_t cols, float* cdst, int64_t tile) {
+  void download(const char* src, int64_t rows, int64_t cols, char* cdst, int64_t tile) {
     if (err_) return;
+    const int64_t es = s_.es, ldc = s_.g.c.ldc;
     if (s_.c_direct) {
       cudaEvent_t done = d_.out_event();
       if (!done) {
@@ -481,22 +500,22 @@ class Driver {
         return;
       }
       cudaEvent_t t0 = timed_begin(kD2H);
-      const cudaError_t e = cudaMemcpy2DAsync(cdst, size_t(4 * s_.g.ldc), src, size_t(4 * rows), size_t(4 * rows),
+      const cudaError_t e = cudaMemcpy2DAsync(cdst, size_t(es * ldc), src, size_t(es * rows), size_t(es * rows),
                                               size_t(cols), cudaMemcpyDeviceToHost, d_.st[kD2H]);
       if (e == cudaSuccess) {
         timed_end(kD2H, t0);
         check(cudaEventRecord(done, d_.st[kD2H]));
         if (!err_) direct_out_.push_back({done, tile});
-        d2h_bytes_ += 4.0 * double(rows) * double(cols);
+        d2h_bytes_ += double(es) * double(rows) * double(cols);
         return;
       }
       cudaGetLastError();  // refused at enqueue, nothing written: through a ring chunk instead
-      refused(e, cdst, rows, cols, s_.g.ldc);
+      refused(e, cdst, rows, cols, ldc);
     }
     Chunk& c = acquire();
     if (err_) return;
     cudaEvent_t t0 = timed_begin(kD2H);
-    const size_t bytes = size_t(4 * rows * cols);
+    const size_t bytes = size_t(es * rows * cols);
     check(cudaMemcpyAsync(c.p, src, bytes, cudaMemcpyDeviceToHost, d_.st[kD2H]));
     timed_end(kD2H, t0);
     check(cudaEventRecord(c.ev, d_.st[kD2H]));
@@ -529,75 +548,75 @@ class Driver {
 int64_t workspace_for(const Shared& s) {
   const bo_kernel_registry* reg = bok::registry();
   const Plan& p = s.plan;
+  // Stands for the arena's 256-byte aligned slots (all can_implement looks at).
+  void* fake = reinterpret_cast<void*>(uintptr_t(256));
   int64_t ws = 0;
   for (int64_t rows : {p.mb, p.tile_rows(p.mt - 1)})
     for (int64_t cols : {p.nb, p.tile_cols(p.nt - 1)})
       for (int64_t kc : {p.kc, p.pass_k(p.passes - 1)}) {
-        const float* fake = reinterpret_cast<const float*>(uintptr_t(256));
-        bo_kernel_args args{s.g.ta,
-                            s.g.tb,
-                            0,
-                            rows,
-                            cols,
-                            kc,
-                            s.g.alpha,
-                            s.g.beta,
-                            fake,
-                            s.g.ta == 'N' ? rows : kc,
-                            fake,
-                            s.g.tb == 'N' ? kc : cols,
-                            const_cast<float*>(fake),
-                            rows,
-                            0,
-                            0};
-        const int idx = reg->select(BO_K_SGEMM, &args);
+        const bo_call args = tile_call(s.g.c, rows, cols, kc, s.g.c.beta, fake, fake, fake);
+        const int idx = reg->select(args.routine, &args);
         if (idx >= 0) ws = std::max<int64_t>(ws, int64_t(reg->entries[idx].workspace_bytes(&args)));
       }
   return ws;
 }
 
-void cpu_block(const EngineHost& h, const GemmCall& g, int64_t r0, int64_t rows, int64_t c0, int64_t cols, int64_t k0,
-               int64_t kc, float beta) {
-  if (rows <= 0 || cols <= 0 || !h.host->cpu_sgemm) return;
-  const float* a = g.ta == 'N' ? g.a + r0 + k0 * g.lda : g.a + k0 + r0 * g.lda;
-  const float* b = g.tb == 'N' ? g.b + k0 + c0 * g.ldb : g.b + c0 + k0 * g.ldb;
+// C[r0.., c0..] (rows x cols) = alpha op(A) op(B) over K range [k0, k0 + kc) + beta C, on the CPU BLAS.
+void cpu_block(const EngineHost& h, const bo_call& g, int64_t r0, int64_t rows, int64_t c0, int64_t cols, int64_t k0,
+               int64_t kc, double beta) {
+  if (rows <= 0 || cols <= 0 || !h.host->cpu_call) return;
+  const int es = bo_element_size(bo_routine_precision(g.routine));
+  bo_call t = g;
+  t.m = rows;
+  t.n = cols;
+  t.a = g.op[0] == 'N' ? at(g.a, r0 + k0 * g.lda, es) : at(g.a, k0 + r0 * g.lda, es);
+  t.b = g.op[1] == 'N' ? at(g.b, k0 + c0 * g.ldb, es) : at(g.b, c0 + k0 * g.ldb, es);
+  t.c = at(g.c, r0 + c0 * g.ldc, es);
+  t.beta = beta;
   if (kc <= 0) {  // only possible for an empty K range: C = beta C
-    h.host->cpu_sgemm(g.ta, g.tb, rows, cols, 0, 0.0f, a, std::max<int64_t>(1, g.lda), b, std::max<int64_t>(1, g.ldb),
-                      beta, g.c + r0 + c0 * g.ldc, g.ldc);
-    return;
+    t.k = 0;
+    t.alpha = 0.0;
+    t.lda = std::max<int64_t>(1, g.lda);
+    t.ldb = std::max<int64_t>(1, g.ldb);
+  } else {
+    t.k = kc;
   }
-  h.host->cpu_sgemm(g.ta, g.tb, rows, cols, kc, g.alpha, a, g.lda, b, g.ldb, beta, g.c + r0 + c0 * g.ldc, g.ldc);
+  h.host->cpu_call(&t);
 }
 
 }  // namespace
 
-int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* stats) {
+int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stats) {
   const auto wall0 = std::chrono::steady_clock::now();
-  *stats = bo_sgemm_stats{};
+  *stats = bo_gemm_stats{};
   stats->path = 1;
   if (h.device_count < 1) return BO_CUDA_NO_DEVICE;
   const bo_cuda_host_services* hs = h.host;
   // The hybrid split: the CPU takes the trailing columns (rows when C is tall).
   double share = std::min(std::max(call.cpu_share, 0.0), 1.0);
-  if (!hs->cpu_sgemm) share = 0;
-  const bool by_cols = call.n >= call.m;
-  const int64_t extent = by_cols ? call.n : call.m;
+  if (!hs->cpu_call) share = 0;
+  const bo_call& c = call.c;
+  const int es = bo_element_size(bo_routine_precision(c.routine));
+  const char* name = bo_routine_name(c.routine);
+  const bool by_cols = c.n >= c.m;
+  const int64_t extent = by_cols ? c.n : c.m;
   int64_t cpu_part = int64_t(share * double(extent) + 0.5);
   if (cpu_part > 0 && cpu_part < extent) cpu_part = std::min(extent, (cpu_part + 31) / 32 * 32);  // whole panels
-  GemmCall gpu = call;
+  GemmCall gpu_call = call;
+  bo_call& gpu = gpu_call.c;
   if (by_cols) {
-    gpu.n = call.n - cpu_part;
+    gpu.n = c.n - cpu_part;
     stats->n_cpu_cols = cpu_part;
   } else {
-    gpu.m = call.m - cpu_part;
+    gpu.m = c.m - cpu_part;
     stats->m_cpu_rows = cpu_part;
   }
   std::function<void()> cpu_task = [&] {
     const auto t0 = std::chrono::steady_clock::now();
     if (by_cols)
-      cpu_block(h, call, 0, call.m, gpu.n, cpu_part, 0, call.k, call.beta);
+      cpu_block(h, c, 0, c.m, gpu.n, cpu_part, 0, c.k, c.beta);
     else
-      cpu_block(h, call, gpu.m, cpu_part, 0, call.n, 0, call.k, call.beta);
+      cpu_block(h, c, gpu.m, cpu_part, 0, c.n, 0, c.k, c.beta);
     stats->cpu_part_ms = ms_since(t0);
   };
   if (gpu.m == 0 || gpu.n == 0) {  // everything on the CPU
@@ -608,16 +627,18 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
 
   Shared s;
   s.h = &h;
-  s.g = gpu;
+  s.g = gpu_call;
+  s.es = es;
   s.stats = stats;
-  s.fail_after = config_long(hs, "BLASOFFLOAD_TEST_FAIL_AFTER_TILES", -1);
-  const int64_t ring_bytes = std::max<long>(3, config_long(hs, "BLASOFFLOAD_PINNED_MB", 256)) * kMiB;
+  s.fail_after = config_long("BLASOFFLOAD_TEST_FAIL_AFTER_TILES", -1);
+  const int64_t ring_bytes = std::max<long>(3, config_long("BLASOFFLOAD_PINNED_MB", 256)) * kMiB;
   PlanInput in;
   in.m = gpu.m;
   in.n = gpu.n;
   in.k = gpu.k;
-  in.reads_c = gpu.beta != 0.0f;
-  in.tile = std::max<long>(1, config_long(hs, "BLASOFFLOAD_TILE", 2048));
+  in.reads_c = gpu.beta != 0.0;
+  in.elem_size = es;
+  in.tile = std::max<long>(1, config_long("BLASOFFLOAD_TILE", 2048));
   in.chunk_bytes = std::max<int64_t>(kMiB, std::min<int64_t>(32 * kMiB, ring_bytes / 4));
   // The smallest budget over the devices, so one plan serves all.
   int64_t budget = INT64_MAX;
@@ -658,7 +679,7 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
     if (s.plan.ok) ws = std::max(ws, workspace_for(s));
   }
   if (!s.plan.ok) {
-    h.log(BO_LOG_DEBUG, "sgemm pipeline: %s (budget %lld MiB)", s.plan.why.c_str(), (long long)(budget / kMiB));
+    h.log(BO_LOG_DEBUG, "%s pipeline: %s (budget %lld MiB)", name, s.plan.why.c_str(), (long long)(budget / kMiB));
     if (old_dev >= 0) cudaSetDevice(old_dev);
     return BO_CUDA_OUT_OF_MEMORY;
   }
@@ -680,7 +701,7 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
       d->free_at_start = -1;  // ask again next time: the program may hold more device memory now
       if (old_dev >= 0) cudaSetDevice(old_dev);
       if (e != cudaErrorMemoryAllocation) h.on_cuda_error(e);
-      h.log(BO_LOG_DEBUG, "sgemm pipeline: cannot reserve %lld MiB on GPU %d (%s)", (long long)(arena / kMiB),
+      h.log(BO_LOG_DEBUG, "%s pipeline: cannot reserve %lld MiB on GPU %d (%s)", name, (long long)(arena / kMiB),
             d->ordinal, cudaGetErrorName(e));
       return e == cudaErrorMemoryAllocation ? BO_CUDA_OUT_OF_MEMORY : BO_CUDA_LAUNCH_FAILED;
     }
@@ -690,12 +711,12 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
   if (!call.stage_only && pinning_enabled(hs)) {
     // Exactly the bytes the call may touch: a sub-block of a larger array (LAPACK's trailing matrix) ends well before
     // cols * ld. A 2D copy the driver still refuses (it may check the whole last pitch) is staged instead.
-    auto span = [](const float*, int64_t rows, int64_t cols, int64_t ld) {
-      return size_t(4 * ((cols - 1) * ld + rows));
+    auto span = [es](const void*, int64_t rows, int64_t cols, int64_t ld) {
+      return size_t(es) * size_t((cols - 1) * ld + rows);
     };
     HostPins& pins = host_pins();
-    const int64_t ar = gpu.ta == 'N' ? gpu.m : gpu.k, ac = gpu.ta == 'N' ? gpu.k : gpu.m;
-    const int64_t br = gpu.tb == 'N' ? gpu.k : gpu.n, bc = gpu.tb == 'N' ? gpu.n : gpu.k;
+    const int64_t ar = gpu.op[0] == 'N' ? gpu.m : gpu.k, ac = gpu.op[0] == 'N' ? gpu.k : gpu.m;
+    const int64_t br = gpu.op[1] == 'N' ? gpu.k : gpu.n, bc = gpu.op[1] == 'N' ? gpu.n : gpu.k;
     la = pins.acquire(gpu.a, span(gpu.a, ar, ac, gpu.lda));
     lb = pins.acquire(gpu.b, span(gpu.b, br, bc, gpu.ldb));
     lc = pins.acquire(gpu.c, span(gpu.c, gpu.m, gpu.n, gpu.ldc));
@@ -721,7 +742,7 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
   double stage_sum[kStages] = {0, 0, 0};
   for (int64_t pass = 0; pass < p.passes && !gpu_failed; ++pass) {
     s.pass = pass;
-    s.beta_pass = pass == 0 ? gpu.beta : 1.0f;
+    s.beta_pass = pass == 0 ? gpu.beta : 1.0;
     s.next_item.store(0);
     for (int64_t t = 0; t < p.mt * p.nt; ++t) s.written[t].store(0);
     std::vector<std::unique_ptr<Driver>> drivers;
@@ -766,7 +787,7 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
           cudaSetDevice(devs[q]->ordinal);
           cudaGetLastError();
           if (cudaDeviceSynchronize() != cudaSuccess) h.on_cuda_error(dr.error());
-          h.log(0, "sgemm: GPU %d failed midway (%s); its unfinished tiles run on the CPU BLAS", devs[q]->ordinal,
+          h.log(0, "%s: GPU %d failed midway (%s); its unfinished tiles run on the CPU BLAS", name, devs[q]->ordinal,
                 cudaGetErrorName(dr.error()));
         }
       } else {
@@ -786,22 +807,22 @@ int pipeline_sgemm(const EngineHost& h, const GemmCall& call, bo_sgemm_stats* st
         }
       if (pass + 1 < p.passes) {
         const int64_t k0 = p.pass_k0(pass + 1);
-        cpu_block(h, gpu, 0, gpu.m, 0, gpu.n, k0, gpu.k - k0, 1.0f);
+        cpu_block(h, gpu, 0, gpu.m, 0, gpu.n, k0, gpu.k - k0, 1.0);
       }
     }
   }
   if (old_dev >= 0) cudaSetDevice(old_dev);
   // Without a CPU BLAS (blasoffload-calibrate) a failure cannot be repaired: say so (C holds partial results).
-  if (gpu_failed && !hs->cpu_sgemm) return BO_CUDA_LAUNCH_FAILED;
+  if (gpu_failed && !hs->cpu_call) return BO_CUDA_LAUNCH_FAILED;
   stats->h2d_busy_ms = stage_sum[kH2D];
   stats->kernel_busy_ms = stage_sum[kKernel];
   stats->d2h_busy_ms = stage_sum[kD2H];
   stats->wall_ms = ms_since(wall0);
   h.log(BO_LOG_DEBUG,
-        "sgemm pipeline: %dx GPU, tiles %lldx%lld (%lld on GPU, %lld on CPU after failure), %lld K pass(es), %lld "
+        "%s pipeline: %dx GPU, tiles %lldx%lld (%lld on GPU, %lld on CPU after failure), %lld K pass(es), %lld "
         "panel uploads, CPU share %lld cols %lld rows; in %.0f MB (h2d busy %.2f ms), out %.0f MB (d2h busy %.2f "
         "ms), kernels %.2f ms, pack %.2f ms, unpack %.2f ms, first kernel at %.2f ms, wall %.2f ms",
-        stats->devices, (long long)p.mb, (long long)p.nb, (long long)stats->tiles, (long long)stats->tiles_cpu,
+        name, stats->devices, (long long)p.mb, (long long)p.nb, (long long)stats->tiles, (long long)stats->tiles_cpu,
         (long long)p.passes, (long long)stats->panel_uploads, (long long)stats->n_cpu_cols,
         (long long)stats->m_cpu_rows, stats->bytes_h2d / 1e6, stats->h2d_busy_ms, stats->bytes_d2h / 1e6,
         stats->d2h_busy_ms, stats->kernel_busy_ms, stats->pack_ms, stats->unpack_ms, stats->first_kernel_ms,
@@ -829,16 +850,29 @@ int host_range_state(const void* p, int64_t bytes) {
 
 double measure_staged_gbs(const EngineHost& h, int64_t bytes) {
   // A k = 1 product moves little; time the engine's staged copies directly instead: C in and out of a beta = 1,
-  // alpha = 0 sgemm is exactly one upload and one download of C through the ring.
+  // alpha ~ 0 sgemm is exactly one upload and one download of C through the ring.
   const int64_t n = std::max<int64_t>(1024, int64_t(std::sqrt(double(bytes / 4))));
   std::vector<float> c(size_t(n * n), 1.0f), ab(size_t(n), 0.5f);
-  GemmCall g{'N', 'N', n, n, 1, 0.0f, ab.data(), n, ab.data(), 1, 1.0f, c.data(), n, 0.0, true};
+  GemmCall g{};
+  g.c.routine = BO_R_SGEMM;
+  g.c.op[0] = g.c.op[1] = 'N';
+  g.c.m = g.c.n = n;
+  g.c.k = 1;
   // alpha = 0 would be a quick return in the core, but the engine still computes beta * C through the GPU.
-  g.alpha = 1e-30f;
-  bo_sgemm_stats st{};
+  g.c.alpha = double(1e-30f);
+  g.c.a = ab.data();
+  g.c.lda = n;
+  g.c.b = ab.data();
+  g.c.ldb = 1;
+  g.c.beta = 1.0;
+  g.c.c = c.data();
+  g.c.ldc = n;
+  g.cpu_share = 0.0;
+  g.stage_only = true;
+  bo_gemm_stats st{};
   double best = 0;
   for (int rep = 0; rep < 3; ++rep) {
-    if (pipeline_sgemm(h, g, &st) != BO_CUDA_OK) return 0;
+    if (pipeline_gemm(h, g, &st) != BO_CUDA_OK) return 0;
     best = std::max(best, double(2 * 4 * n * n) / (st.wall_ms * 1e-3) / 1e9);  // bytes in plus bytes out
   }
   return best;

@@ -42,19 +42,21 @@ void set_bit(std::vector<uint64_t>& v, size_t i, bool on) {
     v[i >> 6] &= ~(uint64_t(1) << (i & 63));
 }
 
-uint64_t span_bytes(const Residency::Operand& o) { return 4 * uint64_t((o.cols - 1) * o.ld + o.rows); }
+uint64_t span_bytes(const Residency::Operand& o) {
+  return uint64_t(o.elem_size) * uint64_t((o.cols - 1) * o.ld + o.rows);
+}
 
 // An operand's page range; false when it is too small to matter. *dense: its elements fill at least half of its pages
 // (a new copy is made only for those: a 64-row strip of a large matrix touches every page of it; inside an existing
 // copy such a strip is served like any operand).
 bool worth_it(const Residency::Operand& o, uintptr_t* a, uintptr_t* b, bool* dense) {
-  if (!o.p || o.rows <= 0 || o.cols <= 0 || o.ld < o.rows) return false;
+  if (!o.p || o.rows <= 0 || o.cols <= 0 || o.ld < o.rows || o.elem_size <= 0) return false;
   const uintptr_t p = reinterpret_cast<uintptr_t>(o.p);
   *a = page_down(p);
   *b = page_up(p + span_bytes(o));
-  const int64_t elements = 4 * o.rows * o.cols;
-  *dense = uint64_t(elements) * 2 >= *b - *a;
-  return elements >= Residency::kMinBytes;
+  const int64_t bytes = int64_t(o.elem_size) * o.rows * o.cols;
+  *dense = uint64_t(bytes) * 2 >= *b - *a;
+  return bytes >= Residency::kMinBytes;
 }
 
 // The calling thread's stack, and mappings the kernel marks as stacks (grows-down) or that glibc maps for thread
@@ -411,7 +413,7 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
     }
     return l;
   }
-  stats_.saved_bytes += std::max<int64_t>(0, 4 * o.rows * o.cols - uploaded);
+  stats_.saved_bytes += std::max<int64_t>(0, int64_t(o.elem_size) * o.rows * o.cols - uploaded);
   ++e.refs;
   e.last_use = ++clock_;
   l.entry = idx;
@@ -430,10 +432,12 @@ void Residency::wrote_back(const Lease& l, const Operand& o, bool dma) {
   const uintptr_t p = reinterpret_cast<uintptr_t>(o.p);
   const bool contiguous = o.ld == o.rows;
   const int64_t cols = contiguous ? 1 : o.cols;
-  const uint64_t len = contiguous ? 4 * uint64_t(o.rows) * uint64_t(o.cols) : 4 * uint64_t(o.rows);
+  const uint64_t es = uint64_t(o.elem_size);
+  const uint64_t len = contiguous ? es * uint64_t(o.rows) * uint64_t(o.cols) : es * uint64_t(o.rows);
   UffdWatch& w = UffdWatch::get();
   for (int64_t j = 0; j < cols; ++j) {
-    const uintptr_t s = page_up(p + 4 * uint64_t(j) * uint64_t(o.ld)), t = page_down(p + 4 * uint64_t(j) * o.ld + len);
+    const uintptr_t s = page_up(p + es * uint64_t(j) * uint64_t(o.ld)),
+                    t = page_down(p + es * uint64_t(j) * o.ld + len);
     if (s >= t || s < e.lo || t > e.hi) continue;
     if (!w.protect(s, t, true)) continue;
     for (uintptr_t x = s; x < t; x += kPage) {

@@ -65,10 +65,12 @@ class Residency {
     int entry = -1;
     char* dev = nullptr;  // the device address of the operand's first element
   };
-  // An operand: rows x cols floats, column-major with leading dimension ld (a vector: rows = n, cols = 1).
+  // An operand: rows x cols elements of elem_size bytes, column-major with leading dimension ld (a vector: rows = n,
+  // cols = 1; a strided vector: rows = 1, cols = n, ld = |inc|).
   struct Operand {
     const void* p;
     int64_t rows, cols, ld;
+    int elem_size;
   };
   enum class Role { kInput, kOutput };
 

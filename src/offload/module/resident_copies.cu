@@ -62,9 +62,9 @@ bool dev_upload(void* ctx, void* stream, const CopyRun* runs, int n) {
         if (cudaEventSynchronize(d->done[half]) != cudaSuccess) return false;
       }
       const size_t len = std::min(runs[r].bytes - off, kBounce - used);
-      float* dst = reinterpret_cast<float*>(d->bounce[half] + used);
-      const float* src = reinterpret_cast<const float*>(static_cast<const char*>(runs[r].host) + off);
-      pack_block(dst, src, int64_t(len / 4), 1, int64_t(len / 4));
+      char* dst = d->bounce[half] + used;
+      const char* src = static_cast<const char*>(runs[r].host) + off;
+      pack_block(dst, src, int64_t(len), 1, int64_t(len), 1);  // whole pages: a byte copy for any element size
       if (cudaMemcpyAsync(static_cast<char*>(runs[r].dev) + off, dst, len, cudaMemcpyHostToDevice, st) != cudaSuccess)
         return false;
       used += len;

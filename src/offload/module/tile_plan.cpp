@@ -28,17 +28,22 @@ Plan make_plan(const PlanInput& in) {
     p.why = "empty product";
     return p;
   }
+  const int64_t es = in.elem_size;
+  if (es != 4 && es != 8) {
+    p.why = "unsupported element size";
+    return p;
+  }
   int64_t tile = std::max<int64_t>(1, in.tile);
   // An output tile travels back through one pinned chunk.
-  while (tile > 1 && 4 * tile * tile > in.chunk_bytes) tile /= 2;
+  while (tile > 1 && es * tile * tile > in.chunk_bytes) tile /= 2;
   // K passes move C through the host once per pass, so tiles shrink to 512 first; below that only when not even a
   // single K column of panels fits.
   const int64_t pass_tile = std::min<int64_t>(tile, 512);
   for (;;) {
     const int64_t mb = std::min(tile, in.m), nb = std::min(tile, in.n);
-    const int64_t c_bytes = al(4 * mb * nb);
+    const int64_t c_bytes = al(es * mb * nb);
     const int64_t fixed = p.c_slots * c_bytes + al(in.workspace_bytes);
-    const int64_t per_k = 4 * mb + p.b_slots * 4 * nb;  // one A panel and the B panels, per unit of K
+    const int64_t per_k = es * mb + p.b_slots * es * nb;  // one A panel and the B panels, per unit of K
     const int64_t room = in.budget_bytes - fixed - 3 * kAlign;
     const int64_t kc = room > 0 ? room / per_k : 0;
     if (kc < in.k && tile > pass_tile) {
@@ -60,7 +65,7 @@ Plan make_plan(const PlanInput& in) {
     if (kc >= in.k) {
       p.passes = 1;
       p.kc = in.k;
-      const int64_t a_bytes = al(4 * mb * in.k), b_bytes = al(4 * in.k * nb);
+      const int64_t a_bytes = al(es * mb * in.k), b_bytes = al(es * in.k * nb);
       p.a_slots = std::max<int64_t>(1, std::min(p.mt, (in.budget_bytes - fixed - p.b_slots * b_bytes) / a_bytes));
     } else {
       p.passes = cdiv(in.k, kc);  // balanced passes, each as deep as memory allows
@@ -68,7 +73,7 @@ Plan make_plan(const PlanInput& in) {
       p.a_slots = 1;
     }
     p.groups = cdiv(p.mt, p.a_slots);
-    p.bytes_needed = fixed + p.a_slots * al(4 * mb * p.kc) + p.b_slots * al(4 * p.kc * nb);
+    p.bytes_needed = fixed + p.a_slots * al(es * mb * p.kc) + p.b_slots * al(es * p.kc * nb);
     p.ok = true;
     return p;
   }

@@ -1,5 +1,5 @@
-// The tiled sgemm schedule for host operands, as data: tile sizes, K passes, how many panels each device keeps,
-// and the order of work. Pure C++ (no CUDA) so CI tests it on machines without a GPU.
+// The tiled gemm schedule (either precision) for host operands, as data: tile sizes, K passes, how many panels each
+// device keeps, and the order of work. Pure C++ (no CUDA) so CI tests it on machines without a GPU.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@ namespace bom {
 struct PlanInput {
   int64_t m = 0, n = 0, k = 0;     // the GPU's part of C (m x n) and the inner dimension
   bool reads_c = false;            // beta != 0
+  int elem_size = 4;               // bytes of one element: 4 (float) or 8 (double)
   int64_t tile = 2048;             // requested edge of the C tiles
   int64_t budget_bytes = 0;        // device memory the engine may use per device (panels, tiles, workspace)
   int64_t workspace_bytes = 0;     // kernel scratch per device
