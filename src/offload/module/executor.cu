@@ -1,0 +1,350 @@
+// The module's one generic call (see executor.h).
+//
+// Contract with the core (offload/cuda_module_api.h): anything but BO_CUDA_OK means no output was touched. Host
+// outputs are written back only after every copy and kernel has completed without error, element by element as BLAS
+// allows (the operand's extent: rows of each column, a triangle, n strided elements): bytes between rows, the other
+// triangle and bytes between strided elements are never written. Device pointers (CUDA-aware programs) are used in
+// place; a failure in such a call cannot be handed to the CPU BLAS, so it prints a clear error and aborts (device.h).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/registry.h"
+#include "offload/module/device.h"
+#include "offload/module/executor.h"
+#include "offload/module/gemm_pipeline.h"
+#include "offload/module/resident_copies.h"
+#include "offload/module/staging.h"
+#include "routines/operand.h"
+
+namespace bok {
+const bo_kernel_registry* registry();
+}
+
+namespace bom {
+namespace {
+
+thread_local bo_gemm_stats t_last_gemm{};
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// ---- Routine-specific hooks (the only places that know a routine kind). ----
+
+// Inputs a call does not read (BLAS: A and B of a gemm are not referenced when alpha == 0 or k == 0, A and x of a
+// gemv when alpha == 0): never detected, staged or looked at; the kernel receives the caller's pointer unread.
+bool input_unread(const bo_call& c, const Operand& o) {
+  if (o.access != Operand::kIn) return false;
+  switch (bo_routine_kind_of(c.routine)) {
+    case BO_KIND_GEMM:
+      return c.alpha == 0.0 || c.k == 0;
+    case BO_KIND_GEMV:
+      return c.alpha == 0.0;
+    default:
+      return false;
+  }
+}
+
+// Which operands may be served from device copies (residency.h): matrices and triangles the call only reads, and the
+// C of a gemm (computed in its copy and written back). Other outputs are staged: a solve's right-hand sides and a
+// syrk's triangle are rewritten by the program between calls far more often than they are reused.
+bool resident_eligible(const bo_call& c, const Operand& o) {
+  if (o.shape == Operand::kVector) return false;
+  return o.access == Operand::kIn || bo_routine_kind_of(c.routine) == BO_KIND_GEMM;
+}
+
+// ---- The call's fields by operand. ----
+
+// The call's pointer for an operand slot (0 = a, 1 = b, 2 = c).
+const void* slot_pointer(const bo_call& c, int slot) { return slot == 0 ? c.a : slot == 1 ? c.b : c.c; }
+void set_slot_pointer(bo_call& c, int slot, const void* p) {
+  if (slot == 0)
+    c.a = p;
+  else if (slot == 1)
+    c.b = p;
+  else
+    c.c = const_cast<void*>(p);
+}
+// Where the operand's leading dimension (matrix: lda/ldb/ldc by slot) or increment (vector: the call's first vector
+// uses incx, its second incy, as call.h lays them out) is kept. nth_vector: vectors before this one in the call.
+int64_t* ld_field(bo_call& c, const Operand& o, int nth_vector) {
+  if (o.shape == Operand::kVector) return nth_vector == 0 ? &c.incx : &c.incy;
+  return o.slot == 0 ? &c.lda : o.slot == 1 ? &c.ldb : &c.ldc;
+}
+
+// Stands for a staged operand when the configuration is chosen, before the staging buffers exist: they are 256-byte
+// aligned, which is all can_implement looks at.
+const void* const kStagedAddr = reinterpret_cast<const void*>(uintptr_t(256));
+
+// What a call with device copies may still stage whole (the tiled pipeline's threshold, BLASOFFLOAD_PIPELINE_MIN_MB).
+constexpr double kResidentStagedMax = 32.0 * 1048576.0;
+
+// The residency cache's view of an operand: a triangle is its n x n square, a strided vector 1 x n with ld |inc|.
+Residency::Operand resident_view(const void* p, const Operand& o, int es) {
+  if (o.shape == Operand::kVector) return {p, 1, o.rows, std::abs(o.ld), es};
+  if (o.shape != Operand::kMatrix) return {p, o.rows, o.rows, o.ld, es};
+  return {p, o.rows, o.cols, o.ld, es};
+}
+
+// A call's holds on device copies of its host operands (residency.h), released when the call ends (after its stream
+// was synchronised or abandoned).
+struct ResidentHolds {
+  Residency* cache = nullptr;
+  Residency::Lease l[3];
+  uint64_t use;
+  double acquire_ms = 0;  // scans and uploads (queued) of this call
+  explicit ResidentHolds(uint64_t use_number)
+      : cache(resident_copies(host(), device())), use(use_number ? use_number : resident_call_use()) {}
+  ~ResidentHolds() {
+    if (cache)
+      for (const auto& x : l) cache->release(x);
+  }
+  ResidentHolds(const ResidentHolds&) = delete;
+  ResidentHolds& operator=(const ResidentHolds&) = delete;
+  // Operand i's device copy, brought up to date on `st`; nullptr: stage it.
+  char* get(int i, const Residency::Operand& o, bool output, cudaStream_t st) {
+    if (!cache) return nullptr;
+    const auto t0 = std::chrono::steady_clock::now();
+    l[i] = cache->acquire(o, output ? Residency::Role::kOutput : Residency::Role::kInput, st, use);
+    acquire_ms += ms_since(t0);
+    return l[i].dev;
+  }
+  // The call wrote host memory (an output staged back, not through a copy): no copy may keep old pages of it.
+  void written(const Residency::Operand& o) {
+    if (cache) cache->host_written(o);
+  }
+};
+
+// One operand of the call as the executor handles it.
+struct Piece {
+  Operand o;
+  const void* host = nullptr;  // the call's pointer
+  bool unread = false;         // input_unread: left alone
+  bool on_dev = false;         // the program's device memory, used in place
+  char* resident = nullptr;    // its device copy (residency)
+  size_t staged = 0;           // elements staged through the slot (packed form)
+  size_t back = 0;             // elements of a resident output copied back through the slot
+  char* pin = nullptr;
+  char* dev = nullptr;
+};
+
+// Uploads queue on the call's stream; the first failure is kept for the call's error classification.
+struct UploadCtx {
+  cudaStream_t stream;
+  cudaError_t error = cudaSuccess;
+};
+bool queue_upload(void* ctx, void* dev, size_t dpitch, const void* pinned, size_t spitch, size_t width, size_t height) {
+  UploadCtx* u = static_cast<UploadCtx*>(ctx);
+  u->error = height == 1
+                 ? cudaMemcpyAsync(dev, pinned, width, cudaMemcpyHostToDevice, u->stream)
+                 : cudaMemcpy2DAsync(dev, dpitch, pinned, spitch, width, height, cudaMemcpyHostToDevice, u->stream);
+  return u->error == cudaSuccess;
+}
+
+// ---- gemm's routing: direct, or the tiled pipeline (BLASOFFLOAD_PIPELINE=auto|always|off). ----
+enum class PipelineUse { kNo, kYes, kIfDirectFails };
+PipelineUse pipeline_use(double host_bytes, double cpu_share) {
+  const char* v = config("BLASOFFLOAD_PIPELINE");
+  if (v && std::strcmp(v, "off") == 0) return PipelineUse::kNo;
+  if (v && std::strcmp(v, "always") == 0) return PipelineUse::kYes;
+  if (cpu_share > 0) return PipelineUse::kYes;
+  const long min_mb = config_long("BLASOFFLOAD_PIPELINE_MIN_MB", 32);
+  if (host_bytes >= double(min_mb) * 1048576.0) return PipelineUse::kYes;
+  return PipelineUse::kIfDirectFails;
+}
+
+void direct_stats(const ExecReport& r, int64_t m, int64_t n) {
+  t_last_gemm.tiles = 1;
+  t_last_gemm.tile_m = m;
+  t_last_gemm.tile_n = n;
+  t_last_gemm.k_passes = 1;
+  t_last_gemm.bytes_h2d = r.bytes_h2d;
+  t_last_gemm.bytes_d2h = r.bytes_d2h;
+}
+
+int gemm(const bo_call& c, double cpu_share) {
+  t_last_gemm = bo_gemm_stats{};
+  const int es = bo_element_size(bo_routine_precision(c.routine));
+  const bool need_ab = c.alpha != 0.0 && c.k != 0;
+  const bool any_device = (need_ab && (on_device(c.a) || on_device(c.b))) || on_device(c.c);
+  PipelineUse use = PipelineUse::kNo;
+  int devs[16];
+  int ndev = 0;
+  if (!any_device) {
+    const double mn = double(c.m) * double(c.n);
+    const double bytes =
+        es * (mn * (c.beta != 0.0 ? 2 : 1) + (need_ab ? double(c.m) * double(c.k) + double(c.k) * double(c.n) : 0.0));
+    ndev = pipeline_devices(devs, 16);
+    use = need_ab ? pipeline_use(bytes, cpu_share) : PipelineUse::kNo;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t res_use = resident_call_use();
+  ExecReport rep;
+  if (!any_device && need_ab && cpu_share == 0) {
+    // Operands with device copies (residency.h) move nothing: the call runs on them when what is left fits the direct
+    // path.
+    const int st = execute(c, ExecOptions{true, res_use}, &rep);
+    if (st != kNotResident) {
+      if (st == BO_CUDA_OK) direct_stats(rep, c.m, c.n);
+      t_last_gemm.wall_ms = ms_since(t0);
+      return st;
+    }
+  }
+  auto pipelined = [&](double share) {
+    EngineHost eh{host(), devs, ndev, engine_error, log_line};
+    GemmCall g{c, share};
+    const int st = pipeline_gemm(eh, g, &t_last_gemm);
+    // The engine may have written C by DMA, which no write record sees: device copies of it are out of date.
+    if (st == BO_CUDA_OK)
+      if (Residency* rc = resident_copies(host(), device())) rc->host_written({c.c, c.m, c.n, c.ldc, es});
+    return st;
+  };
+  if (use == PipelineUse::kYes) return pipelined(cpu_share);
+  const int st = execute(c, ExecOptions{false, res_use}, &rep);
+  // Too large for whole operands on the device: out-of-core tiles.
+  if (st == BO_CUDA_OUT_OF_MEMORY && use == PipelineUse::kIfDirectFails) return pipelined(0.0);
+  if (st == BO_CUDA_OK) direct_stats(rep, c.m, c.n);
+  t_last_gemm.devices = st == BO_CUDA_OK ? 1 : 0;
+  t_last_gemm.wall_ms = ms_since(t0);
+  return st;
+}
+
+}  // namespace
+
+const bo_gemm_stats& last_gemm_stats() { return t_last_gemm; }
+
+int call(const bo_call* c, double cpu_share) {
+  if (int g = gate()) return g;
+  if (!c || c->routine < 0 || c->routine >= BO_R_COUNT) return BO_CUDA_UNSUPPORTED;
+  if (bo_routine_kind_of(c->routine) == BO_KIND_GEMM) return gemm(*c, cpu_share);
+  ExecReport rep;
+  return execute(*c, ExecOptions{}, &rep);
+}
+
+int execute(const bo_call& c, const ExecOptions& opt, ExecReport* report) {
+  const int es = bo_element_size(bo_routine_precision(c.routine));
+  const char* name = bo_routine_name(c.routine);
+  Operand ops[3];
+  const int n_ops = bo::routines::operands(c, ops);
+  CallScope cs(name);
+  Slot& s = cs.slot();
+  Piece pc[3];
+  bool any_device = false;
+  bool has_slot2 = false;
+  for (int i = 0; i < n_ops; ++i) {
+    Piece& p = pc[i];
+    p.o = ops[i];
+    p.host = slot_pointer(c, p.o.slot);
+    has_slot2 |= p.o.slot == 2;
+    p.unread = input_unread(c, p.o) || packed_elements(p.o) == 0;
+    if (p.unread) continue;
+    p.on_dev = on_device(p.host);
+    any_device |= p.on_dev;
+  }
+  cs.set_device_operands(any_device);
+  // A routine with a scalar result (nrm2) has no operand in slot 2: c is a host scalar of the element type, which the
+  // kernel writes straight into mapped pinned memory.
+  const bool scalar_out = !has_slot2 && c.c != nullptr;
+  ResidentHolds res(opt.use);
+  bool any_resident = false;
+  double staged_bytes = 0;
+  for (int i = 0; i < n_ops; ++i) {
+    Piece& p = pc[i];
+    if (p.unread || p.on_dev) continue;
+    if (resident_eligible(c, p.o))
+      p.resident = res.get(i, resident_view(p.host, p.o, es), p.o.access != Operand::kIn, s.stream);
+    any_resident |= p.resident != nullptr;
+    p.staged = p.resident ? 0 : size_t(packed_elements(p.o));
+    p.back = p.resident && p.o.access != Operand::kIn ? size_t(packed_elements(p.o)) : 0;
+    staged_bytes += double(es) * double(p.staged);
+  }
+  if (opt.resident_only && (!any_resident || staged_bytes >= kResidentStagedMax)) return kNotResident;
+  // The configuration is chosen for the operands the kernel will see: staged ones are 256-byte aligned with leading
+  // dimension = rows, or contiguous (vector fast paths depend on both); device copies keep the host layout.
+  bo_call args = c;
+  int vectors = 0;
+  for (int i = 0; i < n_ops; ++i) {
+    Piece& p = pc[i];
+    int64_t* ld = ld_field(args, p.o, vectors);
+    vectors += p.o.shape == Operand::kVector;
+    if (p.resident) {
+      set_slot_pointer(args, p.o.slot, p.resident);
+    } else if (p.staged) {
+      set_slot_pointer(args, p.o.slot, kStagedAddr);
+      *ld = packed_ld(p.o);
+    }
+  }
+  const bo_kernel_registry* reg = bok::registry();
+  const int idx = reg->select(c.routine, &args);
+  if (idx < 0) return BO_CUDA_UNSUPPORTED;
+  const bo_kernel_entry& ke = reg->entries[idx];
+  const size_t ws = ke.workspace_bytes(&args);
+  size_t dev_bytes = align256(ws), pin_bytes = scalar_out ? align256(size_t(es)) : 0;
+  for (int i = 0; i < n_ops; ++i) {
+    dev_bytes += align256(size_t(es) * pc[i].staged);
+    pin_bytes += align256(size_t(es) * (pc[i].staged + pc[i].back));
+  }
+  if (cudaError_t e = reserve(s, dev_bytes, pin_bytes)) return cs.fail(e);
+  cs.sync_device_operands();
+  Carver dv{s.dev}, pv{s.pin};
+  for (int i = 0; i < n_ops; ++i) pc[i].pin = pv.take(size_t(es) * (pc[i].staged + pc[i].back));
+  char* result = scalar_out ? pv.take(size_t(es)) : nullptr;
+  for (int i = 0; i < n_ops; ++i) pc[i].dev = dv.take(size_t(es) * pc[i].staged);
+  void* gws = dv.take(ws);
+  cudaError_t e = cudaSuccess;
+  UploadCtx up{s.stream};
+  const UploadQueue q{&up, queue_upload};
+  double h2d = 0, d2h = 0;
+  for (int i = 0; i < n_ops; ++i) {
+    Piece& p = pc[i];
+    if (!p.staged) continue;
+    if (p.o.access != Operand::kOut && !e) {  // kOut (beta == 0): never read
+      if (!upload_operand(q, p.pin, p.dev, p.host, p.o, es)) e = up.error;
+      h2d += double(es) * double(p.staged);
+    }
+    set_slot_pointer(args, p.o.slot, p.dev);
+  }
+  if (scalar_out) args.c = result;  // mapped pinned memory: the kernel writes the result straight to the host
+  if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
+  for (int i = 0; i < n_ops && !e; ++i) {
+    Piece& p = pc[i];
+    if (p.o.access == Operand::kIn) continue;
+    if (p.staged) {
+      e = cudaMemcpyAsync(p.pin, p.dev, size_t(es) * p.staged, cudaMemcpyDeviceToHost, s.stream);
+      d2h += double(es) * double(p.staged);
+    } else if (p.back) {
+      const size_t row_bytes = size_t(es) * size_t(p.o.rows);
+      e = cudaMemcpy2DAsync(p.pin, row_bytes, p.resident, size_t(es) * size_t(p.o.ld), row_bytes,
+                            p.back / size_t(p.o.rows), cudaMemcpyDeviceToHost, s.stream);
+      d2h += double(es) * double(p.back);
+    }
+  }
+  if (!e) e = cudaStreamSynchronize(s.stream);
+  if (e) return cs.fail(e);
+  // Everything succeeded: the outputs go to the program's memory, element-exactly.
+  for (int i = 0; i < n_ops; ++i) {
+    Piece& p = pc[i];
+    if (p.o.access == Operand::kIn || !(p.staged || p.back)) continue;
+    void* dst = const_cast<void*>(p.host);
+    unpack_operand(dst, p.pin, p.o, es);
+    if (p.resident)
+      res.cache->wrote_back(res.l[i], resident_view(p.host, p.o, es), false);
+    else
+      res.written(resident_view(p.host, p.o, es));
+  }
+  if (scalar_out) std::memcpy(c.c, result, size_t(es));
+  log_line(BO_LOG_DEBUG,
+           "%s %.4s m=%lld n=%lld k=%lld: %s%s (%.3f ms for device-copy scans and uploads), %.1f MiB staged", name,
+           c.op, static_cast<long long>(c.m), static_cast<long long>(c.n), static_cast<long long>(c.k), ke.name,
+           any_resident ? ", device copies" : "", res.acquire_ms, staged_bytes / 1048576.0);
+  report->bytes_h2d = h2d;
+  report->bytes_d2h = d2h;
+  report->kernel = ke.name;
+  return BO_CUDA_OK;
+}
+
+}  // namespace bom
