@@ -2,6 +2,8 @@
 // policy and the CUDA module's executor use when they hold a bo_call rather than a type.
 #pragma once
 
+#include <type_traits>
+
 #include "routines/descriptor.h"
 #include "routines/gemm.h"
 #include "routines/gemv.h"
@@ -47,6 +49,37 @@ inline int work_dims(int routine) {
 inline void describe(const bo_call& c, char* buf, std::size_t size) {
   visit(c.routine, [&](auto t) { decltype(t)::type::describe(c, buf, size); });
 }
+// Runs a normalised call through the Fortran entry point `fn` of its routine (the CPU library's).
+inline void call_fortran(void* fn, const bo_call& c) {
+  visit(c.routine, [&](auto t) {
+    using D = typename decltype(t)::type;
+    D::call_fortran(reinterpret_cast<typename D::Fortran*>(fn), c);
+  });
+}
+
+// Bytes of a scalar result the call returns (nrm2's norm), 0 for routines that return nothing.
+template <class D, class = void>
+struct ResultBytes {
+  static constexpr double value = 0;
+};
+template <class D>
+struct ResultBytes<D, std::void_t<decltype(D::kResultBytes)>> {
+  static constexpr double value = D::kResultBytes;
+};
+inline double result_bytes(const bo_call& c) {
+  return visit(c.routine, [](auto t) { return ResultBytes<typename decltype(t)::type>::value; });
+}
+// Traits a descriptor may declare (absent: false).
+template <class D, class = void>
+struct ResidencyInPolicy : std::false_type {};
+template <class D>
+struct ResidencyInPolicy<D, std::void_t<decltype(D::kResidencyInPolicy)>> : std::bool_constant<D::kResidencyInPolicy> {
+};
+// Whether the policy's predictions credit the module's device copies of this routine's matrices.
+inline bool residency_in_policy(int routine) {
+  return visit(routine, [](auto t) { return ResidencyInPolicy<typename decltype(t)::type>::value; });
+}
+
 inline int element_size(int routine) { return bo_element_size(bo_routine_precision(routine)); }
 
 }  // namespace bo::routines

@@ -2,10 +2,10 @@
 // tuple, the outcome of the reference checks and quick returns, and the shape classes of the policy.
 //
 // A descriptor is a class template on the element type T with static members only:
-//   kKind                      the routine kind (routine_ids.h); the routine id follows from kKind and T
-//   Fortran, Cblas             the exported function types (gfortran ABI, the system <cblas.h> spelling)
+//   kKind, kRoutine            the routine kind and the routine id (routine_ids.h)
+//   Fortran, Args              the exported function type (gfortran ABI; made from the BO_<NAME>_PARAMS macro the
+//                              exports use too) and its arguments as a tuple
 //   prepare(args, call, info)  netlib INFO checks, then reference quick returns, then the normalised call
-//   from_cblas(frame, args...) a valid CBLAS call as the column-major Fortran call (false: hand it to the CPU CBLAS)
 //   operands(call, out)        what the call reads and writes (operand.h)
 //   work(call), kWorkDims      the size measure of the policy's floors: a product of kWorkDims dimensions, so that
 //                              BLASOFFLOAD_<ROUTINE>_MIN is work^(1/kWorkDims)
@@ -54,8 +54,6 @@ constexpr int routine_id(bo_routine_kind kind, bo_precision prec) {
     if (kKind[r] == kind && kPrec[r] == prec) return r;
   return -1;
 }
-template <template <class> class D, class T>
-inline constexpr int kRoutineOf = routine_id(D<T>::kKind, Element<T>::kPrecision);
 
 // The arguments of a Fortran entry point, as the tuple of its parameters (pointers and hidden lengths): what the
 // exported function received, and what forwarding passes on unchanged.
@@ -92,11 +90,11 @@ inline bool is_diag(char c) { return c == 'U' || c == 'N'; }
 inline bool is_side(char c) { return c == 'L' || c == 'R'; }
 inline blas_int max1(blas_int v) { return v > 1 ? v : 1; }
 
-// A normalised call with the routine id of D<T> and nothing else set.
-template <template <class> class D, class T>
+// A normalised call with the routine id of D (a descriptor) and nothing else set.
+template <class D>
 bo_call new_call() {
   bo_call c{};
-  c.routine = kRoutineOf<D, T>;
+  c.routine = D::kRoutine;
   return c;
 }
 

@@ -5,14 +5,22 @@
 
 #include "routines/descriptor.h"
 
+// The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
+// definitions (abi/fortran_api.cpp) are made from them.
+#define BO_GEMM_RESULT(T) void
+#define BO_GEMM_PARAMS(T)                                                                                           \
+  (const char* transa, const char* transb, const blas_int* m, const blas_int* n, const blas_int* k, const T* alpha, \
+   const T* a, const blas_int* lda, const T* b, const blas_int* ldb, const T* beta, T* c, const blas_int* ldc,      \
+   fortran_strlen transa_len, fortran_strlen transb_len)
+#define BO_GEMM_ARGS (transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, transa_len, transb_len)
+
 namespace bo::routines {
 
 template <class T>
 struct Gemm {
   static constexpr bo_routine_kind kKind = BO_KIND_GEMM;
-  using Fortran = void(const char* transa, const char* transb, const blas_int* m, const blas_int* n, const blas_int* k,
-                       const T* alpha, const T* a, const blas_int* lda, const T* b, const blas_int* ldb, const T* beta,
-                       T* c, const blas_int* ldc, fortran_strlen transa_len, fortran_strlen transb_len);
+  using Fortran = BO_GEMM_RESULT(T) BO_GEMM_PARAMS(T);
+  static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { TRANSA, TRANSB, M, N, K, ALPHA, A, LDA, B, LDB, BETA, C, LDC };
 
@@ -20,19 +28,19 @@ struct Gemm {
     const char ta = upper(*std::get<TRANSA>(x)), tb = upper(*std::get<TRANSB>(x));
     const blas_int m = *std::get<M>(x), n = *std::get<N>(x), k = *std::get<K>(x);
     const blas_int lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x), ldc = *std::get<LDC>(x);
-    *info = !is_trans(ta)                         ? 1
-            : !is_trans(tb)                       ? 2
-            : m < 0                               ? 3
-            : n < 0                               ? 4
-            : k < 0                               ? 5
-            : lda < max1(ta == 'N' ? m : k)       ? 8
-            : ldb < max1(tb == 'N' ? k : n)       ? 10
-            : ldc < max1(m)                       ? 13
-                                                  : 0;
+    *info = !is_trans(ta)                   ? 1
+            : !is_trans(tb)                 ? 2
+            : m < 0                         ? 3
+            : n < 0                         ? 4
+            : k < 0                         ? 5
+            : lda < max1(ta == 'N' ? m : k) ? 8
+            : ldb < max1(tb == 'N' ? k : n) ? 10
+            : ldc < max1(m)                 ? 13
+                                            : 0;
     if (*info) return Prep::kInvalid;
     const T alpha = *std::get<ALPHA>(x), beta = *std::get<BETA>(x);
     if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return Prep::kQuick;
-    *call = new_call<Gemm, T>();
+    *call = new_call<Gemm>();
     call->op[0] = ta;
     call->op[1] = tb;
     call->m = m;
@@ -50,6 +58,15 @@ struct Gemm {
   }
 
   // With alpha = 0 or k = 0 neither A nor B is read (C := beta C).
+  // The normalised call through a Fortran entry point (the module's CPU share of a hybrid gemm goes this way).
+  static void call_fortran(Fortran* fn, const bo_call& c) {
+    const blas_int m = blas_int(c.m), n = blas_int(c.n), k = blas_int(c.k), lda = blas_int(c.lda),
+                   ldb = blas_int(c.ldb), ldc = blas_int(c.ldc);
+    const T alpha = T(c.alpha), beta = T(c.beta);
+    fn(&c.op[0], &c.op[1], &m, &n, &k, &alpha, static_cast<const T*>(c.a), &lda, static_cast<const T*>(c.b), &ldb,
+       &beta, static_cast<T*>(c.c), &ldc, 1, 1);
+  }
+
   static int operands(const bo_call& c, Operand* out) {
     int n = 0;
     if (c.alpha != 0 && c.k != 0) {
@@ -61,14 +78,17 @@ struct Gemm {
     return n;
   }
 
+  // The policy credits device copies of A, B and C (left-looking factorizations re-read their factored columns).
+  static constexpr bool kResidencyInPolicy = true;
+
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return double(c.m) * double(c.n) * double(c.k); }
   static double flops(const bo_call& c) { return 2 * work(c); }
 
   // A CPU BLAS's gemm rate depends on a small dimension (packing and parallel efficiency: LAPACK's rank-64 updates
   // run well below square products).
-  static constexpr ShapeClassInfo kClasses[] = {{"gemm.square", 2, false}, {"gemm.rank_k", 2, false},
-                                                {"gemm.panel", 2, false}};
+  static constexpr ShapeClassInfo kClasses[] = {
+      {"gemm.square", 2, false}, {"gemm.rank_k", 2, false}, {"gemm.panel", 2, false}};
   static int shape_class(const bo_call& c) { return c.k <= 256 ? 1 : (c.m < c.n ? c.m : c.n) <= 256 ? 2 : 0; }
   static double class_size(const bo_call& c) { return flops(c); }
 

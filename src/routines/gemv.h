@@ -5,14 +5,21 @@
 
 #include "routines/descriptor.h"
 
+// The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
+// definitions (abi/fortran_api.cpp) are made from them.
+#define BO_GEMV_RESULT(T) void
+#define BO_GEMV_PARAMS(T)                                                                                    \
+  (const char* trans, const blas_int* m, const blas_int* n, const T* alpha, const T* a, const blas_int* lda, \
+   const T* x, const blas_int* incx, const T* beta, T* y, const blas_int* incy, fortran_strlen trans_len)
+#define BO_GEMV_ARGS (trans, m, n, alpha, a, lda, x, incx, beta, y, incy, trans_len)
+
 namespace bo::routines {
 
 template <class T>
 struct Gemv {
   static constexpr bo_routine_kind kKind = BO_KIND_GEMV;
-  using Fortran = void(const char* trans, const blas_int* m, const blas_int* n, const T* alpha, const T* a,
-                       const blas_int* lda, const T* x, const blas_int* incx, const T* beta, T* y,
-                       const blas_int* incy, fortran_strlen trans_len);
+  using Fortran = BO_GEMV_RESULT(T) BO_GEMV_PARAMS(T);
+  static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { TRANS, M, N, ALPHA, A, LDA, X, INCX, BETA, Y, INCY };
 
@@ -24,7 +31,7 @@ struct Gemv {
     if (*info) return Prep::kInvalid;
     const T alpha = *std::get<ALPHA>(x), beta = *std::get<BETA>(x);
     if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return Prep::kQuick;
-    *call = new_call<Gemv, T>();
+    *call = new_call<Gemv>();
     call->op[0] = t;
     call->m = m;
     call->n = n;
@@ -40,6 +47,15 @@ struct Gemv {
   }
 
   // With alpha = 0 neither A nor x is read (y := beta y).
+  // The normalised call through a Fortran entry point.
+  static void call_fortran(Fortran* fn, const bo_call& c) {
+    const blas_int m = blas_int(c.m), n = blas_int(c.n), lda = blas_int(c.lda), incx = blas_int(c.incx),
+                   incy = blas_int(c.incy);
+    const T alpha = T(c.alpha), beta = T(c.beta);
+    fn(&c.op[0], &m, &n, &alpha, static_cast<const T*>(c.a), &lda, static_cast<const T*>(c.b), &incx, &beta,
+       static_cast<T*>(c.c), &incy, 1);
+  }
+
   static int operands(const bo_call& c, Operand* out) {
     const int64_t lx = c.op[0] == 'N' ? c.n : c.m, ly = c.op[0] == 'N' ? c.m : c.n;
     int n = 0;
@@ -50,6 +66,9 @@ struct Gemv {
     out[n++] = {2, Operand::kVector, c.beta != 0 ? Operand::kInOut : Operand::kOut, ly, 1, c.incy};
     return n;
   }
+
+  // The policy credits a device copy of A (power iterations use it unchanged).
+  static constexpr bool kResidencyInPolicy = true;
 
   static constexpr int kWorkDims = 2;
   static double work(const bo_call& c) { return double(c.m) * double(c.n); }

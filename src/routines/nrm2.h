@@ -5,12 +5,19 @@
 
 #include "routines/descriptor.h"
 
+// The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
+// definitions (abi/fortran_api.cpp) are made from them.
+#define BO_NRM2_RESULT(T) T
+#define BO_NRM2_PARAMS(T) (const blas_int* n, const T* x, const blas_int* incx)
+#define BO_NRM2_ARGS (n, x, incx)
+
 namespace bo::routines {
 
 template <class T>
 struct Nrm2 {
   static constexpr bo_routine_kind kKind = BO_KIND_NRM2;
-  using Fortran = T(const blas_int* n, const T* x, const blas_int* incx);
+  using Fortran = BO_NRM2_RESULT(T) BO_NRM2_PARAMS(T);
+  static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { N, X, INCX };
 
@@ -22,7 +29,7 @@ struct Nrm2 {
     const blas_int n = *std::get<N>(x), incx = *std::get<INCX>(x);
     if (n <= 0) return Prep::kQuick;
     if (incx <= 0) return Prep::kQuickCpu;
-    *call = new_call<Nrm2, T>();
+    *call = new_call<Nrm2>();
     call->n = n;
     call->b = std::get<X>(x);
     call->incx = incx;
@@ -30,6 +37,12 @@ struct Nrm2 {
   }
   // The value a quick return gives.
   static constexpr T kQuickResult = T(0);
+
+  // The normalised call through a Fortran entry point; the value goes to *c.c.
+  static void call_fortran(Fortran* fn, const bo_call& c) {
+    const blas_int n = blas_int(c.n), incx = blas_int(c.incx);
+    *static_cast<T*>(c.c) = fn(&n, static_cast<const T*>(c.b), &incx);
+  }
 
   static int operands(const bo_call& c, Operand* out) {
     out[0] = {1, Operand::kVector, Operand::kIn, c.n, 1, c.incx};
