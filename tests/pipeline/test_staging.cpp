@@ -130,7 +130,7 @@ TEST(Staging, VectorsKeepBlasOrderForEveryIncrement) {
         for (int64_t i = 0; i < n; ++i) {
           // BLAS: element i of x is x[i * inc] for inc > 0, x[(n - 1 - i) * |inc|] for inc < 0.
           const int64_t at = inc > 0 ? i * inc : (n - 1 - i) * -inc;
-          ASSERT_EQ(vector_index(i, n, inc), at);
+          ASSERT_EQ(vidx(i, n, inc), at);
           for (int b = 0; b < es; ++b) ASSERT_EQ(packed[size_t(i) * size_t(es) + size_t(b)], Pattern(at, b));
         }
         for (size_t q = 0; q < packed.size(); ++q) packed[q] = uint8_t(q * 5 + 2) | 1;
@@ -189,7 +189,7 @@ void CheckUpload(const Operand& o, int es, int min_copies) {
   if (vec) {
     for (int64_t i = 0; i < o.rows; ++i)
       for (int b = 0; b < es; ++b)
-        ASSERT_EQ(dev[size_t(i) * size_t(es) + size_t(b)], Pattern(vector_index(i, o.rows, o.ld), b));
+        ASSERT_EQ(dev[size_t(i) * size_t(es) + size_t(b)], Pattern(vidx(i, o.rows, o.ld), b));
     return;
   }
   for (int64_t j = 0; j < cols; ++j)

@@ -18,7 +18,7 @@
 #include "offload/module/gemm_pipeline.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/staging.h"
-#include "routines/operand.h"
+#include "routines/all.h"
 
 namespace bok {
 const bo_kernel_registry* registry();
@@ -34,20 +34,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 // ---- Routine-specific hooks (the only places that know a routine kind). ----
-
-// Inputs a call does not read (BLAS: A and B of a gemm are not referenced when alpha == 0 or k == 0, A and x of a
-// gemv when alpha == 0): never detected, staged or looked at; the kernel receives the caller's pointer unread.
-bool input_unread(const bo_call& c, const Operand& o) {
-  if (o.access != Operand::kIn) return false;
-  switch (bo_routine_kind_of(c.routine)) {
-    case BO_KIND_GEMM:
-      return c.alpha == 0.0 || c.k == 0;
-    case BO_KIND_GEMV:
-      return c.alpha == 0.0;
-    default:
-      return false;
-  }
-}
+// Inputs a call does not read (gemm's A and B when alpha == 0 or k == 0, gemv's A and x when alpha == 0) are not
+// among the descriptor's operands: never detected, staged or looked at; the kernel receives the caller's pointer.
 
 // Which operands may be served from device copies (residency.h): matrices and triangles the call only reads, and the
 // C of a gemm (computed in its copy and written back). Other outputs are staged: a solve's right-hand sides and a
@@ -123,7 +111,7 @@ struct ResidentHolds {
 struct Piece {
   Operand o;
   const void* host = nullptr;  // the call's pointer
-  bool unread = false;         // input_unread: left alone
+  bool unread = false;         // no elements: left alone
   bool on_dev = false;         // the program's device memory, used in place
   char* resident = nullptr;    // its device copy (residency)
   size_t staged = 0;           // elements staged through the slot (packed form)
@@ -240,7 +228,7 @@ int execute(const bo_call& c, const ExecOptions& opt, ExecReport* report) {
     p.o = ops[i];
     p.host = slot_pointer(c, p.o.slot);
     has_slot2 |= p.o.slot == 2;
-    p.unread = input_unread(c, p.o) || packed_elements(p.o) == 0;
+    p.unread = packed_elements(p.o) == 0;
     if (p.unread) continue;
     p.on_dev = on_device(p.host);
     any_device |= p.on_dev;

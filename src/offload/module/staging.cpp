@@ -72,7 +72,7 @@ void pack_vector(void* dst, const void* src, int64_t n, int64_t inc, int es) {
     std::memcpy(dst, src, size_t(es) * size_t(n));
     return;
   }
-  for (int64_t i = 0; i < n; ++i) std::memcpy(at(dst, i, es), at(src, vector_index(i, n, inc), es), size_t(es));
+  for (int64_t i = 0; i < n; ++i) std::memcpy(at(dst, i, es), at(src, vidx(i, n, inc), es), size_t(es));
 }
 
 void unpack_vector(void* dst, const void* src, int64_t n, int64_t inc, int es) {
@@ -80,7 +80,7 @@ void unpack_vector(void* dst, const void* src, int64_t n, int64_t inc, int es) {
     std::memcpy(dst, src, size_t(es) * size_t(n));
     return;
   }
-  for (int64_t i = 0; i < n; ++i) std::memcpy(at(dst, vector_index(i, n, inc), es), at(src, i, es), size_t(es));
+  for (int64_t i = 0; i < n; ++i) std::memcpy(at(dst, vidx(i, n, inc), es), at(src, i, es), size_t(es));
 }
 
 void pack_operand(void* dst, const void* src, const Operand& o, int es) {

@@ -19,7 +19,7 @@ namespace bom {
 using bo::routines::Operand;
 
 // Element i of a BLAS vector of n elements with increment inc (negative: the vector starts at the end).
-inline int64_t vector_index(int64_t i, int64_t n, int64_t inc) { return inc > 0 ? i * inc : (n - 1 - i) * (-inc); }
+using bo::routines::vidx;
 
 // Elements of the packed form: rows * cols (matrix), n * n (triangle), n (vector).
 int64_t packed_elements(const Operand& o);
