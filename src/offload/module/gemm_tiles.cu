@@ -1,0 +1,377 @@
+// The tiled gemm engine's per-device part (see gemm_tiles.h): device resources and the driver that streams panels in,
+// runs the tiles' kernels and streams results back, all three overlapped.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/registry.h"
+#include "offload/module/gemm_tiles.h"
+#include "offload/module/staging_pool.h"
+
+namespace bok {
+const bo_kernel_registry* registry();
+}
+
+namespace bom {
+namespace tiles {
+
+namespace {
+std::mutex g_devices_mu;
+std::vector<Device*>* g_devices = nullptr;  // by ordinal; never freed (the driver reclaims at exit)
+
+}  // namespace
+
+Device* device(int ordinal) {
+  std::lock_guard<std::mutex> g(g_devices_mu);
+  if (!g_devices) g_devices = new std::vector<Device*>();
+  if (int(g_devices->size()) <= ordinal) g_devices->resize(ordinal + 1, nullptr);
+  Device*& d = (*g_devices)[ordinal];
+  if (!d) {
+    d = new Device();
+    d->ordinal = ordinal;
+  }
+  return d;
+}
+
+cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t ring_bytes, int64_t chunk_bytes, int sync_events) {
+  cudaError_t e = cudaSuccess;
+  for (auto& s : d.st)
+    if (!s && (e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking))) return e;
+  if (arena_bytes > d.arena_cap) {
+    if (d.arena) cudaFree(d.arena);
+    d.arena = nullptr;
+    d.arena_cap = 0;
+    if ((e = cudaMalloc(&d.arena, size_t(arena_bytes)))) {
+      cudaGetLastError();
+      return cudaErrorMemoryAllocation;
+    }
+    d.arena_cap = arena_bytes;
+  }
+  const int want = int(std::max<int64_t>(3, ring_bytes / chunk_bytes));
+  if (d.chunk_bytes != chunk_bytes || int(d.ring.size()) != want) {
+    for (Chunk& c : d.ring) {
+      if (c.p) cudaFreeHost(c.p);
+      if (c.ev) cudaEventDestroy(c.ev);
+    }
+    d.ring.assign(want, Chunk{});
+    d.chunk_bytes = chunk_bytes;
+    d.head = 0;
+    for (Chunk& c : d.ring) {
+      if ((e = cudaHostAlloc(reinterpret_cast<void**>(&c.p), size_t(chunk_bytes), cudaHostAllocPortable))) {
+        cudaGetLastError();
+        c.p = nullptr;
+        d.ring.clear();
+        d.chunk_bytes = 0;
+        return cudaErrorMemoryAllocation;
+      }
+      if ((e = cudaEventCreateWithFlags(&c.ev, cudaEventDisableTiming))) return e;
+    }
+  }
+  while (int(d.sync_events.size()) < sync_events) {
+    cudaEvent_t ev = nullptr;
+    if ((e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming))) return e;
+    d.sync_events.push_back(ev);
+  }
+  return cudaSuccess;
+}
+
+Block a_panel(const Shared& s, int64_t i, int64_t k0, int64_t kc) {
+  const int64_t r0 = i * s.plan.mb, rows = s.plan.tile_rows(i);
+  const bo_call& g = s.g.c;
+  if (g.op[0] == 'N') return {at(g.a, r0 + k0 * g.lda, s.es), rows, kc, g.lda};
+  return {at(g.a, k0 + r0 * g.lda, s.es), kc, rows, g.lda};  // A^T: the panel is kc x rows of A
+}
+Block b_panel(const Shared& s, int64_t j, int64_t k0, int64_t kc) {
+  const int64_t c0 = j * s.plan.nb, cols = s.plan.tile_cols(j);
+  const bo_call& g = s.g.c;
+  if (g.op[1] == 'N') return {at(g.b, k0 + c0 * g.ldb, s.es), kc, cols, g.ldb};
+  return {at(g.b, c0 + k0 * g.ldb, s.es), cols, kc, g.ldb};  // B^T: the panel is cols x kc of B
+}
+
+bo_call tile_call(const bo_call& g, int64_t rows, int64_t cols, int64_t kc, double beta, const void* a, const void* b,
+                  void* c) {
+  bo_call t{};
+  t.routine = g.routine;
+  t.op[0] = g.op[0];
+  t.op[1] = g.op[1];
+  t.m = rows;
+  t.n = cols;
+  t.k = kc;
+  t.alpha = g.alpha;
+  t.beta = beta;
+  t.a = a;
+  t.lda = g.op[0] == 'N' ? rows : kc;
+  t.b = b;
+  t.ldb = g.op[1] == 'N' ? kc : cols;
+  t.c = c;
+  t.ldc = rows;
+  return t;
+}
+
+void Driver::run() {
+  const Plan& p = s_.plan;
+  const int64_t k0 = p.pass_k0(s_.pass), kc = p.pass_k(s_.pass);
+  // Carve the arena.
+  int64_t off = 0;
+  const int64_t es = s_.es;
+  const bo_call& g = s_.g.c;
+  auto take = [&](int64_t bytes) {
+    char* q = d_.arena + off;
+    off += al256(bytes);
+    return q;
+  };
+  std::vector<char*> a_slot(p.a_slots), b_slot(p.b_slots), c_slot(p.c_slots);
+  for (auto& q : a_slot) q = take(es * p.mb * kc);
+  for (auto& q : b_slot) q = take(es * kc * p.nb);
+  for (auto& q : c_slot) q = take(es * p.mb * p.nb);
+  void* ws = take(0);
+  // Sync events: per A slot, B slot, C slot a "ready" and a "free" event.
+  int ev = 0;
+  auto next_ev = [&] { return d_.sync_events[ev++]; };
+  std::vector<cudaEvent_t> a_ready(p.a_slots), a_free(p.a_slots), b_ready(p.b_slots), b_free(p.b_slots),
+      c_ready(p.c_slots), c_free(p.c_slots);
+  for (auto* v : {&a_ready, &a_free, &b_ready, &b_free, &c_ready, &c_free})
+    for (auto& e : *v) e = next_ev();
+  std::vector<int64_t> a_holds(p.a_slots, -1), b_holds(p.b_slots, -1);
+  std::vector<bool> a_used(p.a_slots, false), b_used(p.b_slots, false), c_used(p.c_slots, false);
+  int64_t c_next = 0;
+  const bo_kernel_registry* reg = bok::registry();
+
+  for (;;) {
+    if (err_) break;
+    const int64_t w = s_.next_item.fetch_add(1);
+    if (w >= p.items()) break;
+    int64_t i0, i1, j;
+    p.item(w, &i0, &i1, &j);
+    // The B panel: reuse, or upload into the slot not used by the previous item.
+    int bs = -1;
+    for (int q = 0; q < p.b_slots; ++q)
+      if (b_holds[q] == j) bs = q;
+    if (bs < 0) {
+      bs = int((last_b_ + 1) % p.b_slots);
+      const Block blk = b_panel(s_, j, k0, kc);
+      if (b_used[bs]) check(cudaStreamWaitEvent(d_.st[kH2D], b_free[bs], 0));
+      upload(blk, b_slot[bs], b_ready[bs], s_.b_direct);
+      b_holds[bs] = err_ ? -1 : j;
+      panels_++;
+    }
+    last_b_ = bs;
+    for (int64_t i = i0; i < i1 && !err_; ++i) {
+      const int as = int(i % p.a_slots);
+      if (a_holds[as] != i) {
+        if (a_used[as]) check(cudaStreamWaitEvent(d_.st[kH2D], a_free[as], 0));
+        upload(a_panel(s_, i, k0, kc), a_slot[as], a_ready[as], s_.a_direct);
+        a_holds[as] = err_ ? -1 : i;
+        panels_++;
+      }
+      const int cs = int(c_next++ % p.c_slots);
+      const int64_t rows = p.tile_rows(i), cols = p.tile_cols(j);
+      char* cdst = at(g.c, i * p.mb + j * p.nb * g.ldc, s_.es);
+      // Test hook: a GPU failure after N tiles.
+      if (s_.fail_after >= 0 && s_.issued.fetch_add(1) >= s_.fail_after) {
+        s_.injected.store(true);
+        err_ = cudaErrorLaunchFailure;
+        break;
+      }
+      if (s_.beta_pass != 0.0) {
+        if (c_used[cs]) check(cudaStreamWaitEvent(d_.st[kH2D], c_free[cs], 0));
+        upload({cdst, rows, cols, g.ldc}, c_slot[cs], c_ready[cs], s_.c_direct);
+        check(cudaStreamWaitEvent(d_.st[kKernel], c_ready[cs], 0));
+      } else if (c_used[cs]) {
+        check(cudaStreamWaitEvent(d_.st[kKernel], c_free[cs], 0));
+      }
+      check(cudaStreamWaitEvent(d_.st[kKernel], a_ready[as], 0));
+      check(cudaStreamWaitEvent(d_.st[kKernel], b_ready[bs], 0));
+      if (err_) break;
+      const bo_call args = tile_call(g, rows, cols, kc, s_.beta_pass, a_slot[as], b_slot[bs], c_slot[cs]);
+      const int idx = reg->select(g.routine, &args);
+      if (idx < 0) {
+        err_ = cudaErrorNotSupported;
+        break;
+      }
+      const bo_kernel_entry& ke = reg->entries[idx];
+      if (ke.workspace_bytes(&args) > size_t(ws_bytes_)) {
+        err_ = cudaErrorNotSupported;  // the plan reserved the workspace of every tile shape
+        break;
+      }
+      cudaEvent_t t0 = timed_begin(kKernel);
+      if (!first_kernel_) first_kernel_ = t0;
+      check(cudaError_t(ke.launch(&args, ws, d_.st[kKernel])));
+      timed_end(kKernel, t0);
+      check(cudaEventRecord(a_free[as], d_.st[kKernel]));
+      check(cudaEventRecord(b_free[bs], d_.st[kKernel]));
+      check(cudaEventRecord(c_ready[cs], d_.st[kKernel]));
+      a_used[as] = b_used[bs] = c_used[cs] = true;
+      check(cudaStreamWaitEvent(d_.st[kD2H], c_ready[cs], 0));
+      download(c_slot[cs], rows, cols, cdst, i * p.nt + j);
+      check(cudaEventRecord(c_free[cs], d_.st[kD2H]));
+      if (!err_) tiles_++;
+    }
+  }
+  // Results still in the ring go to C now (or, after a failure, whatever completed).
+  for (size_t q = 0; q < d_.ring.size(); ++q) retire(d_.ring[(d_.head + q) % d_.ring.size()], true);
+  for (auto& st : d_.st) {
+    const cudaError_t e = cudaStreamSynchronize(st);
+    if (e && !err_) err_ = e;
+  }
+  // Results copied straight into C are there once their copy completed. After a sticky error nothing queued
+  // behind it ran, so a tile whose copy did not complete is untouched and is recomputed on the CPU.
+  for (const auto& o : direct_out_)
+    if (cudaEventQuery(o.first) == cudaSuccess) s_.written[o.second].store(1);
+  cudaGetLastError();
+}
+
+void Driver::stage_ms(double out[kStages]) const {
+  for (int q = 0; q < kStages; ++q) out[q] = 0;
+  for (const auto& t : timed_) {
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, t.b, t.e) == cudaSuccess) out[t.stage] += ms;
+  }
+  cudaGetLastError();
+}
+
+void Driver::check(cudaError_t e) {
+  if (e && !err_) err_ = e;
+}
+
+void Driver::refused(cudaError_t e, const void* p, int64_t rows, int64_t cols, int64_t ld) {
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    s_.h->log(0, "%s: direct copy of a %lldx%lld block (ld %lld) at %p refused (%s); staged instead",
+              bo_routine_name(s_.g.c.routine), (long long)rows, (long long)cols, (long long)ld, p, cudaGetErrorName(e));
+}
+
+cudaEvent_t Driver::timed_begin(int stage) {
+  cudaEvent_t e = d_.timing_event();
+  if (e) cudaEventRecord(e, d_.st[stage]);
+  return e;
+}
+
+void Driver::timed_end(int stage, cudaEvent_t b) {
+  cudaEvent_t e = d_.timing_event();
+  if (!b || !e) return;
+  cudaEventRecord(e, d_.st[stage]);
+  timed_.push_back({stage, b, e});
+}
+
+Chunk& Driver::acquire() {
+  // Results that are already back are unpacked first, oldest first: host work the GPU need not wait for.
+  for (size_t q = 0; q < d_.ring.size(); ++q) {
+    Chunk& c = d_.ring[(d_.head + q) % d_.ring.size()];
+    if (c.out_tile < 0) continue;
+    if (cudaEventQuery(c.ev) != cudaSuccess) break;
+    retire(c, false);
+  }
+  Chunk& c = d_.ring[d_.head];
+  d_.head = (d_.head + 1) % int(d_.ring.size());
+  retire(c, true);
+  return c;
+}
+
+void Driver::retire(Chunk& c, bool wait) {
+  if (!c.in_use) return;
+  cudaError_t e = wait ? cudaEventSynchronize(c.ev) : cudaSuccess;
+  if (e) {
+    cudaGetLastError();
+    check(e);
+  }
+  if (c.out_tile >= 0) {
+    if (!e && !err_) {
+      const auto t0 = std::chrono::steady_clock::now();
+      unpack_block(c.dst, c.p, c.rows, c.cols, s_.g.c.ldc, s_.es);
+      unpack_ms_ += ms_since(t0);
+      s_.written[c.out_tile].store(1);
+    }
+    c.out_tile = -1;
+  }
+  c.in_use = false;
+}
+
+void Driver::upload(const Block& blk, char* dst, cudaEvent_t ready, bool direct) {
+  if (err_) return;
+  const int64_t es = s_.es;
+  if (direct) {
+    cudaEvent_t t0 = timed_begin(kH2D);
+    const cudaError_t e =
+        cudaMemcpy2DAsync(dst, size_t(es * blk.rows), blk.p, size_t(es * blk.ld), size_t(es * blk.rows),
+                          size_t(blk.cols), cudaMemcpyHostToDevice, d_.st[kH2D]);
+    if (e == cudaSuccess) {
+      timed_end(kH2D, t0);
+      check(cudaEventRecord(ready, d_.st[kH2D]));
+      h2d_bytes_ += double(es) * double(blk.rows) * double(blk.cols);
+      return;
+    }
+    // Refused at enqueue (nothing was copied): stage this block instead.
+    cudaGetLastError();
+    refused(e, blk.p, blk.rows, blk.cols, blk.ld);
+  }
+  const int64_t chunk_elems = d_.chunk_bytes / es;
+  const int64_t cols_per = blk.rows <= chunk_elems ? std::max<int64_t>(1, chunk_elems / blk.rows) : 0;
+  auto piece = [&](const void* src, int64_t rows, int64_t cols, char* to) {
+    Chunk& c = acquire();
+    if (err_) return;
+    const auto h0 = std::chrono::steady_clock::now();
+    pack_block(c.p, src, rows, cols, blk.ld, int(es));
+    pack_ms_ += ms_since(h0);
+    const size_t bytes = size_t(es * rows * cols);
+    cudaEvent_t t0 = timed_begin(kH2D);  // per piece: the stream idles while the host packs the next one
+    check(cudaMemcpyAsync(to, c.p, bytes, cudaMemcpyHostToDevice, d_.st[kH2D]));
+    timed_end(kH2D, t0);
+    check(cudaEventRecord(c.ev, d_.st[kH2D]));
+    c.in_use = true;
+    h2d_bytes_ += double(bytes);
+  };
+  if (cols_per > 0) {
+    for (int64_t j = 0; j < blk.cols && !err_; j += cols_per) {
+      const int64_t cols = std::min(cols_per, blk.cols - j);
+      piece(at(blk.p, j * blk.ld, int(es)), blk.rows, cols, at(dst, j * blk.rows, int(es)));
+    }
+  } else {  // a column longer than a chunk: pieces of one column
+    for (int64_t j = 0; j < blk.cols && !err_; ++j)
+      for (int64_t r = 0; r < blk.rows && !err_; r += chunk_elems) {
+        const int64_t rows = std::min(chunk_elems, blk.rows - r);
+        piece(at(blk.p, j * blk.ld + r, int(es)), rows, 1, at(dst, j * blk.rows + r, int(es)));
+      }
+  }
+  check(cudaEventRecord(ready, d_.st[kH2D]));
+}
+
+void Driver::download(const char* src, int64_t rows, int64_t cols, char* cdst, int64_t tile) {
+  if (err_) return;
+  const int64_t es = s_.es, ldc = s_.g.c.ldc;
+  if (s_.c_direct) {
+    cudaEvent_t done = d_.out_event();
+    if (!done) {
+      err_ = cudaErrorMemoryAllocation;
+      return;
+    }
+    cudaEvent_t t0 = timed_begin(kD2H);
+    const cudaError_t e = cudaMemcpy2DAsync(cdst, size_t(es * ldc), src, size_t(es * rows), size_t(es * rows),
+                                            size_t(cols), cudaMemcpyDeviceToHost, d_.st[kD2H]);
+    if (e == cudaSuccess) {
+      timed_end(kD2H, t0);
+      check(cudaEventRecord(done, d_.st[kD2H]));
+      if (!err_) direct_out_.push_back({done, tile});
+      d2h_bytes_ += double(es) * double(rows) * double(cols);
+      return;
+    }
+    cudaGetLastError();  // refused at enqueue, nothing written: through a ring chunk instead
+    refused(e, cdst, rows, cols, ldc);
+  }
+  Chunk& c = acquire();
+  if (err_) return;
+  cudaEvent_t t0 = timed_begin(kD2H);
+  const size_t bytes = size_t(es * rows * cols);
+  check(cudaMemcpyAsync(c.p, src, bytes, cudaMemcpyDeviceToHost, d_.st[kD2H]));
+  timed_end(kD2H, t0);
+  check(cudaEventRecord(c.ev, d_.st[kD2H]));
+  if (err_) return;
+  c.in_use = true;
+  c.out_tile = tile;
+  c.dst = cdst;
+  c.rows = rows;
+  c.cols = cols;
+  d2h_bytes_ += double(bytes);
+}
+
+}  // namespace tiles
+}  // namespace bom

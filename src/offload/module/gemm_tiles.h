@@ -1,0 +1,176 @@
+// The tiled gemm engine's per-device part (internal to gemm_pipeline.cu and gemm_tiles.cu): a device's grow-only
+// resources (three streams, an arena for panels and tiles, a ring of pinned chunks, events), what one engine call
+// shares between its device drivers, and the driver that takes work items from the plan and runs them on its device.
+// Element size comes with the call (Shared::es): the same code moves floats and doubles.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "offload/module/gemm_pipeline.h"
+#include "offload/module/tile_plan.h"
+
+namespace bom {
+namespace tiles {
+
+constexpr int64_t kMiB = int64_t(1) << 20;
+inline int64_t al256(int64_t b) { return (b + 255) / 256 * 256; }
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+// The address of element `elements` of an array of es-byte elements.
+inline char* at(void* p, int64_t elements, int es) { return static_cast<char*>(p) + elements * es; }
+inline const char* at(const void* p, int64_t elements, int es) { return static_cast<const char*>(p) + elements * es; }
+
+// A pinned staging chunk. After an upload it must not be refilled before `ev`; after a download it holds a
+// finished tile (`out_tile` >= 0) to unpack into C once `ev` has completed.
+struct Chunk {
+  char* p = nullptr;
+  cudaEvent_t ev = nullptr;
+  bool in_use = false;
+  int64_t out_tile = -1;
+  char* dst = nullptr;  // the tile's place in C
+  int64_t rows = 0, cols = 0;
+};
+
+enum Stage { kH2D, kKernel, kD2H, kStages };
+
+struct Device {
+  int ordinal = 0;
+  std::mutex mu;  // one engine call at a time per device
+  cudaStream_t st[kStages] = {};
+  char* arena = nullptr;
+  int64_t arena_cap = 0;
+  int64_t free_at_start = -1;  // device memory free (plus the arena) when first asked
+  std::vector<Chunk> ring;
+  int64_t chunk_bytes = 0;
+  int head = 0;
+  std::vector<cudaEvent_t> sync_events, timing_events, out_events;
+  size_t timing_used = 0, out_used = 0;
+
+  cudaEvent_t out_event() {
+    if (out_used == out_events.size()) {
+      cudaEvent_t e = nullptr;
+      if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) return nullptr;
+      out_events.push_back(e);
+    }
+    return out_events[out_used++];
+  }
+
+  cudaEvent_t timing_event() {
+    if (timing_used == timing_events.size()) {
+      cudaEvent_t e = nullptr;
+      if (cudaEventCreate(&e) != cudaSuccess) return nullptr;
+      timing_events.push_back(e);
+    }
+    return timing_events[timing_used++];
+  }
+};
+
+// The engine's state of a device (created on first use, never freed: the driver reclaims it at exit).
+Device* device(int ordinal);
+// Grow-only resources of a device for a call (current device already set).
+cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t ring_bytes, int64_t chunk_bytes, int sync_events);
+
+// Everything one engine call shares between its device drivers.
+struct Shared {
+  const EngineHost* h;
+  GemmCall g;  // the GPU's part of the call
+  int es = 4;  // element size
+  Plan plan;
+  int64_t pass = 0;
+  double beta_pass = 0;
+  std::atomic<int64_t> next_item{0};
+  std::unique_ptr<std::atomic<uint8_t>[]> written;  // per tile of this pass: 1 once its result is in C
+  std::atomic<int64_t> issued{0};
+  int64_t fail_after = -1;  // test hook
+  std::atomic<bool> injected{false};
+  std::chrono::steady_clock::time_point t0;
+  std::mutex stats_mu;
+  bo_gemm_stats* stats;
+  bool a_direct = false, b_direct = false, c_direct = false;  // registered host memory: DMA without staging
+};
+
+// A host block (a panel of op(A) or op(B), or a C tile): its first element and its shape as stored in memory.
+struct Block {
+  const void* p;
+  int64_t rows, cols, ld;
+};
+// Host blocks of op(A)'s panel i and op(B)'s panel j over K columns [k0, k0 + kc).
+Block a_panel(const Shared& s, int64_t i, int64_t k0, int64_t kc);
+Block b_panel(const Shared& s, int64_t j, int64_t k0, int64_t kc);
+// The kernel's arguments for one C tile (device panels with leading dimensions of the packed panels).
+bo_call tile_call(const bo_call& g, int64_t rows, int64_t cols, int64_t kc, double beta, const void* a, const void* b,
+                  void* c);
+
+// One device's share of a pass: takes work items until none is left or the device fails.
+class Driver {
+ public:
+  Driver(Shared& s, Device& d) : s_(s), d_(d) {}
+
+  // Takes work items until none is left or the device fails.
+  void run();
+
+  cudaError_t error() const { return err_; }
+  bool real_error() const { return err_ && !s_.injected.load(); }
+  int64_t tiles() const { return tiles_; }
+  int64_t panels() const { return panels_; }
+  double pack_ms() const { return pack_ms_; }
+  double unpack_ms() const { return unpack_ms_; }
+  cudaEvent_t first_kernel() const { return first_kernel_; }
+  void set_workspace(int64_t b) { ws_bytes_ = b; }
+
+  // Busy time per stage from the timing events (after the streams are synchronised).
+  void stage_ms(double out[kStages]) const;
+
+ private:
+  struct Timed {
+    int stage;
+    cudaEvent_t b, e;
+  };
+  void check(cudaError_t e);
+  // A direct copy the driver refused (the block then goes through the ring): said once per process, with the
+  // block's shape, for the debug log.
+  void refused(cudaError_t e, const void* p, int64_t rows, int64_t cols, int64_t ld);
+
+  cudaEvent_t timed_begin(int stage);
+  void timed_end(int stage, cudaEvent_t b);
+
+  // The next ring chunk, free to fill: waits for its last DMA and unpacks a result it held.
+  Chunk& acquire();
+  // Waits for the chunk's DMA; a result it holds is written to C if the copy succeeded.
+  void retire(Chunk& c, bool wait);
+
+  // Host block -> device (leading dimension = rows), through ring chunks, or straight from registered memory;
+  // `ready` fires when all of it is there.
+  void upload(const Block& blk, char* dst, cudaEvent_t ready, bool direct);
+
+  // Device tile -> a ring chunk, unpacked into C later by retire(); or straight into registered C, element-exact
+  // (rows of each column, never the bytes between them).
+  void download(const char* src, int64_t rows, int64_t cols, char* cdst, int64_t tile);
+
+ public:
+  double h2d_bytes_ = 0, d2h_bytes_ = 0;
+
+ private:
+  Shared& s_;
+  Device& d_;
+  cudaError_t err_ = cudaSuccess;
+  int64_t last_b_ = -1;
+  int64_t tiles_ = 0, panels_ = 0;
+  int64_t ws_bytes_ = 0;
+  double pack_ms_ = 0, unpack_ms_ = 0;
+  cudaEvent_t first_kernel_ = nullptr;
+  std::vector<Timed> timed_;
+  std::vector<std::pair<cudaEvent_t, int64_t>> direct_out_;  // copies straight into C, and their tiles
+};
+
+}  // namespace tiles
+}  // namespace bom
