@@ -33,16 +33,17 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// ---- Routine-specific hooks (the only places that know a routine kind). ----
-// Inputs a call does not read (gemm's A and B when alpha == 0 or k == 0, gemv's A and x when alpha == 0) are not
-// among the descriptor's operands: never detected, staged or looked at; the kernel receives the caller's pointer.
+// ---- What the descriptors decide (no routine kind is named below, except gemm's routing). ----
+// Inputs a call does not read (gemm's A and B when alpha == 0 or k == 0, gemv's A and x when alpha == 0) are not among
+// the descriptor's operands: never detected, staged or looked at; the kernel receives the caller's pointer unread.
 
 // Which operands may be served from device copies (residency.h): matrices and triangles the call only reads, and the
-// C of a gemm (computed in its copy and written back). Other outputs are staged: a solve's right-hand sides and a
-// syrk's triangle are rewritten by the program between calls far more often than they are reused.
+// matrix outputs of routines whose policy predictions credit device copies (descriptor trait kResidencyInPolicy:
+// gemm's C, computed in its copy and written back). Other outputs are staged: a solve's right-hand sides and a syrk's
+// triangle are rewritten by the program between calls far more often than they are reused.
 bool resident_eligible(const bo_call& c, const Operand& o) {
   if (o.shape == Operand::kVector) return false;
-  return o.access == Operand::kIn || bo_routine_kind_of(c.routine) == BO_KIND_GEMM;
+  return o.access == Operand::kIn || bo::routines::residency_in_policy(c.routine);
 }
 
 // ---- The call's fields by operand. ----
