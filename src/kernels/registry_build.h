@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,76 +20,122 @@ namespace reg {
 using Args = bo_kernel_args;
 inline cudaStream_t S(void* s) { return static_cast<cudaStream_t>(s); }
 
+// Element pointers of a call (the registry's arguments carry void pointers; the routine fixes the type).
+template <class T>
+inline const T* cp(const void* p) {
+  return static_cast<const T*>(p);
+}
+template <class T>
+inline T* mp(void* p) {
+  return static_cast<T*>(p);
+}
+
+// The adaptors read the kernel's element type from K::Elem (float unless the kernel says otherwise).
+template <class K, class = void>
+struct ElemOf {
+  using type = float;
+};
+template <class K>
+struct ElemOf<K, std::void_t<typename K::Elem>> {
+  using type = typename K::Elem;
+};
+template <class K>
+using ElemT = typename ElemOf<K>::type;
 
 template <class K>
 struct Nrm2Entry {
+  using T = ElemT<K>;
   static int can(const Args* a) { return K::can_implement(a->n, a->incx); }
   static size_t ws(const Args* a) { return K::workspace(a->n); }
-  static int launch(const Args* a, void* w, void* s) { return K::launch(a->n, a->b, a->incx, a->c, w, S(s)); }
+  static int launch(const Args* a, void* w, void* s) {
+    return K::launch(a->n, cp<T>(a->b), a->incx, mp<T>(a->c), w, S(s));
+  }
 };
 template <class K>
 struct GemvEntry {
-  static int can(const Args* a) { return K::can_implement(a->opa, a->m, a->n) && a->incx != 0 && a->incy != 0; }
+  using T = ElemT<K>;
+  static int can(const Args* a) { return K::can_implement(a->op[0], a->m, a->n) && a->incx != 0 && a->incy != 0; }
   static size_t ws(const Args* a) { return K::workspace(a->m, a->n); }
   static int launch(const Args* a, void* w, void* s) {
-    return K::launch(a->m, a->n, a->alpha, a->a, a->lda, a->b, a->incx, a->beta, a->c, a->incy, w, S(s));
+    return K::launch(a->m, a->n, T(a->alpha), cp<T>(a->a), a->lda, cp<T>(a->b), a->incx, T(a->beta), mp<T>(a->c),
+                     a->incy, w, S(s));
   }
 };
 template <class K>
 struct TrsvEntry {
-  static int can(const Args* a) { return K::can_implement(a->opa, a->opb, a->opc, a->n) && a->incx != 0; }
+  using T = ElemT<K>;
+  static int can(const Args* a) { return K::can_implement(a->op[0], a->op[1], a->op[2], a->n) && a->incx != 0; }
   static size_t ws(const Args* a) { return K::workspace(a->n); }
   static int launch(const Args* a, void* w, void* s) {
-    return K::launch(a->opa, a->opb, a->opc, a->n, a->a, a->lda, a->c, a->incx, w, S(s));
+    return K::launch(a->op[0], a->op[1], a->op[2], a->n, cp<T>(a->a), a->lda, mp<T>(a->c), a->incx, w, S(s));
   }
 };
 template <class K>
 struct TrsvAlignedEntry : TrsvEntry<K> {
-  static int can(const Args* a) { return K::can_implement(a->opa, a->opb, a->opc, a->n, a->a, a->lda) && a->incx != 0; }
+  using T = ElemT<K>;
+  static int can(const Args* a) {
+    return K::can_implement(a->op[0], a->op[1], a->op[2], a->n, cp<T>(a->a), a->lda) && a->incx != 0;
+  }
 };
 template <class K>
 struct GemmWarpEntry {
+  using T = ElemT<K>;
   static int can(const Args* a) {
-    return K::can_implement(a->opa, a->opb, a->m, a->n, a->k, a->a, a->lda, a->b, a->ldb, a->c, a->ldc);
+    return K::can_implement(a->op[0], a->op[1], a->m, a->n, a->k, cp<T>(a->a), a->lda, cp<T>(a->b), a->ldb, cp<T>(a->c),
+                            a->ldc);
   }
   static size_t ws(const Args*) { return 0; }
   static int launch(const Args* a, void*, void* s) {
-    return K::launch(a->m, a->n, a->k, a->alpha, a->a, a->lda, a->b, a->ldb, a->beta, a->c, a->ldc, S(s));
+    return K::launch(a->m, a->n, a->k, T(a->alpha), cp<T>(a->a), a->lda, cp<T>(a->b), a->ldb, T(a->beta), mp<T>(a->c),
+                     a->ldc, S(s));
   }
 };
 template <class K>
 struct GemmEntry {
-  static int can(const Args* a) { return K::can_implement(a->opa, a->opb, a->m, a->n, a->k); }
+  using T = ElemT<K>;
+  static int can(const Args* a) { return K::can_implement(a->op[0], a->op[1], a->m, a->n, a->k); }
   static size_t ws(const Args*) { return 0; }
   static int launch(const Args* a, void*, void* s) {
-    return K::launch(a->m, a->n, a->k, a->alpha, a->a, a->lda, a->b, a->ldb, a->beta, a->c, a->ldc, S(s));
+    return K::launch(a->m, a->n, a->k, T(a->alpha), cp<T>(a->a), a->lda, cp<T>(a->b), a->ldb, T(a->beta), mp<T>(a->c),
+                     a->ldc, S(s));
   }
 };
 
 // cuBLAS as a candidate: the tuner times it like ours; a table that picks it makes the module call it.
+template <class T>
 struct VendorEntry {
   static int can(const Args* a) {
     (void)a;
     return vendor::cublas_available();
   }
   static size_t ws(const Args*) { return 0; }
-  static int nrm2(const Args* a, void*, void* s) { return vendor::cublas_snrm2(a->n, a->b, a->incx, a->c, S(s)); }
+  static int nrm2(const Args* a, void*, void* s) {
+    return vendor::cublas_nrm2(a->n, cp<T>(a->b), a->incx, mp<T>(a->c), S(s));
+  }
   static int gemv(const Args* a, void*, void* s) {
-    return vendor::cublas_sgemv(a->opa, a->m, a->n, a->alpha, a->a, a->lda, a->b, a->incx, a->beta, a->c, a->incy,
-                                S(s));
+    return vendor::cublas_gemv(a->op[0], a->m, a->n, T(a->alpha), cp<T>(a->a), a->lda, cp<T>(a->b), a->incx, T(a->beta),
+                               mp<T>(a->c), a->incy, S(s));
   }
   static int trsv(const Args* a, void*, void* s) {
-    return vendor::cublas_strsv(a->opa, a->opb, a->opc, a->n, a->a, a->lda, a->c, a->incx, S(s));
+    return vendor::cublas_trsv(a->op[0], a->op[1], a->op[2], a->n, cp<T>(a->a), a->lda, mp<T>(a->c), a->incx, S(s));
   }
   static int gemm(const Args* a, void*, void* s) {
-    return vendor::cublas_sgemm(a->opa, a->opb, a->m, a->n, a->k, a->alpha, a->a, a->lda, a->b, a->ldb, a->beta,
-                                a->c, a->ldc, S(s));
+    return vendor::cublas_gemm(a->op[0], a->op[1], a->m, a->n, a->k, T(a->alpha), cp<T>(a->a), a->lda, cp<T>(a->b),
+                               a->ldb, T(a->beta), mp<T>(a->c), a->ldc, S(s));
+  }
+  static int trsm(const Args* a, void*, void* s) {
+    return vendor::cublas_trsm(a->op[0], a->op[1], a->op[2], a->op[3], a->m, a->n, T(a->alpha), cp<T>(a->a), a->lda,
+                               mp<T>(a->c), a->ldc, S(s));
+  }
+  static int syrk(const Args* a, void*, void* s) {
+    return vendor::cublas_syrk(a->op[0], a->op[1], a->n, a->k, T(a->alpha), cp<T>(a->a), a->lda, T(a->beta),
+                               mp<T>(a->c), a->ldc, S(s));
   }
 };
 
 // Names live for the process (entries hold c_str()).
 const char* keep(std::string s);
-// "sgemm_..._nn" -> "sgemm_...": the family a tuned table names.
+// "sgemm_..._nn" -> "sgemm_..." (likewise dgemm): the family a tuned table names.
 std::string strip_transposes(const std::string& name);
 
 template <template <class> class E, class K>
@@ -109,11 +156,11 @@ void add_space(std::vector<bo_kernel_entry>& v) {
 }
 
 // Each file adds its routines' entries, hand-written fallbacks first.
-void add_snrm2(std::vector<bo_kernel_entry>& v);
-void add_sgemv(std::vector<bo_kernel_entry>& v);
-void add_strsv(std::vector<bo_kernel_entry>& v);
-void add_sgemm(std::vector<bo_kernel_entry>& v);
-void add_level3(std::vector<bo_kernel_entry>& v);  // strsm, ssyrk
+void add_nrm2(std::vector<bo_kernel_entry>& v);
+void add_gemv(std::vector<bo_kernel_entry>& v);
+void add_trsv(std::vector<bo_kernel_entry>& v);
+void add_gemm(std::vector<bo_kernel_entry>& v);
+void add_level3(std::vector<bo_kernel_entry>& v);  // trsm, syrk
 
 }  // namespace reg
 }  // namespace bok

@@ -23,12 +23,15 @@ bo::tuning::Table g_table;
 bool g_have = false;
 std::string g_info = "tuned parameters: none loaded (built-in defaults)";
 std::map<std::string, KernelChoice> g_kernels;
-constexpr int kNumKeys = 8;
+// Table keys: per precision, the same eight (key index = precision * kPerPrec + slot).
+constexpr int kPerPrec = 8, kNumKeys = 2 * kPerPrec;
 KernelChoice* g_by_key[kNumKeys] = {};
-const char* const kKeys[kNumKeys] = {"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm", "strsm", "ssyrk"};
+const char* const kKeys[kNumKeys] = {"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm", "strsm", "ssyrk",
+                                     "dnrm2", "dgemv_n", "dgemv_t", "dtrsv_n", "dtrsv_t", "dgemm", "dtrsm", "dsyrk"};
 int key_routine(int key) {
-  static const int kRoutine[kNumKeys] = {BO_K_SNRM2, BO_K_SGEMV, BO_K_SGEMV, BO_K_STRSV,
-                                         BO_K_STRSV, BO_K_SGEMM, BO_K_STRSM, BO_K_SSYRK};
+  static const int kRoutine[kNumKeys] = {BO_R_SNRM2, BO_R_SGEMV, BO_R_SGEMV, BO_R_STRSV, BO_R_STRSV, BO_R_SGEMM,
+                                         BO_R_STRSM, BO_R_SSYRK, BO_R_DNRM2, BO_R_DGEMV, BO_R_DGEMV, BO_R_DTRSV,
+                                         BO_R_DTRSV, BO_R_DGEMM, BO_R_DTRSM, BO_R_DSYRK};
   return kRoutine[key];
 }
 
@@ -80,41 +83,49 @@ void load_tuned_params(const bo::tuning::DeviceInfo& dev, const char* override_p
 }
 
 namespace {
-// The table key and the tile coordinates of a call; -1 for an unknown routine.
-int key_and_dims(int routine, char op, int64_t m, int64_t n, int64_t k, int64_t* dims) {
-  switch (routine) {
-    case BO_K_SNRM2:
-      dims[0] = n;
-      return 0;
-    case BO_K_SGEMV:
-      dims[0] = m;
-      dims[1] = n;
-      return op == 'N' ? 1 : 2;
-    case BO_K_STRSV:
-      dims[0] = n;
-      return op == 'N' ? 3 : 4;
-    case BO_K_SGEMM:
-      dims[0] = m;
-      dims[1] = n;
-      dims[2] = k;
-      return 5;
-    case BO_K_STRSM:  // (triangle order, right-hand sides): a right-side solve is the left one transposed
-      dims[0] = op == 'R' ? n : m;
-      dims[1] = op == 'R' ? m : n;
-      return 6;
-    case BO_K_SSYRK:
-      dims[0] = n;
-      dims[1] = k;
-      return 7;
+// The table key (index into kKeys) and the tile coordinates of a call; -1 for a routine without a key.
+int key_and_dims(int r, const bo_call* a, int64_t* dims) {
+  if (r < 0 || r >= BO_R_COUNT) return -1;
+  const int base = bo_routine_precision(r) == BO_PREC_D ? kPerPrec : 0;
+  switch (bo_routine_kind_of(r)) {
+    case BO_KIND_NRM2:
+      dims[0] = a->n;
+      return base + 0;
+    case BO_KIND_GEMV:
+      dims[0] = a->m;
+      dims[1] = a->n;
+      return base + (a->op[0] == 'N' ? 1 : 2);
+    case BO_KIND_TRSV:  // op = {uplo, trans, diag}
+      dims[0] = a->n;
+      return base + (a->op[1] == 'N' ? 3 : 4);
+    case BO_KIND_GEMM:
+      dims[0] = a->m;
+      dims[1] = a->n;
+      dims[2] = a->k;
+      return base + 5;
+    case BO_KIND_TRSM:  // (triangle order, right-hand sides): a right-side solve is the left one transposed
+      dims[0] = a->op[0] == 'R' ? a->n : a->m;
+      dims[1] = a->op[0] == 'R' ? a->m : a->n;
+      return base + 6;
+    case BO_KIND_SYRK:
+      dims[0] = a->n;
+      dims[1] = a->k;
+      return base + 7;
     default:
       return -1;
   }
 }
 }  // namespace
 
-double tuned_kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k) {
+const char* tuned_key(const bo_call* call, int64_t* dims) {
+  for (int i = 0; i < 3; ++i) dims[i] = 1;
+  const int key = key_and_dims(call->routine, call, dims);
+  return key < 0 ? nullptr : kKeys[key];
+}
+
+double tuned_kernel_us(const bo_call* call) {
   int64_t dims[3] = {1, 1, 1};
-  const int key = key_and_dims(routine, op, m, n, k, dims);
+  const int key = key_and_dims(call->routine, call, dims);
   if (key < 0 || !g_have || !g_by_key[key]) return -1;
   const bo::tuning::Tile* t = g_by_key[key]->table->nearest(dims);
   if (!t || !(t->rate > 0)) return -1;
@@ -126,8 +137,7 @@ double tuned_kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k) {
 int tuned_select(int routine, const bo_kernel_args* a, bool own) {
   if (!g_have) return -1;
   int64_t dims[3] = {1, 1, 1};
-  const char op = routine == BO_K_STRSV || routine == BO_K_SSYRK ? a->opb : a->opa;
-  const int key = key_and_dims(routine, op, a->m, a->n, a->k, dims);
+  const int key = key_and_dims(routine, a, dims);
   if (key < 0) return -1;
   const KernelChoice* c = g_by_key[key];
   if (!c) return -1;

@@ -19,12 +19,17 @@ void load_tuned_params(const bo::tuning::DeviceInfo& dev, const char* override_p
                        const std::vector<std::string>& search_dirs, void (*log)(int level, const char* message));
 
 // Index of the table's choice for these arguments (own = the best of our own configurations), or -1 if
-// there is no table, no tile, or the named configuration cannot run these arguments. Allocation-free.
+// there is no table, no tile, or the named configuration cannot run these arguments. routine: enum bo_routine (it,
+// not a->routine, picks the table key). Allocation-free.
 int tuned_select(int routine, const bo_kernel_args* a, bool own);
 
-// The table's kernel time in microseconds for a call of this shape (routine: bo_kernel_routine; op: sgemv or strsv
-// trans, sgemm transa): the work over the nearest tile's rate. -1 without a table or tile. Allocation-free.
-double tuned_kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k);
+// The table's kernel time in microseconds for this call (its routine and precision pick the table key: sgemm, dgemm,
+// ...): the work over the nearest tile's rate. -1 without a table, key or tile. Allocation-free.
+double tuned_kernel_us(const bo_call* call);
+
+// The table key of a call ("sgemm", "dgemv_t", ...; nullptr for a routine without one) and its tile coordinates
+// (dims[0..2], 1 where unused).
+const char* tuned_key(const bo_call* call, int64_t* dims);
 
 // Whether the installed table chooses cuBLAS anywhere (then the module opens it at start-up, not on a first call).
 bool tuned_uses_cublas();

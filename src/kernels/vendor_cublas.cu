@@ -13,22 +13,31 @@
 namespace bok::vendor {
 namespace {
 
+// The routines of one element type (cuBLAS S or D).
+template <class T>
+struct Routines {
+  cublasStatus_t (*nrm2)(cublasHandle_t, int, const T*, int, T*);
+  cublasStatus_t (*gemv)(cublasHandle_t, cublasOperation_t, int, int, const T*, const T*, int, const T*, int, const T*,
+                         T*, int);
+  cublasStatus_t (*trsv)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, int, const T*, int, T*,
+                         int);
+  cublasStatus_t (*gemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const T*, const T*, int,
+                         const T*, int, const T*, T*, int);
+  cublasStatus_t (*trsm)(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, int,
+                         int, const T*, const T*, int, T*, int);
+  cublasStatus_t (*syrk)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int, const T*, const T*, int,
+                         const T*, T*, int);
+};
+
 struct Api {
   cublasStatus_t (*create)(cublasHandle_t*);
   cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
   cublasStatus_t (*set_pointer_mode)(cublasHandle_t, cublasPointerMode_t);
   cublasStatus_t (*get_version)(cublasHandle_t, int*);
-  cublasStatus_t (*snrm2)(cublasHandle_t, int, const float*, int, float*);
-  cublasStatus_t (*sgemv)(cublasHandle_t, cublasOperation_t, int, int, const float*, const float*, int, const float*,
-                          int, const float*, float*, int);
-  cublasStatus_t (*strsv)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, int, const float*,
-                          int, float*, int);
-  cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float*,
-                          const float*, int, const float*, int, const float*, float*, int);
-  cublasStatus_t (*strsm)(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, int,
-                          int, const float*, const float*, int, float*, int);
-  cublasStatus_t (*ssyrk)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int, const float*, const float*,
-                          int, const float*, float*, int);
+  Routines<float> s;
+  Routines<double> d;
+  const Routines<float>& of(float) const { return s; }
+  const Routines<double>& of(double) const { return d; }
 };
 Api g_api{};
 bool g_ok = false;
@@ -70,8 +79,12 @@ void open_cublas() {
   Api a{};
   if (!sym(h, "cublasCreate_v2", a.create) || !sym(h, "cublasSetStream_v2", a.set_stream) ||
       !sym(h, "cublasSetPointerMode_v2", a.set_pointer_mode) || !sym(h, "cublasGetVersion_v2", a.get_version) ||
-      !sym(h, "cublasSnrm2_v2", a.snrm2) || !sym(h, "cublasSgemv_v2", a.sgemv) || !sym(h, "cublasStrsv_v2", a.strsv) ||
-      !sym(h, "cublasSgemm_v2", a.sgemm) || !sym(h, "cublasStrsm_v2", a.strsm) || !sym(h, "cublasSsyrk_v2", a.ssyrk)) {
+      !sym(h, "cublasSnrm2_v2", a.s.nrm2) || !sym(h, "cublasSgemv_v2", a.s.gemv) ||
+      !sym(h, "cublasStrsv_v2", a.s.trsv) || !sym(h, "cublasSgemm_v2", a.s.gemm) ||
+      !sym(h, "cublasStrsm_v2", a.s.trsm) || !sym(h, "cublasSsyrk_v2", a.s.syrk) ||
+      !sym(h, "cublasDnrm2_v2", a.d.nrm2) || !sym(h, "cublasDgemv_v2", a.d.gemv) ||
+      !sym(h, "cublasDtrsv_v2", a.d.trsv) || !sym(h, "cublasDgemm_v2", a.d.gemm) ||
+      !sym(h, "cublasDtrsm_v2", a.d.trsm) || !sym(h, "cublasDsyrk_v2", a.d.syrk)) {
     g_desc = "cuBLAS: " + used + " lacks a needed symbol";
     return;
   }
@@ -126,58 +139,112 @@ const char* cublas_description() {
   return g_desc.c_str();
 }
 
-int cublas_snrm2(int64_t n, const float* x, int64_t incx, float* result_dev, cudaStream_t st) {
+namespace {
+
+template <class T>
+int nrm2(int64_t n, const T* x, int64_t incx, T* result_dev, cudaStream_t st) {
   if (!cublas_available() || !fits(n) || !fits(incx)) return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
   g_api.set_pointer_mode(h, CUBLAS_POINTER_MODE_DEVICE);
-  const int r = status(g_api.snrm2(h, int(n), x, int(incx), result_dev));
+  const int r = status(g_api.of(T()).nrm2(h, int(n), x, int(incx), result_dev));
   g_api.set_pointer_mode(h, CUBLAS_POINTER_MODE_HOST);
   return r;
 }
-int cublas_sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
-                 int64_t incx, float beta, float* y, int64_t incy, cudaStream_t st) {
+template <class T>
+int gemv(char trans, int64_t m, int64_t n, T alpha, const T* a, int64_t lda, const T* x, int64_t incx, T beta, T* y,
+         int64_t incy, cudaStream_t st) {
   if (!cublas_available() || !fits(m) || !fits(n) || !fits(lda)) return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
-  return status(g_api.sgemv(h, op(trans), int(m), int(n), &alpha, a, int(lda), x, int(incx), &beta, y, int(incy)));
+  return status(
+      g_api.of(T()).gemv(h, op(trans), int(m), int(n), &alpha, a, int(lda), x, int(incx), &beta, y, int(incy)));
 }
-int cublas_strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx,
-                 cudaStream_t st) {
+template <class T>
+int trsv(char uplo, char trans, char diag, int64_t n, const T* a, int64_t lda, T* x, int64_t incx, cudaStream_t st) {
   if (!cublas_available() || !fits(n) || !fits(lda)) return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
-  return status(g_api.strsv(h, uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(trans),
-                            diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, int(n), a, int(lda), x, int(incx)));
+  return status(g_api.of(T()).trsv(h, uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(trans),
+                                   diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, int(n), a, int(lda), x,
+                                   int(incx)));
 }
-int cublas_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t st) {
+template <class T>
+int gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
+         T beta, T* c, int64_t ldc, cudaStream_t st) {
   if (!cublas_available() || !fits(m) || !fits(n) || !fits(k) || !fits(lda) || !fits(ldb) || !fits(ldc))
     return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
-  return status(g_api.sgemm(h, op(ta), op(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c,
-                            int(ldc)));
+  return status(g_api.of(T()).gemm(h, op(ta), op(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta,
+                                   c, int(ldc)));
 }
-
-int cublas_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
-                 int64_t lda, float* b, int64_t ldb, cudaStream_t st) {
+template <class T>
+int trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, T alpha, const T* a, int64_t lda, T* b,
+         int64_t ldb, cudaStream_t st) {
   if (!cublas_available() || !fits(m) || !fits(n) || !fits(lda) || !fits(ldb)) return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
-  return status(g_api.strsm(h, side == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
-                            uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(transa),
-                            diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, int(m), int(n), &alpha, a, int(lda),
-                            b, int(ldb)));
+  return status(g_api.of(T()).trsm(h, side == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
+                                   uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(transa),
+                                   diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, int(m), int(n), &alpha, a,
+                                   int(lda), b, int(ldb)));
 }
-
-int cublas_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
-                 float* c, int64_t ldc, cudaStream_t st) {
+template <class T>
+int syrk(char uplo, char trans, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, T beta, T* c, int64_t ldc,
+         cudaStream_t st) {
   if (!cublas_available() || !fits(n) || !fits(k) || !fits(lda) || !fits(ldc)) return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
-  return status(g_api.ssyrk(h, uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(trans), int(n), int(k),
-                            &alpha, a, int(lda), &beta, c, int(ldc)));
+  return status(g_api.of(T()).syrk(h, uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(trans), int(n),
+                                   int(k), &alpha, a, int(lda), &beta, c, int(ldc)));
+}
+
+}  // namespace
+
+int cublas_nrm2(int64_t n, const float* x, int64_t incx, float* r, cudaStream_t st) { return nrm2(n, x, incx, r, st); }
+int cublas_nrm2(int64_t n, const double* x, int64_t incx, double* r, cudaStream_t st) {
+  return nrm2(n, x, incx, r, st);
+}
+int cublas_gemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
+                int64_t incx, float beta, float* y, int64_t incy, cudaStream_t st) {
+  return gemv(trans, m, n, alpha, a, lda, x, incx, beta, y, incy, st);
+}
+int cublas_gemv(char trans, int64_t m, int64_t n, double alpha, const double* a, int64_t lda, const double* x,
+                int64_t incx, double beta, double* y, int64_t incy, cudaStream_t st) {
+  return gemv(trans, m, n, alpha, a, lda, x, incx, beta, y, incy, st);
+}
+int cublas_trsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx,
+                cudaStream_t st) {
+  return trsv(uplo, trans, diag, n, a, lda, x, incx, st);
+}
+int cublas_trsv(char uplo, char trans, char diag, int64_t n, const double* a, int64_t lda, double* x, int64_t incx,
+                cudaStream_t st) {
+  return trsv(uplo, trans, diag, n, a, lda, x, incx, st);
+}
+int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t st) {
+  return gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, st);
+}
+int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+                const double* b, int64_t ldb, double beta, double* c, int64_t ldc, cudaStream_t st) {
+  return gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, st);
+}
+int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
+                int64_t lda, float* b, int64_t ldb, cudaStream_t st) {
+  return trsm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb, st);
+}
+int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, double alpha, const double* a,
+                int64_t lda, double* b, int64_t ldb, cudaStream_t st) {
+  return trsm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb, st);
+}
+int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
+                float* c, int64_t ldc, cudaStream_t st) {
+  return syrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc, st);
+}
+int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, double beta,
+                double* c, int64_t ldc, cudaStream_t st) {
+  return syrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc, st);
 }
 
 }  // namespace bok::vendor

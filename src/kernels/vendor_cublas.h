@@ -15,17 +15,29 @@ void set_cublas_setting(const char* value);
 const char* cublas_description();
 
 // BLAS semantics on device pointers, enqueued on `st` with this thread's handle; return a cudaError_t
-// (cuBLAS failures map to cudaErrorUnknown / cudaErrorMemoryAllocation).
-int cublas_snrm2(int64_t n, const float* x, int64_t incx, float* result_dev, cudaStream_t st);
-int cublas_sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
-                 int64_t incx, float beta, float* y, int64_t incy, cudaStream_t st);
-int cublas_strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx,
-                 cudaStream_t st);
-int cublas_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t st);
-int cublas_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
-                 int64_t lda, float* b, int64_t ldb, cudaStream_t st);
-int cublas_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
-                 float* c, int64_t ldc, cudaStream_t st);
+// (cuBLAS failures map to cudaErrorUnknown / cudaErrorMemoryAllocation). One overload per element type (the
+// cuBLAS S and D routines).
+int cublas_nrm2(int64_t n, const float* x, int64_t incx, float* result_dev, cudaStream_t st);
+int cublas_nrm2(int64_t n, const double* x, int64_t incx, double* result_dev, cudaStream_t st);
+int cublas_gemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
+                int64_t incx, float beta, float* y, int64_t incy, cudaStream_t st);
+int cublas_gemv(char trans, int64_t m, int64_t n, double alpha, const double* a, int64_t lda, const double* x,
+                int64_t incx, double beta, double* y, int64_t incy, cudaStream_t st);
+int cublas_trsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx,
+                cudaStream_t st);
+int cublas_trsv(char uplo, char trans, char diag, int64_t n, const double* a, int64_t lda, double* x, int64_t incx,
+                cudaStream_t st);
+int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t st);
+int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+                const double* b, int64_t ldb, double beta, double* c, int64_t ldc, cudaStream_t st);
+int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
+                int64_t lda, float* b, int64_t ldb, cudaStream_t st);
+int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, double alpha, const double* a,
+                int64_t lda, double* b, int64_t ldb, cudaStream_t st);
+int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
+                float* c, int64_t ldc, cudaStream_t st);
+int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, double beta,
+                double* c, int64_t ldc, cudaStream_t st);
 
 }  // namespace bok::vendor

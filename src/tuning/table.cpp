@@ -165,20 +165,25 @@ void KernelTable::finalize() {
 double Table::read_gbs(double bytes) const { return interpolate(read, bytes); }
 double Table::write_gbs(double bytes) const { return interpolate(write, bytes); }
 
-KernelWork kernel_work(const std::string& key, const int64_t* dims) {
+KernelWork kernel_work(const std::string& key_in, const int64_t* dims) {
   KernelWork w;
+  // The double keys (dnrm2 ... dsyrk) are the single ones with 8-byte elements (same flop counts).
+  const bool dbl = !key_in.empty() && key_in[0] == 'd';
+  if (key_in.empty() || (key_in[0] != 's' && !dbl)) return w;
+  const std::string key = "s" + key_in.substr(1);
+  const double es = dbl ? 8.0 : 4.0;
   if (key == "snrm2") {
-    w.read = 4.0 * double(dims[0]);
-    w.written = 4.0;
+    w.read = es * double(dims[0]);
+    w.written = es;
   } else if (key == "sgemv_n" || key == "sgemv_t") {
     const double m = double(dims[0]), n = double(dims[1]);
     const bool t = key == "sgemv_t";
-    w.read = 4.0 * (m * n + (t ? m : n));  // beta = 0: y is written, not read
-    w.written = 4.0 * (t ? n : m);
+    w.read = es * (m * n + (t ? m : n));  // beta = 0: y is written, not read
+    w.written = es * (t ? n : m);
   } else if (key == "strsv_n" || key == "strsv_t") {
     const double n = double(dims[0]);
-    w.read = 4.0 * (n * (n + 1) / 2 + n);
-    w.written = 4.0 * n;
+    w.read = es * (n * (n + 1) / 2 + n);
+    w.written = es * n;
   } else if (key == "sgemm") {
     w.read = 2.0 * double(dims[0]) * double(dims[1]) * double(dims[2]);
   } else if (key == "strsm") {  // triangle order t, right-hand sides r: t^2 r flops

@@ -69,16 +69,17 @@ struct Table {
   std::string created;                         // ISO 8601 UTC
   std::string tuner;                           // "blasoffload-tune <version> (<commit>)"
   std::vector<BandwidthPoint> read, write;     // ascending bytes
-  std::map<std::string, KernelTable> kernels;  // keys: snrm2, sgemv_n, sgemv_t, strsv_n, strsv_t, sgemm, strsm, ssyrk
+  std::map<std::string, KernelTable> kernels;  // keys: snrm2, sgemv_n, sgemv_t, strsv_n, strsv_t, sgemm, strsm, ssyrk,
+                                               // and the double keys dnrm2, dgemv_n, ..., dsyrk
   // Measured bandwidth for a transfer of `bytes` (log-log interpolation, clamped at the ends); 0 if none.
   double read_gbs(double bytes) const;
   double write_gbs(double bytes) const;
 };
 
 // The work a table's rate is measured in for one call of kernel `key` (snrm2, sgemv_n, sgemv_t, strsv_n,
-// strsv_t, sgemm) at `dims` (its axes' values): bytes read and written by a memory-bound kernel (inputs once,
-// outputs once; beta = 0), or sgemm's flop count in `read` and 0 in `written`. rate = (read + written) / time.
-// Unknown key: zeros.
+// strsv_t, sgemm, strsm, ssyrk, and the double keys dnrm2 ... dsyrk) at `dims` (its axes' values): bytes read and
+// written by a memory-bound kernel (inputs once, outputs once; beta = 0; 8-byte elements for the d keys), or the
+// flop count of gemm / trsm / syrk in `read` and 0 in `written`. rate = (read + written) / time. Unknown key: zeros.
 struct KernelWork {
   double read = 0, written = 0;
 };

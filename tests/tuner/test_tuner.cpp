@@ -17,6 +17,10 @@ namespace {
 
 using bok::space::Verdict;
 
+// A space's verdict as a callable of (point, why) (the single-precision verdicts take the element size as a third,
+// defaulted, argument).
+#define VERDICT(f) [](const auto& p, const char** w) { return bok::space::f(p, w); }
+
 template <int D, class V>
 std::set<std::string> compiled(const bok::space::Space<D>& sp, V verdict) {
   std::set<std::string> s;
@@ -40,6 +44,8 @@ TEST(Spaces, EnumerationIsTheFullProduct) {
   EXPECT_EQ(bok::space::kSnrm2.point(0), (std::array<int, 3>{128, 1, 1}));
   EXPECT_EQ(bok::space::kSnrm2.point(1), (std::array<int, 3>{128, 1, 4}));
   EXPECT_EQ(bok::space::kSnrm2.point(31), (std::array<int, 3>{1024, 8, 4}));
+  EXPECT_EQ(bok::space::kDnrm2.size(), 4 * 4 * 2);
+  EXPECT_EQ(bok::space::kDgemmWarp.size(), bok::space::kSgemmWarp.size());
 }
 
 TEST(Spaces, HardwareConstraintsReject) {
@@ -55,6 +61,16 @@ TEST(Spaces, HardwareConstraintsReject) {
   EXPECT_EQ(strsv_verdict({32, 128}), Verdict::kInvalid);
   EXPECT_EQ(strsv_verdict({128, 128}), Verdict::kInvalid);
   EXPECT_EQ(strsv_verdict({128, 256}), Verdict::kCompiled);
+  // Double: 16-byte loads are 2 elements (NB 128 would need 4), the tiles take twice the registers, and shared
+  // memory doubles.
+  EXPECT_EQ(bok::space::dtrsv_verdict({128, 256}), Verdict::kInvalid);
+  EXPECT_EQ(bok::space::dtrsv_verdict({64, 128}), Verdict::kCompiled);
+  EXPECT_EQ(bok::space::dnrm2_verdict({256, 4, 4}), Verdict::kInvalid);
+  EXPECT_EQ(bok::space::dgemv_n_verdict({32, 8, 4, 4}), Verdict::kInvalid);
+  EXPECT_EQ(bok::space::dgemm_warp_verdict({256, 128, 16, 64, 64, 8, 16, 3}), Verdict::kInvalid);  // 8 x 16 doubles
+  EXPECT_EQ(bok::space::sgemm_warp_verdict({256, 128, 16, 64, 64, 8, 16, 3}), Verdict::kCompiled);
+  // 3 stages x 32 x (256 + 256) doubles = 384 KB
+  EXPECT_EQ(bok::space::dgemm_warp_verdict({256, 256, 32, 64, 64, 4, 8, 3}), Verdict::kInvalid);
 }
 
 TEST(Spaces, PruningRulesSayWhy) {
@@ -71,12 +87,26 @@ TEST(Spaces, PruningRulesSayWhy) {
 
 TEST(Spaces, CompiledSetsAreSmall) {
   // Build time on 2-core CI: the pruning keeps each family to a handful of instantiations.
-  EXPECT_EQ(compiled(bok::space::kSnrm2, bok::space::snrm2_verdict).size(), 11u);
-  EXPECT_EQ(compiled(bok::space::kStrsv, bok::space::strsv_verdict).size(), 5u);
-  EXPECT_LE(compiled(bok::space::kSgemmWarp, bok::space::sgemm_warp_verdict).size(), 8u);
-  EXPECT_GE(compiled(bok::space::kSgemmWarp, bok::space::sgemm_warp_verdict).size(), 4u);
-  EXPECT_TRUE(compiled(bok::space::kSgemmWarp, bok::space::sgemm_warp_verdict)
-                  .count("sgemm_wt_128x128x16_w64x32_t8x8_s3"));
+  EXPECT_EQ(compiled(bok::space::kSnrm2, VERDICT(snrm2_verdict)).size(), 11u);
+  EXPECT_EQ(compiled(bok::space::kStrsv, VERDICT(strsv_verdict)).size(), 5u);
+  EXPECT_LE(compiled(bok::space::kSgemmWarp, VERDICT(sgemm_warp_verdict)).size(), 8u);
+  EXPECT_GE(compiled(bok::space::kSgemmWarp, VERDICT(sgemm_warp_verdict)).size(), 4u);
+  EXPECT_TRUE(
+      compiled(bok::space::kSgemmWarp, VERDICT(sgemm_warp_verdict)).count("sgemm_wt_128x128x16_w64x32_t8x8_s3"));
+  // Double: a few points each (FP64 speed tuning is later work), with the precision letter.
+  EXPECT_EQ(
+      compiled(bok::space::kDnrm2, VERDICT(dnrm2_verdict)),
+      (std::set<std::string>{"dnrm2_1p_256_2_v2", "dnrm2_1p_256_4_v2", "dnrm2_1p_512_2_v2", "dnrm2_1p_512_4_v2"}));
+  EXPECT_EQ(
+      compiled(bok::space::kDgemvN, VERDICT(dgemv_n_verdict)),
+      (std::set<std::string>{"dgemv_n_32x4_u2_r2", "dgemv_n_32x4_u4_r2", "dgemv_n_32x8_u2_r2", "dgemv_n_32x8_u4_r2"}));
+  EXPECT_EQ(compiled(bok::space::kDgemvT, VERDICT(dgemv_t_verdict)),
+            (std::set<std::string>{"dgemv_tv_4w_u2", "dgemv_tv_4w_u4", "dgemv_tv_8w_u2", "dgemv_tv_8w_u4"}));
+  EXPECT_EQ(compiled(bok::space::kDtrsv, VERDICT(dtrsv_verdict)),
+            (std::set<std::string>{"dtrsv_wave_64_128", "dtrsv_wave_64_256", "dtrsv_wave_64_512"}));
+  EXPECT_EQ(compiled(bok::space::kDgemmWarp, VERDICT(dgemm_warp_verdict)),
+            (std::set<std::string>{"dgemm_wt_64x64x16_w32x32_t4x8_s3", "dgemm_wt_128x64x16_w32x32_t4x8_s3",
+                                   "dgemm_wt_64x128x16_w32x32_t4x8_s3"}));
 }
 
 TEST(Grids, LogSpacing) {
@@ -120,7 +150,14 @@ TEST(Grids, CoverWhatTheIssueAsks) {
     }
   }
   EXPECT_EQ(keys,
-            (std::set<std::string>{"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm", "strsm", "ssyrk"}));
+            (std::set<std::string>{"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm", "strsm", "ssyrk",
+                                   "dnrm2", "dgemv_n", "dgemv_t", "dtrsv_n", "dtrsv_t", "dgemm", "dtrsm", "dsyrk"}));
+  // Each key's routine has its precision: the d keys are the d routines.
+  for (const auto& s : g) {
+    const bool d = s.key[0] == 'd';
+    EXPECT_EQ(bo_routine_precision(s.routine), d ? BO_PREC_D : BO_PREC_S) << s.key;
+    EXPECT_EQ(std::string(bo_routine_name(s.routine)).substr(0, 5), s.key.substr(0, 5)) << s.key;
+  }
   EXPECT_EQ(bo::tune::tile_count(g[1]), 81);
   EXPECT_EQ(bo::tune::tile_at(g[1], 10), (std::vector<int64_t>{4, 4}));
   // The quick grids are a few tiles each.
@@ -135,6 +172,16 @@ TEST(Grids, WorkModel) {
   const auto t = bo::tune::tile_work(g[3], {100});  // strsv: the triangle and b read, x written
   EXPECT_DOUBLE_EQ(t.read, 4.0 * (100.0 * 101 / 2 + 100));
   EXPECT_DOUBLE_EQ(bo::tune::tile_work(g[5], {10, 20, 30}).read, 2.0 * 10 * 20 * 30);
+  // The double keys: 8-byte elements for the bandwidth-bound keys, the same flops for the others.
+  for (const auto& s : g) {
+    if (s.key == "dgemv_n") {
+      const auto d = bo::tune::tile_work(s, {1024, 2048});
+      EXPECT_DOUBLE_EQ(d.read, 8.0 * (1024.0 * 2048 + 2048));
+      EXPECT_DOUBLE_EQ(d.written, 8.0 * 1024);
+    }
+    if (s.key == "dnrm2") EXPECT_DOUBLE_EQ(bo::tune::tile_work(s, {1000}).read, 8000.0);
+    if (s.key == "dgemm") EXPECT_DOUBLE_EQ(bo::tune::tile_work(s, {10, 20, 30}).read, 2.0 * 10 * 20 * 30);
+  }
 }
 
 #ifdef BO_CUDA_MODULE_PATH
@@ -146,34 +193,64 @@ TEST(Registry, CompiledSpacesAreRegistered) {
   auto fn = reinterpret_cast<bo_kernel_registry_fn>(dlsym(h, BO_KERNEL_REGISTRY_ENTRY));
   ASSERT_NE(fn, nullptr);
   const bo_kernel_registry* r = fn();
-  ASSERT_EQ(r->version, 3u);
+  ASSERT_EQ(r->version, 4u);
   std::set<std::string> families;
   for (size_t i = 0; i < r->count; ++i) families.insert(r->entries[i].family);
   auto expect_all = [&](const std::set<std::string>& want) {
     for (const auto& f : want) EXPECT_TRUE(families.count(f)) << f << " is compiled by the space but not registered";
   };
-  expect_all(compiled(bok::space::kSnrm2, bok::space::snrm2_verdict));
-  expect_all(compiled(bok::space::kSgemvN, bok::space::sgemv_n_verdict));
-  expect_all(compiled(bok::space::kSgemvT, bok::space::sgemv_t_verdict));
-  expect_all(compiled(bok::space::kStrsv, bok::space::strsv_verdict));
-  expect_all(compiled(bok::space::kSgemmWarp, bok::space::sgemm_warp_verdict));
+  expect_all(compiled(bok::space::kSnrm2, VERDICT(snrm2_verdict)));
+  expect_all(compiled(bok::space::kSgemvN, VERDICT(sgemv_n_verdict)));
+  expect_all(compiled(bok::space::kSgemvT, VERDICT(sgemv_t_verdict)));
+  expect_all(compiled(bok::space::kStrsv, VERDICT(strsv_verdict)));
+  expect_all(compiled(bok::space::kSgemmWarp, VERDICT(sgemm_warp_verdict)));
+  expect_all(compiled(bok::space::kDnrm2, VERDICT(dnrm2_verdict)));
+  expect_all(compiled(bok::space::kDgemvN, VERDICT(dgemv_n_verdict)));
+  expect_all(compiled(bok::space::kDgemvT, VERDICT(dgemv_t_verdict)));
+  expect_all(compiled(bok::space::kDtrsv, VERDICT(dtrsv_verdict)));
+  expect_all(compiled(bok::space::kDgemmWarp, VERDICT(dgemm_warp_verdict)));
   EXPECT_TRUE(families.count("cublas"));
-  // Every sgemm family comes in all four transpose variants, named <family>_<ta><tb>.
-  for (const auto& f : compiled(bok::space::kSgemmWarp, bok::space::sgemm_warp_verdict))
-    for (const char* t : {"_nn", "_nt", "_tn", "_tt"}) {
-      bool found = false;
-      for (size_t i = 0; i < r->count; ++i) found |= std::string(r->entries[i].name) == f + t;
-      EXPECT_TRUE(found) << f + t;
-    }
+  // Every gemm family comes in all four transpose variants, named <family>_<ta><tb>.
+  for (const auto& fams : {compiled(bok::space::kSgemmWarp, VERDICT(sgemm_warp_verdict)),
+                           compiled(bok::space::kDgemmWarp, VERDICT(dgemm_warp_verdict))})
+    for (const auto& f : fams)
+      for (const char* t : {"_nn", "_nt", "_tn", "_tt"}) {
+        bool found = false;
+        for (size_t i = 0; i < r->count; ++i) found |= std::string(r->entries[i].name) == f + t;
+        EXPECT_TRUE(found) << f + t;
+      }
+  // Every entry's name carries its routine's precision letter, and each routine has entries.
+  std::set<int> routines;
+  for (size_t i = 0; i < r->count; ++i) {
+    const bo_kernel_entry& e = r->entries[i];
+    routines.insert(e.routine);
+    const std::string name = e.name;
+    const char p = bo_routine_precision(e.routine) == BO_PREC_D ? 'd' : 's';
+    if (e.vendor)
+      EXPECT_EQ(name, std::string("cublas_") + bo_routine_name(e.routine));
+    else
+      EXPECT_EQ(name[0], p) << name;
+  }
+  EXPECT_EQ(int(routines.size()), int(BO_R_COUNT));
   // Without a table and without a GPU the built-in choice is made from the arguments alone.
   bo_kernel_args a{};
-  a.opa = 'N';
+  a.routine = BO_R_SGEMV;
+  a.op[0] = 'N';
   a.m = a.n = 1000;
   a.incx = a.incy = 1;
-  const int i = r->select_ex(BO_K_SGEMV, &a, BO_SELECT_BUILTIN);
+  const int i = r->select_ex(BO_R_SGEMV, &a, BO_SELECT_BUILTIN);
   ASSERT_GE(i, 0);
   EXPECT_STREQ(r->entries[i].name, "sgemv_n_32x8_u4_r4");
-  EXPECT_EQ(r->select_ex(BO_K_SGEMV, &a, BO_SELECT_TUNED), i);
+  EXPECT_EQ(r->select_ex(BO_R_SGEMV, &a, BO_SELECT_TUNED), i);
+  // Double: cuBLAS where it is available (it is not without a GPU), else our own default; OWN: ours.
+  a.routine = BO_R_DGEMV;
+  const int d = r->select_ex(BO_R_DGEMV, &a, BO_SELECT_BUILTIN);
+  ASSERT_GE(d, 0);
+  const bool have_cublas = std::string(r->vendor_info()).rfind("cuBLAS: ", 0) != 0;
+  EXPECT_STREQ(r->entries[d].name, have_cublas ? "cublas_dgemv" : "dgemv_n_32x8_u4_r2");
+  const int own = r->select_ex(BO_R_DGEMV, &a, BO_SELECT_OWN);
+  ASSERT_GE(own, 0);
+  EXPECT_STREQ(r->entries[own].name, "dgemv_n_32x8_u4_r2");
   EXPECT_NE(std::string(r->tuned_params_info()).find("built-in"), std::string::npos);
 }
 #endif

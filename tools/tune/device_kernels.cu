@@ -19,24 +19,29 @@ __device__ inline uint32_t hash(uint32_t a, uint64_t b) {
 }
 __device__ inline float unit(uint32_t h) { return float(h >> 8) * (2.0f / 16777216.0f) - 1.0f; }
 
-__global__ void fill_uniform_kernel(float* x, int64_t n, uint32_t seed) {
+// The same uniform values for float and double operands (exactly representable in both).
+template <class T>
+__global__ void fill_uniform_kernel(T* x, int64_t n, uint32_t seed) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    x[i] = unit(hash(seed, uint64_t(i)));
+    x[i] = T(unit(hash(seed, uint64_t(i))));
 }
-__global__ void fill_tri_kernel(float* a, int64_t n, int64_t lda, uint32_t seed) {
+template <class T>
+__global__ void fill_tri_kernel(T* a, int64_t n, int64_t lda, uint32_t seed) {
   for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-      a[i + j * lda] = i == j ? 2.0f : i > j ? unit(hash(seed, uint64_t(i + j * lda))) / float(n) : __int_as_float(0x7fc00000);
+      a[i + j * lda] = i == j ? T(2) : i > j ? T(unit(hash(seed, uint64_t(i + j * lda)))) / T(n) : T(NAN);
 }
-__global__ void fill_nan_kernel(float* x, int64_t n) {
+template <class T>
+__global__ void fill_nan_kernel(T* x, int64_t n) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    x[i] = __int_as_float(0x7fc00000);
+    x[i] = T(NAN);
 }
-__global__ void max_err_kernel(const float* x, const float* ref, int64_t n, float ta, float tr, unsigned* out) {
+template <class T>
+__global__ void max_err_kernel(const T* x, const T* ref, int64_t n, T ta, T tr, unsigned* out) {
   float m = 0.0f;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    const float d = fabsf(x[i] - ref[i]) / (ta + tr * fabsf(ref[i]));
-    m = fmaxf(m, d != d ? INFINITY : d);  // NaN counts as the worst error
+    const T d = fabs(x[i] - ref[i]) / (ta + tr * fabs(ref[i]));
+    m = fmaxf(m, d != d ? INFINITY : float(d));  // NaN counts as the worst error
     if (x[i] != x[i] || ref[i] != ref[i]) m = INFINITY;
   }
   for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
@@ -91,23 +96,47 @@ double best_gbs(size_t bytes, int reps, Launch launch) {
   return best;
 }
 
-}  // namespace
-
-void fill_uniform(float* x, int64_t n, uint32_t seed, cudaStream_t st) {
-  if (n > 0) fill_uniform_kernel<<<blocks_for(n, 256), 256, 0, st>>>(x, n, seed);
+template <class T>
+void fill_uniform_t(T* x, int64_t n, uint32_t seed, cudaStream_t st) {
+  if (n > 0) fill_uniform_kernel<T><<<blocks_for(n, 256), 256, 0, st>>>(x, n, seed);
 }
-void fill_lower_triangle(float* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
-  if (n > 0) fill_tri_kernel<<<dim3(blocks_for(n, 256) > 64 ? 64 : blocks_for(n, 256), unsigned(std::min<int64_t>(n, 65535))), 256, 0, st>>>(a, n, lda, seed);
+template <class T>
+void fill_lower_triangle_t(T* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
+  if (n > 0)
+    fill_tri_kernel<T><<<dim3(blocks_for(n, 256) > 64 ? 64 : blocks_for(n, 256), unsigned(std::min<int64_t>(n, 65535))),
+                         256, 0, st>>>(a, n, lda, seed);
 }
-void fill_nan(float* x, int64_t n, cudaStream_t st) {
-  if (n > 0) fill_nan_kernel<<<blocks_for(n, 256), 256, 0, st>>>(x, n);
+template <class T>
+void fill_nan_t(T* x, int64_t n, cudaStream_t st) {
+  if (n > 0) fill_nan_kernel<T><<<blocks_for(n, 256), 256, 0, st>>>(x, n);
 }
-void max_scaled_error(const float* x, const float* ref, int64_t n, float tol_abs, float tol_rel, float* out,
-                      cudaStream_t st) {
+template <class T>
+void max_scaled_error_t(const T* x, const T* ref, int64_t n, T tol_abs, T tol_rel, float* out, cudaStream_t st) {
   cudaMemsetAsync(out, 0, 4, st);
   if (n > 0)
-    max_err_kernel<<<blocks_for(n, 256) > 2048 ? 2048 : blocks_for(n, 256), 256, 0, st>>>(
-        x, ref, n, tol_abs, tol_rel, reinterpret_cast<unsigned*>(out));
+    max_err_kernel<T> < < <blocks_for(n, 256)> 2048 ? 2048 : blocks_for(n, 256), 256, 0,
+        st >>> (x, ref, n, tol_abs, tol_rel, reinterpret_cast<unsigned*>(out));
+}
+
+}  // namespace
+
+void fill_uniform(float* x, int64_t n, uint32_t seed, cudaStream_t st) { fill_uniform_t(x, n, seed, st); }
+void fill_uniform(double* x, int64_t n, uint32_t seed, cudaStream_t st) { fill_uniform_t(x, n, seed, st); }
+void fill_lower_triangle(float* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
+  fill_lower_triangle_t(a, n, lda, seed, st);
+}
+void fill_lower_triangle(double* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
+  fill_lower_triangle_t(a, n, lda, seed, st);
+}
+void fill_nan(float* x, int64_t n, cudaStream_t st) { fill_nan_t(x, n, st); }
+void fill_nan(double* x, int64_t n, cudaStream_t st) { fill_nan_t(x, n, st); }
+void max_scaled_error(const float* x, const float* ref, int64_t n, float tol_abs, float tol_rel, float* out,
+                      cudaStream_t st) {
+  max_scaled_error_t(x, ref, n, tol_abs, tol_rel, out, st);
+}
+void max_scaled_error(const double* x, const double* ref, int64_t n, double tol_abs, double tol_rel, float* out,
+                      cudaStream_t st) {
+  max_scaled_error_t(x, ref, n, tol_abs, tol_rel, out, st);
 }
 
 double measure_read_gbs(const void* buf, size_t bytes, int reps) {

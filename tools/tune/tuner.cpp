@@ -1,9 +1,10 @@
-// The tuning engine (see tuner.h). Measurement protocol per tile: fill operands (random, never zeros),
-// compute a reference with the built-in configuration (cuBLAS for sgemm when present), then for each
-// candidate: run once untimed (module loading, first-call setup), poison the output, run once and compare with the reference within the routine's error
-// bound (an invalid candidate is recorded and never chosen), prune it if that first run was over 3x the
-// tile's best so far, else time `reps` runs with CUDA events, each from an idle GPU on the next of several operand copies
-// spanning >= 256 MB (cold L2), and take the median.
+// The tuning engine (see tuner.h), for the single- and double-precision keys alike. Measurement protocol per tile:
+// fill operands (random, never zeros), compute a reference with the built-in configuration (cuBLAS for gemm, trsm and
+// syrk when present), then for each
+// candidate: run once untimed (module loading, first-call setup), poison the output, run once and compare with the
+// reference within the routine's error bound (an invalid candidate is recorded and never chosen), prune it if that
+// first run was over 3x the tile's best so far, else time `reps` runs with CUDA events, each from an idle GPU on the
+// next of several operand copies spanning >= 256 MB (cold L2), and take the median.
 #include "tuner.h"
 
 #include <cuda_runtime.h>
@@ -18,7 +19,6 @@
 namespace bo::tune {
 namespace {
 
-constexpr double kEps = 1.0 / (1 << 24);
 constexpr size_t kRotateBytes = size_t(256) << 20;
 
 std::string at_str(const GridSpec& g, const std::vector<int64_t>& at) {
@@ -103,60 +103,91 @@ void Tuner::save(const char* why) {
     std::fprintf(stderr, "blasoffload-tune: wrote %s (%s)\n", o_.out.c_str(), why);
 }
 
-// Operands of one tile, `copies` times, carved from the pool.
+// Operands of one tile, `copies` times, carved from the pool (byte offsets: elements are 4 or 8 bytes).
 struct Tuner::Buffers {
   int copies = 0;
+  size_t es = 4;      // element size
   size_t stride = 0;  // bytes per copy
-  // Per copy offsets (floats) of: a, b (x for Level 1/2), c (y / x), saved input of c (strsv rhs, sgemm C
+  // Per copy byte offsets of: a, b (x for Level 1/2), c (y / x), saved input of c (strsv rhs, sgemm C
   // for beta = 1).
   size_t a = 0, b = 0, c = 0;
   int64_t na = 0, nb = 0, nc = 0;
-  float* ref = nullptr;    // reference output
-  float* saved = nullptr;  // one saved copy of the output's input (strsv rhs, sgemm C0)
-  float* base = nullptr;
-  float* A(int i) const { return base + i * (stride / 4) + a; }
-  float* B(int i) const { return base + i * (stride / 4) + b; }
-  float* C(int i) const { return base + i * (stride / 4) + c; }
+  char* ref = nullptr;    // reference output
+  char* saved = nullptr;  // one saved copy of the output's input (trsv rhs, gemm C0)
+  char* base = nullptr;
+  void* A(int i) const { return base + i * stride + a; }
+  void* B(int i) const { return base + i * stride + b; }
+  void* C(int i) const { return base + i * stride + c; }
 };
+
+namespace {
+// The device helpers on untyped buffers of element size es.
+void fill_uniform_es(size_t es, void* x, int64_t n, uint32_t seed, cudaStream_t st) {
+  if (es == 8)
+    fill_uniform(static_cast<double*>(x), n, seed, st);
+  else
+    fill_uniform(static_cast<float*>(x), n, seed, st);
+}
+void fill_lower_triangle_es(size_t es, void* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
+  if (es == 8)
+    fill_lower_triangle(static_cast<double*>(a), n, lda, seed, st);
+  else
+    fill_lower_triangle(static_cast<float*>(a), n, lda, seed, st);
+}
+void fill_nan_es(size_t es, void* x, int64_t n, cudaStream_t st) {
+  if (es == 8)
+    fill_nan(static_cast<double*>(x), n, st);
+  else
+    fill_nan(static_cast<float*>(x), n, st);
+}
+void max_scaled_error_es(size_t es, const void* x, const void* ref, int64_t n, double tol_abs, double tol_rel,
+                         float* out, cudaStream_t st) {
+  if (es == 8)
+    max_scaled_error(static_cast<const double*>(x), static_cast<const double*>(ref), n, tol_abs, tol_rel, out, st);
+  else
+    max_scaled_error(static_cast<const float*>(x), static_cast<const float*>(ref), n, float(tol_abs), float(tol_rel),
+                     out, st);
+}
+}  // namespace
 
 void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tuning::Tile* tile) {
   cudaStream_t st = static_cast<cudaStream_t>(stream_);
-  const bool trsm = g.routine == BO_K_STRSM, syrk = g.routine == BO_K_SSYRK;
-  const int64_t m = g.routine == BO_K_SNRM2 || g.routine == BO_K_STRSV ? 1 : at[0];
-  const int64_t n = g.routine == BO_K_SGEMV || g.routine == BO_K_SGEMM || trsm ? at[1] : at[0];
-  const int64_t k = g.routine == BO_K_SGEMM ? at[2] : syrk ? at[1] : 0;
+  const int kind = bo_routine_kind_of(g.routine);
+  const bool dbl = bo_routine_precision(g.routine) == BO_PREC_D;
+  const bool nrm2 = kind == BO_KIND_NRM2, gemv = kind == BO_KIND_GEMV, trsv = kind == BO_KIND_TRSV,
+             gemm = kind == BO_KIND_GEMM, trsm = kind == BO_KIND_TRSM, syrk = kind == BO_KIND_SYRK;
+  const double eps = dbl ? 1.0 / 9007199254740992.0 : 1.0 / (1 << 24);
+  const int64_t m = nrm2 || trsv ? 1 : at[0];
+  const int64_t n = gemv || gemm || trsm ? at[1] : at[0];
+  const int64_t k = gemm ? at[2] : syrk ? at[1] : 0;
   // Far too long to time against the rest of the grid (t^2 r > 2.2e12 flops).
   if (trsm && double(m) * double(m) * double(n) > 2.2e12) {
     tile->config.clear();
     return;
   }
-  // LU-shaped sgemm updates (k <= 256) as LAPACK issues them: alpha = -1, beta = 1; deep products beta = 0.
-  const bool beta1 = g.routine == BO_K_SGEMM && k <= 256;
+  // LU-shaped gemm updates (k <= 256) as LAPACK issues them: alpha = -1, beta = 1; deep products beta = 0.
+  const bool beta1 = gemm && k <= 256;
   Buffers bf;
-  switch (g.routine) {
-    case BO_K_SNRM2:
-      bf.nb = n, bf.nc = 1;
-      break;
-    case BO_K_SGEMV:
-      bf.na = m * n, bf.nb = g.op == 'N' ? n : m, bf.nc = g.op == 'N' ? m : n;
-      break;
-    case BO_K_STRSV:
-      bf.na = n * n, bf.nc = n;
-      break;
-    case BO_K_STRSM:
-      bf.na = m * m, bf.nc = m * n;
-      break;
-    case BO_K_SSYRK:
-      bf.na = n * k, bf.nc = n * n;
-      break;
-    default:
-      bf.na = m * k, bf.nb = k * n, bf.nc = m * n;
+  bf.es = dbl ? 8 : 4;
+  const size_t es = bf.es;
+  if (nrm2) {
+    bf.nb = n, bf.nc = 1;
+  } else if (gemv) {
+    bf.na = m * n, bf.nb = g.op == 'N' ? n : m, bf.nc = g.op == 'N' ? m : n;
+  } else if (trsv) {
+    bf.na = n * n, bf.nc = n;
+  } else if (trsm) {
+    bf.na = m * m, bf.nc = m * n;
+  } else if (syrk) {
+    bf.na = n * k, bf.nc = n * n;
+  } else {
+    bf.na = m * k, bf.nb = k * n, bf.nc = m * n;
   }
   bf.a = 0;
-  bf.b = align256(4 * size_t(bf.na)) / 4;
-  bf.c = bf.b + align256(4 * size_t(bf.nb)) / 4;
-  bf.stride = 4 * bf.c + align256(4 * size_t(bf.nc));
-  const size_t fixed = 2 * align256(4 * size_t(bf.nc));  // ref + saved
+  bf.b = align256(es * size_t(bf.na));
+  bf.c = bf.b + align256(es * size_t(bf.nb));
+  bf.stride = bf.c + align256(es * size_t(bf.nc));
+  const size_t fixed = 2 * align256(es * size_t(bf.nc));  // ref + saved
   if (bf.stride + fixed > pool_bytes_) {
     tile->config.clear();
     std::fprintf(stderr, "  %s: does not fit in the pool, skipped\n", at_str(g, at).c_str());
@@ -164,80 +195,78 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
   }
   bf.copies = int(std::clamp<size_t>((kRotateBytes + bf.stride - 1) / bf.stride, 1, 16));
   bf.copies = int(std::min<size_t>(bf.copies, (pool_bytes_ - fixed) / bf.stride));
-  bf.base = reinterpret_cast<float*>(pool_);
-  bf.ref = reinterpret_cast<float*>(pool_ + bf.copies * bf.stride);
-  bf.saved = bf.ref + align256(4 * size_t(bf.nc)) / 4;
+  bf.base = pool_;
+  bf.ref = pool_ + bf.copies * bf.stride;
+  bf.saved = bf.ref + align256(es * size_t(bf.nc));
   for (int i = 0; i < bf.copies; ++i) {
-    if (g.routine == BO_K_STRSV)
-      fill_lower_triangle(bf.A(i), n, n, 11 + i, st);
+    if (trsv)
+      fill_lower_triangle_es(es, bf.A(i), n, n, 11 + i, st);
     else if (trsm)
-      fill_lower_triangle(bf.A(i), m, m, 11 + i, st);
+      fill_lower_triangle_es(es, bf.A(i), m, m, 11 + i, st);
     else
-      fill_uniform(bf.A(i), bf.na, 11 + i, st);
-    fill_uniform(bf.B(i), bf.nb, 101 + i, st);
-    fill_uniform(bf.C(i), bf.nc, 1001 + i, st);
+      fill_uniform_es(es, bf.A(i), bf.na, 11 + i, st);
+    fill_uniform_es(es, bf.B(i), bf.nb, 101 + i, st);
+    fill_uniform_es(es, bf.C(i), bf.nc, 1001 + i, st);
   }
-  fill_uniform(bf.saved, bf.nc, 7, st);  // strsv rhs / sgemm C0
+  fill_uniform_es(es, bf.saved, bf.nc, 7, st);  // trsv rhs / gemm C0
   auto args_for = [&](int i) {
-    bo_kernel_args a{};
-    switch (g.routine) {
-      case BO_K_SNRM2:
-        a.n = n, a.b = bf.B(i), a.incx = 1, a.c = bf.C(i);
-        break;
-      case BO_K_SGEMV:
-        a = {g.op, 0, 0, m, n, 0, 1.0f, 0.0f, bf.A(i), std::max<int64_t>(m, 1), bf.B(i), 0, bf.C(i), 0, 1, 1};
-        break;
-      case BO_K_STRSV:
-        a = {'L', g.op, 'N', 0, n, 0, 0, 0, bf.A(i), std::max<int64_t>(n, 1), nullptr, 0, bf.C(i), 0, 1, 0};
-        break;
-      case BO_K_STRSM:
-        a = {'L', 'L', 'N', m, n, 0, 1.0f, 0.0f, bf.A(i), m, nullptr, 0, bf.C(i), m, 0, 0, 'N'};
-        break;
-      case BO_K_SSYRK:  // as spotrf's trailing update
-        a = {'L', 'N', 0, 0, n, k, -1.0f, 1.0f, bf.A(i), n, nullptr, 0, bf.C(i), n, 0, 0};
-        break;
-      default:
-        a = {'N', 'N', 0, m, n, k, beta1 ? -1.0f : 1.0f, beta1 ? 1.0f : 0.0f, bf.A(i), std::max<int64_t>(m, 1),
-             bf.B(i), std::max<int64_t>(k, 1), bf.C(i), std::max<int64_t>(m, 1), 0, 0};
+    bo_call a{};
+    a.routine = g.routine;
+    if (nrm2) {
+      a.n = n, a.b = bf.B(i), a.incx = 1, a.c = bf.C(i);
+    } else if (gemv) {
+      a.op[0] = g.op, a.m = m, a.n = n, a.alpha = 1.0, a.beta = 0.0, a.a = bf.A(i), a.lda = std::max<int64_t>(m, 1);
+      a.b = bf.B(i), a.c = bf.C(i), a.incx = 1, a.incy = 1;
+    } else if (trsv) {
+      a.op[0] = 'L', a.op[1] = g.op, a.op[2] = 'N', a.n = n, a.a = bf.A(i), a.lda = std::max<int64_t>(n, 1);
+      a.c = bf.C(i), a.incx = 1;
+    } else if (trsm) {
+      a.op[0] = 'L', a.op[1] = 'L', a.op[2] = 'N', a.op[3] = 'N', a.m = m, a.n = n, a.alpha = 1.0, a.a = bf.A(i);
+      a.lda = m, a.c = bf.C(i), a.ldc = m;
+    } else if (syrk) {  // as potrf's trailing update
+      a.op[0] = 'L', a.op[1] = 'N', a.n = n, a.k = k, a.alpha = -1.0, a.beta = 1.0, a.a = bf.A(i), a.lda = n;
+      a.c = bf.C(i), a.ldc = n;
+    } else {
+      a.op[0] = 'N', a.op[1] = 'N', a.m = m, a.n = n, a.k = k, a.alpha = beta1 ? -1.0 : 1.0, a.beta = beta1 ? 1.0 : 0.0;
+      a.a = bf.A(i), a.lda = std::max<int64_t>(m, 1), a.b = bf.B(i), a.ldb = std::max<int64_t>(k, 1), a.c = bf.C(i);
+      a.ldc = std::max<int64_t>(m, 1);
     }
     return a;
   };
-  // The output's input before a run: strsv's right-hand side and sgemm's C (beta = 1) are restored; an
-  // output that is not read (beta = 0, snrm2) is poisoned so a kernel leaving it unwritten fails.
+  // The output's input before a run: trsv's right-hand side and gemm's C (beta = 1) are restored; an
+  // output that is not read (beta = 0, nrm2) is poisoned so a kernel leaving it unwritten fails.
   auto prepare = [&](int i, bool poison) {
-    if (g.routine == BO_K_STRSV || beta1 || trsm || syrk)
-      cudaMemcpyAsync(bf.C(i), bf.saved, 4 * size_t(bf.nc), cudaMemcpyDeviceToDevice, st);
+    if (trsv || beta1 || trsm || syrk)
+      cudaMemcpyAsync(bf.C(i), bf.saved, es * size_t(bf.nc), cudaMemcpyDeviceToDevice, st);
     else if (poison)
-      fill_nan(bf.C(i), bf.nc, st);
+      fill_nan_es(es, bf.C(i), bf.nc, st);
   };
   auto launch = [&](int idx, int i) -> int {
-    bo_kernel_args a = args_for(i);
+    bo_call a = args_for(i);
     const size_t w = reg_->entries[idx].workspace_bytes(&a);
     if (w > ws_bytes_) return int(cudaErrorMemoryAllocation);
     return reg_->entries[idx].launch(&a, ws_, st);
   };
   // Error bound of the comparison: inputs in [-1, 1), so each output is a sum of `len` products of size
   // <= 1; 16 len eps covers a different summation order and still catches a missing or doubled term.
-  const double len = g.routine == BO_K_SGEMV           ? double(g.op == 'N' ? n : m)
-                     : g.routine == BO_K_SGEMM || syrk ? double(k)
-                                                       : double(n);
-  float tol_abs = float(16 * kEps * std::max(1.0, len)), tol_rel = float(16 * kEps);
-  if (g.routine == BO_K_SNRM2) tol_abs = 1e-30f, tol_rel = 1e-5f;
-  if (g.routine == BO_K_STRSV || trsm) tol_abs = 1e-4f, tol_rel = 1e-4f;
-  if (syrk) tol_abs += float(4 * kEps);
-  if (beta1) tol_abs += float(4 * kEps);
+  const double len = gemv ? double(g.op == 'N' ? n : m) : gemm || syrk ? double(k) : double(n);
+  double tol_abs = 16 * eps * std::max(1.0, len), tol_rel = 16 * eps;
+  if (nrm2) tol_abs = 1e-30, tol_rel = dbl ? 1e-13 : 1e-5;
+  if (trsv || trsm) tol_abs = tol_rel = dbl ? 1e-12 : 1e-4;
+  if (syrk) tol_abs += 4 * eps;
+  if (beta1) tol_abs += 4 * eps;
 
-  // Reference: cuBLAS for sgemm when present (the deep products are where a template's bug would show),
-  // else the built-in configuration, which the GPU test suite checks against double precision.
-  bo_kernel_args a0 = args_for(0);
+  // Reference: cuBLAS for gemm/trsm/syrk when present (the deep products are where a template's bug would show),
+  // else the built-in configuration, which the GPU test suite checks against higher precision.
+  bo_call a0 = args_for(0);
   int ref_idx = reg_->select_ex(g.routine, &a0, BO_SELECT_BUILTIN);
-  if (g.routine == BO_K_SGEMM || trsm || syrk)
+  if (gemm || trsm || syrk)
     for (size_t i = 0; i < reg_->count; ++i)
       if (reg_->entries[i].vendor && reg_->entries[i].routine == g.routine && reg_->entries[i].can_implement(&a0))
         ref_idx = int(i);
   prepare(0, true);
   if (ref_idx < 0 || launch(ref_idx, 0) != 0 ||
-      cudaMemcpyAsync(bf.ref, bf.C(0), 4 * size_t(bf.nc), cudaMemcpyDeviceToDevice, st) != cudaSuccess ||
+      cudaMemcpyAsync(bf.ref, bf.C(0), es * size_t(bf.nc), cudaMemcpyDeviceToDevice, st) != cudaSuccess ||
       cudaStreamSynchronize(st) != cudaSuccess) {
     std::fprintf(stderr, "  %s: reference run failed (%s)\n", at_str(g, at).c_str(), cudaGetErrorString(cudaGetLastError()));
     return;
@@ -252,7 +281,7 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
   int next = 1 % bf.copies;
   for (size_t idx = 0; idx < reg_->count; ++idx) {
     const bo_kernel_entry& e = reg_->entries[idx];
-    bo_kernel_args a = args_for(0);
+    bo_call a = args_for(0);
     if (e.routine != g.routine || !e.can_implement(&a)) continue;
     const std::string cand = e.vendor ? "cublas" : e.family;
     Measurement ms;
@@ -267,7 +296,7 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
       cudaEventRecord(ev[0], st);
       int rc = launch(int(idx), 0);
       cudaEventRecord(ev[1], st);
-      max_scaled_error(bf.C(0), bf.ref, bf.nc, tol_abs, tol_rel, scratch_, st);
+      max_scaled_error_es(es, bf.C(0), bf.ref, bf.nc, tol_abs, tol_rel, scratch_, st);
       float err = INFINITY, first_ms = 0;
       if (rc == 0 && cudaStreamSynchronize(st) == cudaSuccess) {
         cudaMemcpy(&err, scratch_, 4, cudaMemcpyDeviceToHost);
@@ -327,7 +356,7 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
   tile->own_config = best_own.empty() ? best_name : best_own;
   tile->own_rate = best_own.empty() ? tile->rate : work / (best_own_t * 1e-6) / 1e9;
   if (tile->candidates.count("cublas")) tile->cublas_rate = tile->candidates["cublas"];
-  if (g.routine != BO_K_SGEMM && !trsm && !syrk && !table_.read.empty()) {
+  if (!gemm && !trsm && !syrk && !table_.read.empty()) {
     // Seed 000 eqs. 2-4: the bytes read at the measured read bandwidth for that size, plus the bytes
     // written at the write bandwidth.
     const double t = wk.read / (table_.read_gbs(wk.read) * 1e9) + wk.written / (table_.write_gbs(wk.written) * 1e9);

@@ -43,7 +43,7 @@ class Tuner {
   std::string module_desc_;
   Cache cache_;
   bo::tuning::Table table_;
-  char* pool_ = nullptr;
+  char* pool_ = nullptr;  // operands of either element type, carved by byte offsets
   size_t pool_bytes_ = 0;
   float* scratch_ = nullptr;  // validation result, workspace pool follows
   void* ws_ = nullptr;

@@ -1,41 +1,42 @@
-// SSYRK on GEMM (ssyrk.cuh): the batched diagonal blocks and the recursive off-diagonal GEMMs.
+// SSYRK / DSYRK on GEMM (syrk.cuh): the batched diagonal blocks and the recursive off-diagonal GEMMs.
 #include <algorithm>
 #include <vector>
 
 #include "kernels/level3_common.cuh"
-#include "kernels/ssyrk.cuh"
+#include "kernels/syrk.cuh"
 
 namespace bok {
 namespace {
 
 // Diagonal block b of C (rows and columns [b nb, b nb + nb) clipped at n): alpha op(A)_b op(A)_b^T + beta C, only
 // the uplo triangle written (beta == 0: C not read).
-template <bool kTransN>
+template <class T, bool kTransN>
 struct DiagOp {
+  using Elem = T;
   static constexpr bool kXi = kTransN, kYk = !kTransN;
   bool upper;
   int64_t n;
-  const float* a;
+  const T* a;
   int64_t lda;
-  float alpha, beta;
-  float* c;
+  T alpha, beta;
+  T* c;
   int64_t ldc;
   int nb;
   __device__ bool tile_needed(int, int64_t i0, int64_t j0, int tile) const {
     return upper ? i0 <= j0 + tile - 1 : j0 <= i0 + tile - 1;
   }
-  __device__ float at(int64_t r, int64_t kk) const {  // op(A)(r, kk) with r a row of C
-    if (r >= n) return 0.0f;
+  __device__ T at(int64_t r, int64_t kk) const {  // op(A)(r, kk) with r a row of C
+    if (r >= n) return T(0);
     return kTransN ? a[r + kk * lda] : a[kk + r * lda];
   }
-  __device__ float x(int b, int64_t i, int64_t kk) const { return i < nb ? at(int64_t(b) * nb + i, kk) : 0.0f; }
-  __device__ float y(int b, int64_t kk, int64_t j) const { return j < nb ? at(int64_t(b) * nb + j, kk) : 0.0f; }
-  __device__ void store(int b, int64_t i, int64_t j, float v) const {
+  __device__ T x(int b, int64_t i, int64_t kk) const { return i < nb ? at(int64_t(b) * nb + i, kk) : T(0); }
+  __device__ T y(int b, int64_t kk, int64_t j) const { return j < nb ? at(int64_t(b) * nb + j, kk) : T(0); }
+  __device__ void store(int b, int64_t i, int64_t j, T v) const {
     if (i >= nb || j >= nb) return;
     const int64_t gi = int64_t(b) * nb + i, gj = int64_t(b) * nb + j;
     if (gi >= n || gj >= n || (upper ? gi > gj : gi < gj)) return;
-    float* p = c + gi + gj * ldc;
-    *p = beta == 0.0f ? alpha * v : fmaf(beta, *p, alpha * v);
+    T* p = c + gi + gj * ldc;
+    *p = beta == T(0) ? alpha * v : bo_fma(beta, *p, alpha * v);
   }
 };
 
@@ -57,8 +58,9 @@ void rectangles(bool upper, int64_t n, int nb, int64_t b0, int64_t cnt, std::vec
 
 }  // namespace
 
-cudaError_t ssyrk_gemm(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                       float beta, float* c, int64_t ldc, int nb, cudaStream_t st) {
+template <class T>
+cudaError_t syrk_gemm(char uplo, char trans, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, T beta, T* c,
+                      int64_t ldc, int nb, cudaStream_t st) {
   const bool upper = uplo == 'U', tn = trans == 'N';
   const int64_t nblk = cdiv(n, nb);
   std::vector<Rect> rects;
@@ -69,9 +71,9 @@ cudaError_t ssyrk_gemm(char uplo, char trans, int64_t n, int64_t k, float alpha,
   {
     const dim3 grid(unsigned(cdiv(nb, 64)), unsigned(cdiv(nb, 64)), unsigned(nblk));
     if (tn)
-      batched_tile_product<64><<<grid, 256, 0, st>>>(DiagOp<true>{upper, n, a, lda, alpha, beta, c, ldc, nb}, k);
+      batched_tile_product<64><<<grid, 256, 0, st>>>(DiagOp<T, true>{upper, n, a, lda, alpha, beta, c, ldc, nb}, k);
     else
-      batched_tile_product<64><<<grid, 256, 0, st>>>(DiagOp<false>{upper, n, a, lda, alpha, beta, c, ldc, nb}, k);
+      batched_tile_product<64><<<grid, 256, 0, st>>>(DiagOp<T, false>{upper, n, a, lda, alpha, beta, c, ldc, nb}, k);
     e = cudaGetLastError();
   }
   for (size_t i = 0; i < rects.size() && !e; ++i) {
@@ -84,5 +86,10 @@ cudaError_t ssyrk_gemm(char uplo, char trans, int64_t n, int64_t k, float alpha,
   }
   return e;
 }
+
+template cudaError_t syrk_gemm<float>(char, char, int64_t, int64_t, float, const float*, int64_t, float, float*,
+                                      int64_t, int, cudaStream_t);
+template cudaError_t syrk_gemm<double>(char, char, int64_t, int64_t, double, const double*, int64_t, double, double*,
+                                       int64_t, int, cudaStream_t);
 
 }  // namespace bok

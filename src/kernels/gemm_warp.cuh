@@ -1,4 +1,7 @@
-// sgemm for sm_80+ (tuned for the H100): a warp-tiled FP32 SIMT template fed by a cp.async multistage pipeline.
+// sgemm / dgemm for sm_80+ (tuned for the H100): a warp-tiled SIMT template on the element type T (FP32 or FP64
+// arithmetic, no tensor cores) fed by a cp.async multistage pipeline. The layout notes below are in float terms; for
+// double a 16-byte vector holds 2 elements (fragments, copies and epilogue stores are double2) and the transposing
+// copies move 8 bytes.
 //
 // Semantics are those of Sgemm (sgemm.cuh): column-major C = alpha*op(A)*op(B) + beta*C, any m, n, k (tails are
 // zero-filled in shared memory), beta == 0 never reads C, alpha == 0 or k == 0 gives C = beta*C without reading A
@@ -34,18 +37,22 @@
 #include "kernels/common.cuh"
 
 namespace bok {
-namespace sgemm_warp_detail {
+namespace gemm_warp_detail {
 
 __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
 // src_bytes < 16 zero-fills the rest of the 16 destination bytes (0 reads nothing).
-__device__ __forceinline__ void cp_async16(uint32_t dst, const float* src, int src_bytes) {
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, int src_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
-__device__ __forceinline__ void cp_async4(uint32_t dst, const float* src, int src_bytes) {
+// One element: 4 bytes (float) or 8 (double).
+__device__ __forceinline__ void cp_async_elem(uint32_t dst, const float* src, int src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_elem(uint32_t dst, const double* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
@@ -56,56 +63,58 @@ __device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefe
 
 constexpr int safe_div(int a, int b) { return b > 0 ? a / b : 0; }
 
-// Row pitch (floats) of a k-major shared tile of BX columns. A transposed tile needs pitch = 4 (mod 32) for the
+// Row pitch (elements) of a k-major shared tile of BX columns. A transposed tile needs pitch = 4 (mod 32) for the
 // conflict-free 8 (k) x 4 (columns) lane pattern of LoadKContig; a tile copied in order needs no padding.
 constexpr int smem_ld(int bx, bool kcontig) { return kcontig ? bx + (36 - bx % 32) % 32 : bx; }
 
 // Tile of an operand contiguous along x (m or n): BK rows of BX floats, one 16-byte copy per 4 floats, landing in
 // the same order in shared memory. Element (x, l) of the operand is base[x + l * ld].
-template <int BX, int BK, int THREADS>
+template <class T, int BX, int BK, int THREADS>
 struct LoadXContig {
-  static constexpr int kVx = BX / 4;                     // float4s per k-row
+  static constexpr int kVN = kVecN<T>, kES = int(sizeof(T));
+  static constexpr int kVx = BX / kVN;  // 16-byte vectors per k-row
   static constexpr int kRowsPerPass = safe_div(THREADS, kVx);
   static constexpr int kCopies = safe_div(BK, kRowsPerPass);
   static constexpr int kLd = smem_ld(BX, false);
   static constexpr bool ok() {
-    return BX % 4 == 0 && kVx > 0 && kVx <= THREADS && THREADS % kVx == 0 && BK % kRowsPerPass == 0;
+    return BX % kVN == 0 && kVx > 0 && kVx <= THREADS && THREADS % kVx == 0 && BK % kRowsPerPass == 0;
   }
 
-  const float* p;   // this thread's first copy in the next tile
-  uint32_t s;       // this thread's first destination in stage 0
-  int l0, bytes;    // first k-row; bytes inside the operand of this thread's 4 floats (l0 is huge when 0)
+  const T* p;     // this thread's first copy in the next tile
+  uint32_t s;     // this thread's first destination in stage 0
+  int l0, bytes;  // first k-row; bytes inside the operand of this thread's vector (l0 is huge when 0)
 
-  __device__ __forceinline__ void init(const float* base, int64_t ld, int64_t xdim, int64_t x0, uint32_t s0, int tid) {
+  __device__ __forceinline__ void init(const T* base, int64_t ld, int64_t xdim, int64_t x0, uint32_t s0, int tid) {
     const int iv = tid % kVx;
-    const int64_t x = x0 + iv * 4, rem = xdim - x;
+    const int64_t x = x0 + iv * kVN, rem = xdim - x;
     l0 = tid / kVx;
-    bytes = rem >= 4 ? 16 : rem > 0 ? int(rem) * 4 : 0;
+    bytes = rem >= kVN ? 16 : rem > 0 ? int(rem) * kES : 0;
     p = base + x + l0 * ld;
-    s = s0 + (l0 * kLd + iv * 4) * 4;
+    s = s0 + (l0 * kLd + iv * kVN) * kES;
     if (bytes == 0) l0 = 1 << 30;
   }
   // Copies the next tile into stage byte offset so; kr = its number of k indices inside the operand (1..BK). base
   // and ld are passed in rather than kept so that the compiler may re-read them from the kernel parameters.
-  __device__ __forceinline__ void load(uint32_t so, const float* base, int64_t ld, int kr) {
+  __device__ __forceinline__ void load(uint32_t so, const T* base, int64_t ld, int kr) {
     const int64_t rstep = kRowsPerPass * ld;
-    const float* q = p;
+    const T* q = p;
 #pragma unroll
     for (int t = 0; t < kCopies; ++t, q += rstep) {
       const bool v = l0 + t * kRowsPerPass < kr;
       // Out-of-range copies read nothing but still get a valid address.
-      cp_async16(s + so + t * kRowsPerPass * kLd * 4, v ? q : base, v ? bytes : 0);
+      cp_async16(s + so + t * kRowsPerPass * kLd * kES, v ? q : base, v ? bytes : 0);
     }
     p += kCopies * rstep;  // BK k-rows
   }
 };
 
-// Tile of an operand contiguous along k: BX columns of BK floats, transposed into a k-major shared tile with 4-byte
-// copies. Lanes: kq = lane % 8 along k (32 contiguous bytes of a column), lane / 8 picks one of 4 columns; warp w
-// takes k-group w % (BK/8) and column group w / (BK/8); further copies step kColsPerPass columns. Element (x, l) of
-// the operand is base[l + x * ld].
-template <int BX, int BK, int THREADS>
+// Tile of an operand contiguous along k: BX columns of BK elements, transposed into a k-major shared tile with
+// one-element (4- or 8-byte) copies. Lanes: kq = lane % 8 along k (32 contiguous bytes of a column), lane / 8 picks one
+// of 4 columns; warp w takes k-group w % (BK/8) and column group w / (BK/8); further copies step kColsPerPass columns.
+// Element (x, l) of the operand is base[l + x * ld].
+template <class T, int BX, int BK, int THREADS>
 struct LoadKContig {
+  static constexpr int kES = int(sizeof(T));
   static constexpr int kWarps = THREADS / 32;
   static constexpr int kKGroups = BK / 8;
   static constexpr int kColsPerPass = safe_div(4 * kWarps, kKGroups);
@@ -116,12 +125,12 @@ struct LoadKContig {
            kCopies <= 32;
   }
 
-  const float* p;   // this thread's first copy in the next tile
-  uint32_t s;       // this thread's first destination in stage 0
-  uint32_t xmask;   // bit t: copy t's column lies inside the operand
+  const T* p;      // this thread's first copy in the next tile
+  uint32_t s;      // this thread's first destination in stage 0
+  uint32_t xmask;  // bit t: copy t's column lies inside the operand
   int kl;
 
-  __device__ __forceinline__ void init(const float* base, int64_t ld, int64_t xdim, int64_t x0, uint32_t s0, int tid) {
+  __device__ __forceinline__ void init(const T* base, int64_t ld, int64_t xdim, int64_t x0, uint32_t s0, int tid) {
     const int w = tid / 32;
     kl = (w % kKGroups) * 8 + tid % 8;
     const int j0 = (w / kKGroups) * 4 + (tid / 8) % 4;
@@ -130,48 +139,50 @@ struct LoadKContig {
     for (int t = 0; t < kCopies; ++t)
       if (x0 + j0 + t * kColsPerPass < xdim) xmask |= 1u << t;
     p = base + kl + (x0 + j0) * ld;
-    s = s0 + (kl * kLd + j0) * 4;
+    s = s0 + (kl * kLd + j0) * kES;
   }
-  __device__ __forceinline__ void load(uint32_t so, const float* base, int64_t ld, int kr) {
+  __device__ __forceinline__ void load(uint32_t so, const T* base, int64_t ld, int kr) {
     const int64_t cstep = kColsPerPass * ld;
     const uint32_t mask = kl < kr ? xmask : 0u;
-    const float* q = p;
+    const T* q = p;
 #pragma unroll
     for (int t = 0; t < kCopies; ++t, q += cstep) {
       const bool v = (mask >> t) & 1u;
-      cp_async4(s + so + t * kColsPerPass * 4, v ? q : base, v ? 4 : 0);
+      cp_async_elem(s + so + t * kColsPerPass * kES, v ? q : base, v ? kES : 0);
     }
     p += BK;
   }
 };
 
-template <int BX, int BK, int THREADS, bool KCONTIG>
-using Loader = std::conditional_t<KCONTIG, LoadKContig<BX, BK, THREADS>, LoadXContig<BX, BK, THREADS>>;
+template <class T, int BX, int BK, int THREADS, bool KCONTIG>
+using Loader = std::conditional_t<KCONTIG, LoadKContig<T, BX, BK, THREADS>, LoadXContig<T, BX, BK, THREADS>>;
 
-// Derived constants of one configuration; kept out of SgemmWarp so that SgemmWarp<...>::valid() can be asked of
+// Derived constants of one configuration; kept out of GemmWarp so that GemmWarp<...>::valid() can be asked of
 // any parameter set without instantiating anything ill-formed.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB>
+template <class T, int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB>
 struct Traits {
+  using Elem = T;
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN, kStages = STAGES;
+  static constexpr int kVN = kVecN<T>;  // elements per 16-byte fragment
   static constexpr int kWarps = safe_div(BM, WM) * safe_div(BN, WN);
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kLanesM = safe_div(WM, TM);  // lanes along m in a warp
   static constexpr int kLanesN = safe_div(WN, TN);
-  static constexpr int kFragStepM = 4 * kLanesM;    // distance between a thread's float4 fragments along m
-  static constexpr int kFragStepN = 4 * kLanesN;
+  static constexpr int kFragStepM = kVN * kLanesM;  // distance between a thread's 16-byte fragments along m
+  static constexpr int kFragStepN = kVN * kLanesN;
   // Quarter-warp patch of 2 (m) x 4 (n) lanes where the lane grid allows: measured on the H100 (ncu, 256x128 NN),
   // LDS.128 fragment reads then cost 2 shared wavefronts each, against 4 (A) and 2 (B) with 8 x 1 patches; 128x128
   // t8x8 gained ~2%. (kLanesM * kLanesN == 32, both powers of two, so the patch always tiles the grid.)
   static constexpr int kQuarterM = kLanesN >= 4 ? (kLanesM < 2 ? kLanesM : 2) : safe_div(8, kLanesN);
-  using LoaderA = Loader<BM, BK, kThreads, TA>;
-  using LoaderB = Loader<BN, BK, kThreads, !TB>;
+  using LoaderA = Loader<T, BM, BK, kThreads, TA>;
+  using LoaderB = Loader<T, BN, BK, kThreads, !TB>;
   static constexpr int kLda = LoaderA::kLd, kLdb = LoaderB::kLd;
-  static constexpr int kStageA = BK * kLda, kStageB = BK * kLdb;  // floats per stage
-  static constexpr int kSmemBytes = STAGES * (kStageA + kStageB) * 4;
+  static constexpr int kStageA = BK * kLda, kStageB = BK * kLdb;  // elements per stage
+  static constexpr int kSmemBytes = STAGES * (kStageA + kStageB) * int(sizeof(T));
   // Blocks per SM for __launch_bounds__: what a register estimate (accumulators, two sets of fragments, ~32 for
   // addresses and loop state) allows, capped by shared memory and the 2048-thread limit.
-  static constexpr int kRegEstimate = TM * TN + 2 * (TM + TN) + 32;
-  static constexpr int kByRegs = safe_div(65536, kThreads * kRegEstimate);
+  static constexpr int kRegEstimate = (TM * TN + 2 * (TM + TN)) * int(sizeof(T) / 4) + 32;
+  static constexpr int kByRegs = safe_div(65536, kThreads* kRegEstimate);
   static constexpr int kBySmem = safe_div(227 * 1024, kSmemBytes + 1024);
   static constexpr int kByThreads = safe_div(2048, kThreads);
   static constexpr int kMinBlocks0 = kByRegs < kBySmem ? kByRegs : kBySmem;
@@ -184,31 +195,36 @@ struct Traits {
 };
 
 // The constraints on the parameters, independent of the transposes (every valid family compiles for all four).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES>
+template <class T, int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES>
 constexpr bool valid_params() {
+  constexpr int kVN = kVecN<T>, kES = int(sizeof(T));
   if (BM <= 0 || BN <= 0 || BK <= 0 || WM <= 0 || WN <= 0 || TM <= 0 || TN <= 0) return false;
   if (BM % WM != 0 || BN % WN != 0 || WM % TM != 0 || WN % TN != 0) return false;
-  if (TM % 4 != 0 || TN % 4 != 0 || TM * TN > 128) return false;  // float4 fragments; register budget
-  if ((WM / TM) * (WN / TN) != 32) return false;                    // one warp covers its warp tile exactly
+  if (TM % kVN != 0 || TN % kVN != 0 || TM * TN * (kES / 4) > 128) return false;  // 16-byte fragments; registers
+  if ((WM / TM) * (WN / TN) != 32) return false;  // one warp covers its warp tile exactly
   if (STAGES < 2 || STAGES > 8) return false;
   constexpr int kThreads = 32 * safe_div(BM, WM) * safe_div(BN, WN);
   if (kThreads > 1024) return false;
-  if (!LoadXContig<BM, BK, kThreads>::ok() || !LoadKContig<BM, BK, kThreads>::ok()) return false;
-  if (!LoadXContig<BN, BK, kThreads>::ok() || !LoadKContig<BN, BK, kThreads>::ok()) return false;
-  const int smem = STAGES * BK * (smem_ld(BM, true) + smem_ld(BN, true)) * 4;  // the larger (padded) layout
+  if (!LoadXContig<T, BM, BK, kThreads>::ok() || !LoadKContig<T, BM, BK, kThreads>::ok()) return false;
+  if (!LoadXContig<T, BN, BK, kThreads>::ok() || !LoadKContig<T, BN, BK, kThreads>::ok()) return false;
+  const int smem = STAGES * BK * (smem_ld(BM, true) + smem_ld(BN, true)) * kES;  // the larger (padded) layout
   return smem <= 227 * 1024;
 }
 
 template <class P>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
-    sgemm_warp_kernel(int64_t m, int64_t n, int64_t k, float alpha, const float* __restrict__ a, int64_t lda,
-                      const float* __restrict__ b, int64_t ldb, float beta, float* __restrict__ c, int64_t ldc) {
+    gemm_warp_kernel(int64_t m, int64_t n, int64_t k, typename P::Elem alpha, const typename P::Elem* __restrict__ a,
+                     int64_t lda, const typename P::Elem* __restrict__ b, int64_t ldb, typename P::Elem beta,
+                     typename P::Elem* __restrict__ c, int64_t ldc) {
+  using T = typename P::Elem;
+  using V = vec16_t<T>;
   constexpr int BM = P::kBM, BN = P::kBN, BK = P::kBK, WM = P::kWM, WN = P::kWN, TM = P::kTM, TN = P::kTN;
-  constexpr int STAGES = P::kStages, THREADS = P::kThreads;
+  constexpr int STAGES = P::kStages, THREADS = P::kThreads, VN = P::kVN, ES = int(sizeof(T));
   constexpr int LDA = P::kLda, LDB = P::kLdb;
-  extern __shared__ __align__(16) float smem[];
-  float* const as = smem;
-  float* const bs = smem + STAGES * P::kStageA;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* const smem = reinterpret_cast<T*>(smem_raw);
+  T* const as = smem;
+  T* const bs = smem + STAGES * P::kStageA;
 
   // Grouped block order: consecutive block ids walk kGroupM m-tiles down, then the next n-tile.
   int64_t tile_m, tile_n;
@@ -222,10 +238,10 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   const int64_t m0 = tile_m * BM, n0 = tile_n * BN;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
 
-  if (beta != 0.0f && k <= P::kPrefetchMaxK) {
-    constexpr int kSegs = (BM + 31) / 32;  // 128-byte pieces of one column of the C tile
+  if (beta != T(0) && k <= P::kPrefetchMaxK) {
+    constexpr int kPer = 128 / ES, kSegs = (BM + kPer - 1) / kPer;  // 128-byte pieces of one column of the C tile
     for (int i = tid; i < BN * kSegs; i += THREADS) {
-      const int64_t col = n0 + i / kSegs, row = m0 + (i % kSegs) * 32;
+      const int64_t col = n0 + i / kSegs, row = m0 + (i % kSegs) * kPer;
       if (col < n && row < m) prefetch_l2(c + row + col * ldc);
     }
   }
@@ -241,8 +257,8 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   for (int s = 0; s < STAGES - 1; ++s) {
     if (kleft > 0) {
       const int kr = kleft < BK ? int(kleft) : BK;
-      la.load(s * P::kStageA * 4, a, lda, kr);
-      lb.load(s * P::kStageB * 4, b, ldb, kr);
+      la.load(s * P::kStageA * ES, a, lda, kr);
+      lb.load(s * P::kStageB * ES, b, ldb, kr);
     }
     kleft -= BK;
     cp_async_commit();  // empty groups keep the wait count below uniform
@@ -253,13 +269,13 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   constexpr int QM = P::kQuarterM, QN = 8 / QM;
   const int p8 = lane % 8, qw = lane / 8;
   const int lr = (qw % (P::kLanesM / QM)) * QM + p8 % QM, lc = (qw / (P::kLanesM / QM)) * QN + p8 / QM;
-  const int a_off = wm * WM + lr * 4, b_off = wn * WN + lc * 4;
+  const int a_off = wm * WM + lr * VN, b_off = wn * WN + lc * VN;
 
-  float acc[TM][TN];
+  T acc[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+    for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
 
   // Tile kt is computed while tiles kt+1 .. kt+STAGES-1 are in flight; kleft runs STAGES-1 tiles ahead, so the
   // last tile is computed when kleft > -(STAGES-1)*BK no longer holds. Stage rd is read, stage wr = rd-1 written.
@@ -270,76 +286,70 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     __syncthreads();              // ... everyone's have, and everyone is done with tile kt-1 (stage wr)
     if (kleft > 0) {
       const int kr = kleft < BK ? int(kleft) : BK;
-      la.load(wr * P::kStageA * 4, a, lda, kr);
-      lb.load(wr * P::kStageB * 4, b, ldb, kr);
+      la.load(wr * P::kStageA * ES, a, lda, kr);
+      lb.load(wr * P::kStageB * ES, b, ldb, kr);
     }
     cp_async_commit();
 
-    const float* ak = as + rd * P::kStageA + a_off;
-    const float* bk = bs + rd * P::kStageB + b_off;
+    const T* ak = as + rd * P::kStageA + a_off;
+    const T* bk = bs + rd * P::kStageB + b_off;
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
-      float af[TM], bf[TN];
+      T af[TM], bf[TN];
 #pragma unroll
-      for (int f = 0; f < TM / 4; ++f) {
-        const float4 q = *reinterpret_cast<const float4*>(ak + kk * LDA + f * P::kFragStepM);
-        af[4 * f] = q.x;
-        af[4 * f + 1] = q.y;
-        af[4 * f + 2] = q.z;
-        af[4 * f + 3] = q.w;
+      for (int f = 0; f < TM / VN; ++f) {
+        const V q = *reinterpret_cast<const V*>(ak + kk * LDA + f * P::kFragStepM);
+#pragma unroll
+        for (int e = 0; e < VN; ++e) af[VN * f + e] = vget(q, e);
       }
 #pragma unroll
-      for (int f = 0; f < TN / 4; ++f) {
-        const float4 q = *reinterpret_cast<const float4*>(bk + kk * LDB + f * P::kFragStepN);
-        bf[4 * f] = q.x;
-        bf[4 * f + 1] = q.y;
-        bf[4 * f + 2] = q.z;
-        bf[4 * f + 3] = q.w;
+      for (int f = 0; f < TN / VN; ++f) {
+        const V q = *reinterpret_cast<const V*>(bk + kk * LDB + f * P::kFragStepN);
+#pragma unroll
+        for (int e = 0; e < VN; ++e) bf[VN * f + e] = vget(q, e);
       }
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
+        for (int j = 0; j < TN; ++j) acc[i][j] = bo_fma(af[i], bf[j], acc[i][j]);
     }
     rd = rd + 1 == STAGES ? 0 : rd + 1;
   }
   cp_async_wait<0>();  // only empty groups can be outstanding; leave nothing in flight at exit
 
-  // Epilogue. acc[i][j] is C(row, col) with row = m0 + a_off + (i/4)*kFragStepM + i%4, likewise col. Bounds are
+  // Epilogue. acc[i][j] is C(row, col) with row = m0 + a_off + (i/VN)*kFragStepM + i%VN, likewise col. Bounds are
   // checked against this thread's remaining rows/columns, clipped to int (the tile offsets are far smaller).
   const int64_t row0 = m0 + a_off, col0 = n0 + b_off;
   const int mr = int(m - row0 < (1 << 30) ? m - row0 : (1 << 30));
   const int nr = int(n - col0 < (1 << 30) ? n - col0 : (1 << 30));
-  float* const cb = c + row0 + col0 * ldc;
-  const bool vec = (reinterpret_cast<uintptr_t>(c) & 15) == 0 && ldc % 4 == 0;
-  const bool read_c = beta != 0.0f;
+  T* const cb = c + row0 + col0 * ldc;
+  const bool vec = (reinterpret_cast<uintptr_t>(c) & 15) == 0 && ldc % VN == 0;
+  const bool read_c = beta != T(0);
 #pragma unroll
   for (int j = 0; j < TN; ++j) {
-    const int cj = (j / 4) * P::kFragStepN + j % 4;
+    const int cj = (j / VN) * P::kFragStepN + j % VN;
     if (cj >= nr) continue;
-    float* const pc = cb + cj * ldc;
+    T* const pc = cb + cj * ldc;
 #pragma unroll
-    for (int f = 0; f < TM / 4; ++f) {
+    for (int f = 0; f < TM / VN; ++f) {
       const int ri = f * P::kFragStepM;
-      float v[4];
+      T v[VN];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) v[e] = alpha * acc[4 * f + e][j];
-      if (vec && ri + 4 <= mr) {
-        float4* const dst = reinterpret_cast<float4*>(pc + ri);
+      for (int e = 0; e < VN; ++e) v[e] = alpha * acc[VN * f + e][j];
+      if (vec && ri + VN <= mr) {
+        V* const dst = reinterpret_cast<V*>(pc + ri);
         if (read_c) {
-          const float4 o = *dst;
-          v[0] = fmaf(beta, o.x, v[0]);
-          v[1] = fmaf(beta, o.y, v[1]);
-          v[2] = fmaf(beta, o.z, v[2]);
-          v[3] = fmaf(beta, o.w, v[3]);
+          const V o = *dst;
+#pragma unroll
+          for (int e = 0; e < VN; ++e) v[e] = bo_fma(beta, vget(o, e), v[e]);
         }
-        *dst = make_float4(v[0], v[1], v[2], v[3]);
+        *dst = vmake(v);
       } else {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
+        for (int e = 0; e < VN; ++e) {
           if (ri + e < mr) {
-            float* const dst = pc + ri + e;
-            *dst = read_c ? fmaf(beta, *dst, v[e]) : v[e];
+            T* const dst = pc + ri + e;
+            *dst = read_c ? bo_fma(beta, *dst, v[e]) : v[e];
           }
         }
       }
@@ -347,46 +357,49 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   }
 }
 
-}  // namespace sgemm_warp_detail
+}  // namespace gemm_warp_detail
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB>
-struct SgemmWarp {
-  static constexpr bool valid() { return sgemm_warp_detail::valid_params<BM, BN, BK, WM, WN, TM, TN, STAGES>(); }
+template <class T, int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB>
+struct GemmWarp {
+  using Elem = T;
+  static constexpr bool valid() { return gemm_warp_detail::valid_params<T, BM, BN, BK, WM, WN, TM, TN, STAGES>(); }
 
   static std::string family() {
     auto s = [](int v) { return std::to_string(v); };
-    return "sgemm_wt_" + s(BM) + "x" + s(BN) + "x" + s(BK) + "_w" + s(WM) + "x" + s(WN) + "_t" + s(TM) + "x" + s(TN) +
-           "_s" + s(STAGES);
+    return std::string(prec_letter<T>()) + "gemm_wt_" + s(BM) + "x" + s(BN) + "x" + s(BK) + "_w" + s(WM) + "x" + s(WN) +
+           "_t" + s(TM) + "x" + s(TN) + "_s" + s(STAGES);
   }
   static std::string name() { return family() + "_" + (TA ? "t" : "n") + (TB ? "t" : "n"); }
 
   // An operand copied with 16-byte cp.async (A not transposed, B transposed) needs a 16-byte aligned pointer and a
-  // leading dimension that is a multiple of 4; nothing is read when m, n or k is 0.
-  static bool can_implement(char ta, char tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                            const float* b, int64_t ldb, const float* /*c*/, int64_t /*ldc*/) {
+  // leading dimension that is a multiple of the vector width; nothing is read when m, n or k is 0.
+  static bool can_implement(char ta, char tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+                            int64_t ldb, const T* /*c*/, int64_t /*ldc*/) {
     if (((ta != 'N') != TA) || ((tb != 'N') != TB) || m < 0 || n < 0 || k < 0) return false;
     if (cdiv(m, BM) >= 2147483647 || cdiv(n, BN) >= 65535) return false;
     if (m == 0 || n == 0 || k == 0) return true;
-    auto aligned = [](const float* p, int64_t ld) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0 && ld % 4 == 0; };
+    auto aligned = [](const T* p, int64_t ld) {
+      return (reinterpret_cast<uintptr_t>(p) & 15) == 0 && ld % kVecN<T> == 0;
+    };
     if (!TA && !aligned(a, lda)) return false;
     if (TB && !aligned(b, ldb)) return false;
     return true;
   }
 
-  static cudaError_t launch(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                            const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t st) {
-    static_assert(valid(), "SgemmWarp: invalid parameters (see sgemm_warp_detail::valid_params)");
+  static cudaError_t launch(int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
+                            T beta, T* c, int64_t ldc, cudaStream_t st) {
+    static_assert(valid(), "GemmWarp: invalid parameters (see gemm_warp_detail::valid_params)");
     if (m == 0 || n == 0) return cudaSuccess;
-    if (alpha == 0.0f || k == 0) return scale_matrix(m, n, beta, c, ldc, st);
+    if (alpha == T(0) || k == 0) return scale_matrix(m, n, beta, c, ldc, st);
     if (cudaError_t e = allow_smem(); e != cudaSuccess) return e;
     const dim3 grid(unsigned(cdiv(m, BM)), unsigned(cdiv(n, BN)));
-    sgemm_warp_detail::sgemm_warp_kernel<P><<<grid, P::kThreads, P::kSmemBytes, st>>>(m, n, k, alpha, a, lda, b, ldb,
-                                                                                       beta, c, ldc);
+    gemm_warp_detail::gemm_warp_kernel<P>
+        <<<grid, P::kThreads, P::kSmemBytes, st>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return cudaGetLastError();
   }
 
  private:
-  using P = sgemm_warp_detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB>;
+  using P = gemm_warp_detail::Traits<T, BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB>;
 
   // Above 48 KB of dynamic shared memory a kernel must opt in, once per device (the attribute is per device).
   static cudaError_t allow_smem() {
@@ -398,7 +411,7 @@ struct SgemmWarp {
       if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
       const uint64_t bit = dev < 64 ? uint64_t(1) << dev : 0;
       if (bit != 0 && (done.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
-      const cudaError_t e = cudaFuncSetAttribute(sgemm_warp_detail::sgemm_warp_kernel<P>,
+      const cudaError_t e = cudaFuncSetAttribute(gemm_warp_detail::gemm_warp_kernel<P>,
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, P::kSmemBytes);
       if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_relaxed);
       return e;
@@ -417,11 +430,9 @@ struct SgemmWarp {
 //   64x64x16   w32x32 t4x8  s3, 128 threads  38.1 / 39.2 / 40.2 | 30.5 / 38.0   small problems (n = 1024: 0.96x)
 // TN (both operands through the 4-byte path) is slower: 0.86-0.89x cuBLAS at n >= 2048 for the large families.
 template <bool TA, bool TB>
-using SgemmWarpConfigs = std::tuple<SgemmWarp<256, 128, 16, 64, 64, 8, 16, 3, TA, TB>,
-                                    SgemmWarp<128, 256, 16, 64, 64, 8, 16, 3, TA, TB>,
-                                    SgemmWarp<128, 128, 16, 64, 32, 8, 8, 3, TA, TB>,
-                                    SgemmWarp<128, 128, 8, 64, 32, 8, 8, 4, TA, TB>,
-                                    SgemmWarp<128, 64, 16, 64, 32, 8, 8, 3, TA, TB>,
-                                    SgemmWarp<64, 64, 16, 32, 32, 4, 8, 3, TA, TB>>;
+using SgemmWarpConfigs = std::tuple<
+    GemmWarp<float, 256, 128, 16, 64, 64, 8, 16, 3, TA, TB>, GemmWarp<float, 128, 256, 16, 64, 64, 8, 16, 3, TA, TB>,
+    GemmWarp<float, 128, 128, 16, 64, 32, 8, 8, 3, TA, TB>, GemmWarp<float, 128, 128, 8, 64, 32, 8, 8, 4, TA, TB>,
+    GemmWarp<float, 128, 64, 16, 64, 32, 8, 8, 3, TA, TB>, GemmWarp<float, 64, 64, 16, 32, 32, 4, 8, 3, TA, TB>>;
 
 }  // namespace bok

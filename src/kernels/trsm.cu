@@ -1,11 +1,12 @@
-// STRSM by diagonal-block inversion plus GEMM (strsm.cuh), and the one-right-hand-side case through strsv.
+// STRSM / DTRSM by diagonal-block inversion plus GEMM (trsm.cuh), and the one-right-hand-side case through trsv.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
 
 #include "kernels/level3_common.cuh"
-#include "kernels/strsm.cuh"
+#include "kernels/trsm.cuh"
 
 namespace bok {
 namespace {
@@ -19,14 +20,14 @@ struct Layout {
   size_t w, tmp, x, flags, gemv;
   size_t total() const { return w + tmp + x + flags + gemv; }
 };
-Layout layout(char side, int64_t m, int64_t n, int nb) {
+Layout layout(char side, int64_t m, int64_t n, int nb, size_t es) {
   Layout l;
   l.t = side == 'L' ? m : n;
   l.nblk = cdiv(l.t, nb);
   l.tpad = l.nblk * nb;
-  l.w = al(4 * size_t(l.tpad) * size_t(nb));
-  l.tmp = nb > kBase ? al(4 * size_t(l.tpad) * size_t(nb / 4)) : 0;  // level s holds tpad s / 2 floats, s <= nb / 2
-  l.x = al(4 * size_t(m) * size_t(n));
+  l.w = al(es * size_t(l.tpad) * size_t(nb));
+  l.tmp = nb > kBase ? al(es * size_t(l.tpad) * size_t(nb / 4)) : 0;  // level s holds tpad s / 2 elements, s <= nb / 2
+  l.x = al(es * size_t(m) * size_t(n));
   l.flags = al(4 * size_t(l.nblk + 1));
   l.gemv = kGemvScratch;
   return l;
@@ -35,18 +36,19 @@ Layout layout(char side, int64_t m, int64_t n, int nb) {
 // Inverts one 32 x 32 diagonal block per 32-thread CTA into w (big block of order nb, leading dimension nb). Rows
 // and columns past the triangle's order t are the identity, so that every block inverts the same way. An upper
 // block is inverted as its transpose (lower) and written back transposed.
-__global__ void invert_base_kernel(bool upper, bool unit, int64_t t, const float* __restrict__ a, int64_t lda,
-                                   float* __restrict__ w, int nb) {
-  __shared__ float d[kBase][kBase + 1];
-  __shared__ float x[kBase][kBase + 1];
+template <class T>
+__global__ void invert_base_kernel(bool upper, bool unit, int64_t t, const T* __restrict__ a, int64_t lda,
+                                   T* __restrict__ w, int nb) {
+  __shared__ T d[kBase][kBase + 1];
+  __shared__ T x[kBase][kBase + 1];
   const int64_t o = int64_t(blockIdx.x) * kBase;
   const int tid = int(threadIdx.x);
   for (int j = 0; j < kBase; ++j) {
     const int i = tid;
     const int64_t gi = o + i, gj = o + j;
-    float v = 0.0f;
+    T v = T(0);
     if (i == j)
-      v = gi < t ? (unit ? 1.0f : a[gi + gi * lda]) : 1.0f;
+      v = gi < t ? (unit ? T(1) : a[gi + gi * lda]) : T(1);
     else if (i > j && gi < t)
       v = upper ? a[gj + gi * lda] : a[gi + gj * lda];
     d[i][j] = v;
@@ -54,18 +56,18 @@ __global__ void invert_base_kernel(bool upper, bool unit, int64_t t, const float
   __syncthreads();
   const int j = tid;  // each thread solves one column of D X = I
   for (int i = 0; i < kBase; ++i) {
-    float v = 0.0f;
+    T v = T(0);
     if (i == j) {
-      v = 1.0f / d[j][j];
+      v = T(1) / d[j][j];
     } else if (i > j) {
-      float s = 0.0f;
-      for (int k = j; k < i; ++k) s = fmaf(d[i][k], x[k][j], s);
+      T s = T(0);
+      for (int k = j; k < i; ++k) s = bo_fma(d[i][k], x[k][j], s);
       v = -s / d[i][i];
     }
     x[i][j] = v;
   }
   __syncthreads();
-  float* wb = w + (o / nb) * int64_t(nb) * nb;
+  T* wb = w + (o / nb) * int64_t(nb) * nb;
   const int64_t lo = o % nb;
   for (int c = 0; c < kBase; ++c) wb[(lo + tid) + (lo + c) * nb] = upper ? x[c][tid] : x[tid][c];
 }
@@ -73,41 +75,43 @@ __global__ void invert_base_kernel(bool upper, bool unit, int64_t t, const float
 // One doubling level of seed 003: with blocks of order s inverted, each pair [D11 0; D21 D22] (lower) gets
 // W21 = -W22 (D21 W11) and [D11 D12; 0 D22] (upper) W12 = -W11 (D12 W22). Phase 0 forms the inner product into
 // tmp, phase 1 the outer one into w.
+template <class T>
 struct InvLevelOp {
+  using Elem = T;
   static constexpr bool kXi = true, kYk = true;
   bool upper;
   int phase;
   int64_t t;
-  const float* a;
+  const T* a;
   int64_t lda;
-  float* w;
-  float* tmp;
+  T* w;
+  T* tmp;
   int nb, s;
   int64_t pairs_per_block;
   __device__ bool tile_needed(int, int64_t, int64_t, int) const { return true; }
-  __device__ void at(int b, int64_t* o, int64_t* lo, float** wb, float** tp) const {
+  __device__ void at(int b, int64_t* o, int64_t* lo, T** wb, T** tp) const {
     const int64_t blk = b / pairs_per_block;
     *lo = (b % pairs_per_block) * 2 * s;
     *o = blk * nb + *lo;
     *wb = w + blk * int64_t(nb) * nb;
     *tp = tmp + int64_t(b) * s * s;
   }
-  __device__ float x(int b, int64_t i, int64_t k) const {
-    if (i >= s) return 0.0f;
+  __device__ T x(int b, int64_t i, int64_t k) const {
+    if (i >= s) return T(0);
     int64_t o, lo;
-    float *wb, *tp;
+    T *wb, *tp;
     at(b, &o, &lo, &wb, &tp);
     if (phase == 0) {
       const int64_t r = upper ? o + i : o + s + i, c = upper ? o + s + k : o + k;
-      return r < t && c < t ? a[r + c * lda] : 0.0f;
+      return r < t && c < t ? a[r + c * lda] : T(0);
     }
     const int64_t base = upper ? lo : lo + s;
     return wb[(base + i) + (base + k) * nb];
   }
-  __device__ float y(int b, int64_t k, int64_t j) const {
-    if (j >= s) return 0.0f;
+  __device__ T y(int b, int64_t k, int64_t j) const {
+    if (j >= s) return T(0);
     int64_t o, lo;
-    float *wb, *tp;
+    T *wb, *tp;
     at(b, &o, &lo, &wb, &tp);
     if (phase == 0) {
       const int64_t base = upper ? lo + s : lo;
@@ -115,10 +119,10 @@ struct InvLevelOp {
     }
     return tp[k + j * s];
   }
-  __device__ void store(int b, int64_t i, int64_t j, float v) const {
+  __device__ void store(int b, int64_t i, int64_t j, T v) const {
     if (i >= s || j >= s) return;
     int64_t o, lo;
-    float *wb, *tp;
+    T *wb, *tp;
     at(b, &o, &lo, &wb, &tp);
     if (phase == 0)
       tp[i + j * s] = v;
@@ -129,20 +133,21 @@ struct InvLevelOp {
 
 // flags[blk] = 1 when big block blk may be used inverted: k1 = |D|_1 |W|_1 finite and <= max_cond. A warp per
 // column (lanes along it: coalesced).
-__global__ void guard_kernel(bool upper, bool unit, int64_t t, const float* __restrict__ a, int64_t lda,
-                             const float* __restrict__ w, int nb, double max_cond, int* flags) {
-  __shared__ float sd[32], sw[32];
+template <class T>
+__global__ void guard_kernel(bool upper, bool unit, int64_t t, const T* __restrict__ a, int64_t lda,
+                             const T* __restrict__ w, int nb, double max_cond, int* flags) {
+  __shared__ T sd[32], sw[32];
   const int64_t blk = blockIdx.x, o = blk * nb;
-  const float* wb = w + blk * int64_t(nb) * nb;
+  const T* wb = w + blk * int64_t(nb) * nb;
   const int lane = int(threadIdx.x % 32), warp = int(threadIdx.x / 32), warps = int(blockDim.x / 32);
-  float dmax = 0.0f, wmax = 0.0f;
+  T dmax = T(0), wmax = T(0);
   for (int c = warp; c < nb && o + c < t; c += warps) {
     const int64_t gc = o + c;
-    float s = 0.0f, sv = 0.0f;
+    T s = T(0), sv = T(0);
     for (int r = lane; r < nb; r += 32) {
       const bool in = (upper ? r <= c : r >= c) && o + r < t;
-      if (in) s += r == c && unit ? 1.0f : fabsf(a[(o + r) + gc * lda]);
-      sv += fabsf(wb[r + int64_t(c) * nb]);
+      if (in) s += r == c && unit ? T(1) : bo_abs(a[(o + r) + gc * lda]);
+      sv += bo_abs(wb[r + int64_t(c) * nb]);
     }
     for (int h = 16; h > 0; h /= 2) {
       s += __shfl_xor_sync(0xffffffffu, s, h);
@@ -154,7 +159,7 @@ __global__ void guard_kernel(bool upper, bool unit, int64_t t, const float* __re
   if (lane == 0) sd[warp] = dmax, sw[warp] = wmax;
   __syncthreads();
   if (threadIdx.x == 0) {
-    float d = 0.0f, v = 0.0f;
+    T d = T(0), v = T(0);
     for (int i = 0; i < warps; ++i) {
       if (!(sd[i] <= d)) d = sd[i];
       if (!(sw[i] <= v)) v = sw[i];
@@ -170,27 +175,27 @@ __global__ void guard_kernel(bool upper, bool unit, int64_t t, const float* __re
 // x[j + k ldx]; ct: C(i, j) = c[j + i ldc]), which is how a right-side solve's transposed problem reads. A CTA takes
 // 32 rows; its 4 warps take a quarter of K each, staging 32 x 32 tiles of P through shared memory so that both
 // storage orders load coalesced, and their partial sums are added in a fixed order (deterministic).
-template <int R>
+template <class T, int R>
 __global__ void __launch_bounds__(128)
-    skinny_kernel(int64_t rows, int r, int64_t kl, float alpha, const float* __restrict__ p, int64_t ldp, bool pt,
-                  const float* __restrict__ x, int64_t ldx, bool xt, float beta, float* c, int64_t ldc, bool ct) {
-  __shared__ float ps[4][32][33];
-  __shared__ float xs[4][32][R];
-  __shared__ float red[3][32][R + 1];
+    skinny_kernel(int64_t rows, int r, int64_t kl, T alpha, const T* __restrict__ p, int64_t ldp, bool pt,
+                  const T* __restrict__ x, int64_t ldx, bool xt, T beta, T* c, int64_t ldc, bool ct) {
+  __shared__ T ps[4][32][33];
+  __shared__ T xs[4][32][R];
+  __shared__ T red[3][32][R + 1];
   const int lane = int(threadIdx.x % 32), wp = int(threadIdx.x / 32);
   const int64_t i0 = int64_t(blockIdx.x) * 32;
   const int64_t chunks = (kl + 31) / 32, per = (chunks + 3) / 4;
   const int64_t c0 = wp * per, c1 = c0 + per < chunks ? c0 + per : chunks;
-  float acc[R];
+  T acc[R];
 #pragma unroll
-  for (int j = 0; j < R; ++j) acc[j] = 0.0f;
+  for (int j = 0; j < R; ++j) acc[j] = T(0);
   for (int64_t ch = c0; ch < c1; ++ch) {
     const int64_t k0 = ch * 32;
 #pragma unroll 8
     for (int q = 0; q < 32; ++q) {
       // pt: lanes along k (row q of the tile); else lanes along i (column q).
       const int64_t gi = pt ? i0 + q : i0 + lane, gk = pt ? k0 + lane : k0 + q;
-      const float v = gi < rows && gk < kl ? (pt ? p[gk + gi * ldp] : p[gi + gk * ldp]) : 0.0f;
+      const T v = gi < rows && gk < kl ? (pt ? p[gk + gi * ldp] : p[gi + gk * ldp]) : T(0);
       if (pt)
         ps[wp][lane][q] = v;  // [k][i]
       else
@@ -199,14 +204,14 @@ __global__ void __launch_bounds__(128)
     for (int e = lane; e < 32 * R; e += 32) {
       const int kk = xt ? e / R : e % 32, jj = xt ? e % R : e / 32;
       const int64_t gk = k0 + kk;
-      xs[wp][kk][jj] = gk < kl && jj < r ? (xt ? x[jj + gk * ldx] : x[gk + jj * ldx]) : 0.0f;
+      xs[wp][kk][jj] = gk < kl && jj < r ? (xt ? x[jj + gk * ldx] : x[gk + jj * ldx]) : T(0);
     }
     __syncwarp();
 #pragma unroll 4
     for (int kk = 0; kk < 32; ++kk) {
-      const float pv = ps[wp][kk][lane];
+      const T pv = ps[wp][kk][lane];
 #pragma unroll
-      for (int j = 0; j < R; ++j) acc[j] = fmaf(pv, xs[wp][kk][j], acc[j]);
+      for (int j = 0; j < R; ++j) acc[j] = bo_fma(pv, xs[wp][kk][j], acc[j]);
     }
     __syncwarp();
   }
@@ -219,13 +224,14 @@ __global__ void __launch_bounds__(128)
 #pragma unroll
   for (int j = 0; j < R; ++j) {
     if (j >= r) break;
-    const float sum = ((acc[j] + red[0][lane][j]) + red[1][lane][j]) + red[2][lane][j];
-    float* q = ct ? c + j + i * ldc : c + i + j * ldc;
-    *q = beta == 0.0f ? alpha * sum : fmaf(beta, *q, alpha * sum);
+    const T sum = ((acc[j] + red[0][lane][j]) + red[1][lane][j]) + red[2][lane][j];
+    T* q = ct ? c + j + i * ldc : c + i + j * ldc;
+    *q = beta == T(0) ? alpha * sum : bo_fma(beta, *q, alpha * sum);
   }
 }
 
-__global__ void nonfinite_kernel(int64_t m, int64_t n, const float* __restrict__ b, int64_t ldb, int* flag) {
+template <class T>
+__global__ void nonfinite_kernel(int64_t m, int64_t n, const T* __restrict__ b, int64_t ldb, int* flag) {
   for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += int64_t(gridDim.x) * blockDim.x)
       if (!isfinite(b[i + j * ldb])) *flag = 1;
@@ -233,45 +239,52 @@ __global__ void nonfinite_kernel(int64_t m, int64_t n, const float* __restrict__
 
 // Substitution on one diagonal block for the blocks that must not be used inverted: op(D) y = alpha b for each of
 // nrhs vectors (element stride es, vector stride vs), one thread per vector.
-__global__ void subst_kernel(bool lower, bool opt, bool unit, int64_t nb, int64_t nrhs, const float* __restrict__ d,
-                             int64_t lda, float alpha, const float* __restrict__ b, int64_t bes, int64_t bvs,
-                             float* __restrict__ x, int64_t xes, int64_t xvs) {
+template <class T>
+__global__ void subst_kernel(bool lower, bool opt, bool unit, int64_t nb, int64_t nrhs, const T* __restrict__ d,
+                             int64_t lda, T alpha, const T* __restrict__ b, int64_t bes, int64_t bvs, T* __restrict__ x,
+                             int64_t xes, int64_t xvs) {
   const int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= nrhs) return;
-  const float* bv = b + r * bvs;
-  float* xv = x + r * xvs;
-  auto T = [&](int64_t i, int64_t j) { return opt ? d[j + i * lda] : d[i + j * lda]; };
+  const T* bv = b + r * bvs;
+  T* xv = x + r * xvs;
+  auto op_d = [&](int64_t i, int64_t j) { return opt ? d[j + i * lda] : d[i + j * lda]; };
   for (int64_t q = 0; q < nb; ++q) {
     const int64_t i = lower ? q : nb - 1 - q;
-    float s = alpha * bv[i * bes];
+    T s = alpha * bv[i * bes];
     if (lower)
-      for (int64_t j = 0; j < i; ++j) s -= T(i, j) * xv[j * xes];
+      for (int64_t j = 0; j < i; ++j) s -= op_d(i, j) * xv[j * xes];
     else
-      for (int64_t j = i + 1; j < nb; ++j) s -= T(i, j) * xv[j * xes];
-    xv[i * xes] = unit ? s : s / T(i, i);
+      for (int64_t j = i + 1; j < nb; ++j) s -= op_d(i, j) * xv[j * xes];
+    xv[i * xes] = unit ? s : s / op_d(i, i);
   }
 }
 
-// The largest right-hand-side count the skinny products take; above it the solve's products are GEMMs.
-constexpr int kSkinnyMax = 32;
-cudaError_t skinny(int64_t rows, int r, int64_t kl, float alpha, const float* p, int64_t ldp, bool pt, const float* x,
-                   int64_t ldx, bool xt, float beta, float* c, int64_t ldc, bool ct, cudaStream_t st) {
+// The largest right-hand-side count the skinny products take; above it the solve's products are GEMMs. Double: 8
+// (skinny_kernel's static shared memory for R = 16 would pass 48 KB).
+template <class T>
+inline constexpr int kSkinnyMax = sizeof(T) == 4 ? 32 : 8;
+template <class T>
+cudaError_t skinny(int64_t rows, int r, int64_t kl, T alpha, const T* p, int64_t ldp, bool pt, const T* x, int64_t ldx,
+                   bool xt, T beta, T* c, int64_t ldc, bool ct, cudaStream_t st) {
   if (rows <= 0) return cudaSuccess;
   if (cdiv(rows, 32) > 2147483647) return cudaErrorNotSupported;
+  if (r > kSkinnyMax<T>) return cudaErrorNotSupported;
   const unsigned grid = unsigned(cdiv(rows, 32));
-  if (r <= 4)
-    skinny_kernel<4><<<grid, 128, 0, st>>>(rows, r, kl, alpha, p, ldp, pt, x, ldx, xt, beta, c, ldc, ct);
-  else if (r <= 8)
-    skinny_kernel<8><<<grid, 128, 0, st>>>(rows, r, kl, alpha, p, ldp, pt, x, ldx, xt, beta, c, ldc, ct);
-  else if (r <= 16)
-    skinny_kernel<16><<<grid, 128, 0, st>>>(rows, r, kl, alpha, p, ldp, pt, x, ldx, xt, beta, c, ldc, ct);
-  else
-    skinny_kernel<32><<<grid, 128, 0, st>>>(rows, r, kl, alpha, p, ldp, pt, x, ldx, xt, beta, c, ldc, ct);
+  if (r <= 4) {
+    skinny_kernel<T, 4><<<grid, 128, 0, st>>>(rows, r, kl, alpha, p, ldp, pt, x, ldx, xt, beta, c, ldc, ct);
+  } else if (r <= 8) {
+    skinny_kernel<T, 8><<<grid, 128, 0, st>>>(rows, r, kl, alpha, p, ldp, pt, x, ldx, xt, beta, c, ldc, ct);
+  } else if constexpr (kSkinnyMax<T> > 8) {
+    if (r <= 16)
+      skinny_kernel<T, 16><<<grid, 128, 0, st>>>(rows, r, kl, alpha, p, ldp, pt, x, ldx, xt, beta, c, ldc, ct);
+    else
+      skinny_kernel<T, 32><<<grid, 128, 0, st>>>(rows, r, kl, alpha, p, ldp, pt, x, ldx, xt, beta, c, ldc, ct);
+  }
   return cudaGetLastError();
 }
 
-template <int TILE>
-cudaError_t inv_level(InvLevelOp op, int64_t batches, cudaStream_t st) {
+template <class T, int TILE>
+cudaError_t inv_level(InvLevelOp<T> op, int64_t batches, cudaStream_t st) {
   const dim3 grid(unsigned(cdiv(op.s, TILE)), unsigned(cdiv(op.s, TILE)), unsigned(batches));
   batched_tile_product<TILE><<<grid, 256, 0, st>>>(op, op.s);
   return cudaGetLastError();
@@ -279,50 +292,55 @@ cudaError_t inv_level(InvLevelOp op, int64_t batches, cudaStream_t st) {
 
 }  // namespace
 
-double strsm_inv_max_cond() {
-  static const double v = [] {
-    const char* e = std::getenv("BLASOFFLOAD_STRSM_INV_MAX_COND");
-    char* end = nullptr;
-    const double d = e && *e ? std::strtod(e, &end) : 0.0;
-    return e && *e && end && *end == 0 && d >= 0 ? d : 1000.0;
-  }();
-  return v;
+namespace {
+std::atomic<double> g_inv_max_cond{1000.0};
+}  // namespace
+
+void set_strsm_inv_max_cond(const char* e) {
+  char* end = nullptr;
+  const double d = e && *e ? std::strtod(e, &end) : 0.0;
+  g_inv_max_cond.store(e && *e && end && *end == 0 && d >= 0 ? d : 1000.0, std::memory_order_relaxed);
+}
+double strsm_inv_max_cond() { return g_inv_max_cond.load(std::memory_order_relaxed); }
+
+template <class T>
+size_t trsm_inv_workspace(char side, int64_t m, int64_t n, int nb) {
+  return layout(side, m, n, nb, sizeof(T)).total();
 }
 
-size_t strsm_inv_workspace(char side, int64_t m, int64_t n, int nb) { return layout(side, m, n, nb).total(); }
-
-cudaError_t strsm_inv(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
-                      int64_t lda, float* b, int64_t ldb, int nb, void* ws, cudaStream_t st) {
+template <class T>
+cudaError_t trsm_inv(char side, char uplo, char transa, char diag, int64_t m, int64_t n, T alpha, const T* a,
+                     int64_t lda, T* b, int64_t ldb, int nb, void* ws, cudaStream_t st) {
   transa = transa == 'N' ? 'N' : 'T';
   const bool left = side == 'L', upper = uplo == 'U', unit = diag == 'U';
-  const Layout l = layout(side, m, n, nb);
+  const Layout l = layout(side, m, n, nb, sizeof(T));
   const int64_t t = l.t;
   if (l.tpad / kBase > 2147483647 || l.tpad / 64 > 65535) return cudaErrorNotSupported;
   char* p = static_cast<char*>(ws);
-  float* w = reinterpret_cast<float*>(p);
-  float* tmp = reinterpret_cast<float*>(p + l.w);
-  float* x = reinterpret_cast<float*>(p + l.w + l.tmp);
+  T* w = reinterpret_cast<T*>(p);
+  T* tmp = reinterpret_cast<T*>(p + l.w);
+  T* x = reinterpret_cast<T*>(p + l.w + l.tmp);
   int* flags = reinterpret_cast<int*>(p + l.w + l.tmp + l.x);
   void* gws = p + l.w + l.tmp + l.x + l.flags;
   cudaError_t e = cudaMemsetAsync(w, 0, l.w, st);
   if (!e) e = cudaMemsetAsync(flags, 0, l.flags, st);
   if (e) return e;
-  invert_base_kernel<<<unsigned(l.tpad / kBase), kBase, 0, st>>>(upper, unit, t, a, lda, w, nb);
+  invert_base_kernel<T><<<unsigned(l.tpad / kBase), kBase, 0, st>>>(upper, unit, t, a, lda, w, nb);
   if ((e = cudaGetLastError())) return e;
   for (int s = kBase; s < nb; s *= 2) {
-    InvLevelOp op{upper, 0, t, a, lda, w, tmp, nb, s, nb / (2 * s)};
+    InvLevelOp<T> op{upper, 0, t, a, lda, w, tmp, nb, s, nb / (2 * s)};
     const int64_t batches = l.nblk * op.pairs_per_block;
     for (int phase = 0; phase < 2 && !e; ++phase) {
       op.phase = phase;
-      e = s >= 64 ? inv_level<64>(op, batches, st) : inv_level<32>(op, batches, st);
+      e = s >= 64 ? inv_level<T, 64>(op, batches, st) : inv_level<T, 32>(op, batches, st);
     }
     if (e) return e;
   }
-  guard_kernel<<<unsigned(l.nblk), 256, 0, st>>>(upper, unit, t, a, lda, w, nb, strsm_inv_max_cond(), flags);
+  guard_kernel<T><<<unsigned(l.nblk), 256, 0, st>>>(upper, unit, t, a, lda, w, nb, strsm_inv_max_cond(), flags);
   {
     const int64_t gx = std::min<int64_t>(cdiv(m, 256), 64);
     const dim3 grid(unsigned(gx), unsigned(std::min<int64_t>(n, 1024)));
-    nonfinite_kernel<<<grid, 256, 0, st>>>(m, n, b, ldb, flags + l.nblk);
+    nonfinite_kernel<T><<<grid, 256, 0, st>>>(m, n, b, ldb, flags + l.nblk);
   }
   std::vector<int> hf(size_t(l.nblk + 1));
   if ((e = cudaGetLastError()) || (e = cudaMemcpyAsync(hf.data(), flags, 4 * hf.size(), cudaMemcpyDeviceToHost, st)) ||
@@ -332,71 +350,86 @@ cudaError_t strsm_inv(char side, char uplo, char transa, char diag, int64_t m, i
   const bool lower_op = upper == (transa == 'T');  // op(A) is lower triangular
   const bool forward = left ? lower_op : !lower_op;
   const int64_t r_count = left ? n : m;
-  const bool skinny_rhs = r_count <= kSkinnyMax;
+  const bool skinny_rhs = r_count <= kSkinnyMax<T>;
   for (int64_t step = 0; step < l.nblk && !e; ++step) {
     const int64_t blk = forward ? step : l.nblk - 1 - step;
     const int64_t r0 = blk * nb, bn = std::min<int64_t>(nb, t - r0), r1 = r0 + bn;
-    const float ai = step == 0 ? alpha : 1.0f;  // the first update scales the rest of B by alpha (its beta)
-    const float* wb = w + blk * int64_t(nb) * nb;
+    const T ai = step == 0 ? alpha : T(1);  // the first update scales the rest of B by alpha (its beta)
+    const T* wb = w + blk * int64_t(nb) * nb;
     const bool inverted = hf[size_t(blk)] && !nonfinite_b;
-    const float* d = a + r0 + r0 * lda;
+    const T* d = a + r0 + r0 * lda;
     // The diagonal block: X_b = op(D)^-1 (ai B_b) (left) or (ai B_b) op(D)^-1 (right), into x.
     if (!inverted) {
       const bool opt = left ? transa == 'T' : transa == 'N';  // right: row r of X solves op(D)^T x = ai b
       const int64_t nrhs = left ? n : m;
-      subst_kernel<<<unsigned(cdiv(nrhs, 128)), 128, 0, st>>>(
+      subst_kernel<T><<<unsigned(cdiv(nrhs, 128)), 128, 0, st>>>(
           upper == opt, opt, unit, bn, nrhs, d, lda, ai, left ? b + r0 : b + r0 * ldb, left ? 1 : ldb, left ? ldb : 1,
           left ? x + r0 : x + r0 * m, left ? 1 : m, left ? m : 1);
       e = cudaGetLastError();
     } else if (skinny_rhs) {  // the right side's product transposed: X_b^T = op(W)^T (ai B_b^T)
-      e = left ? skinny(bn, int(n), bn, ai, wb, nb, transa == 'T', b + r0, ldb, false, 0.0f, x + r0, m, false, st)
-               : skinny(bn, int(m), bn, ai, wb, nb, transa == 'N', b + r0 * ldb, ldb, true, 0.0f, x + r0 * m, m, true,
-                        st);
+      e = left ? skinny<T>(bn, int(n), bn, ai, wb, nb, transa == 'T', b + r0, ldb, false, T(0), x + r0, m, false, st)
+               : skinny<T>(bn, int(m), bn, ai, wb, nb, transa == 'N', b + r0 * ldb, ldb, true, T(0), x + r0 * m, m,
+                           true, st);
     } else {
-      e = left ? level3_gemm(transa, 'N', bn, n, bn, ai, wb, nb, b + r0, ldb, 0.0f, x + r0, m, st, gws, l.gemv)
-               : level3_gemm('N', transa, m, bn, bn, ai, b + r0 * ldb, ldb, wb, nb, 0.0f, x + r0 * m, m, st, gws,
-                             l.gemv);
+      e = left ? level3_gemm<T>(transa, 'N', bn, n, bn, ai, wb, nb, b + r0, ldb, T(0), x + r0, m, st, gws, l.gemv)
+               : level3_gemm<T>('N', transa, m, bn, bn, ai, b + r0 * ldb, ldb, wb, nb, T(0), x + r0 * m, m, st, gws,
+                                l.gemv);
     }
     if (e) break;
     // The rest of B (rows or columns after the block in solve order) -= its panel of op(A) times X_b.
     const int64_t rest = forward ? t - r1 : r0;
     if (rest == 0) continue;
-    float* c = forward ? (left ? b + r1 : b + r1 * ldb) : b;
-    const float* panel;
+    T* c = forward ? (left ? b + r1 : b + r1 * ldb) : b;
+    const T* panel;
     char op;  // the panel's op in the GEMM form: C = -op(panel) X_b (left), C = -X_b op(panel) (right)
     if (left) {
       panel = forward ? (upper ? a + r0 + r1 * lda : a + r1 + r0 * lda) : (upper ? a + r0 * lda : a + r0);
       op = forward ? (upper ? 'T' : 'N') : (upper ? 'N' : 'T');
-      e = skinny_rhs ? skinny(rest, int(n), bn, -1.0f, panel, lda, op == 'T', x + r0, m, false, ai, c, ldb, false, st)
-                     : level3_gemm(op, 'N', rest, n, bn, -1.0f, panel, lda, x + r0, m, ai, c, ldb, st, gws, l.gemv);
+      e = skinny_rhs
+              ? skinny<T>(rest, int(n), bn, T(-1), panel, lda, op == 'T', x + r0, m, false, ai, c, ldb, false, st)
+              : level3_gemm<T>(op, 'N', rest, n, bn, T(-1), panel, lda, x + r0, m, ai, c, ldb, st, gws, l.gemv);
     } else {
       panel = forward ? (upper ? a + r0 + r1 * lda : a + r1 + r0 * lda) : (upper ? a + r0 * lda : a + r0);
       op = forward ? (upper ? 'N' : 'T') : (upper ? 'T' : 'N');
       // Transposed: C^T = -op(panel)^T X_b^T, and op(panel)^T(i, k) = panel[k + i lda] when op is N.
-      e = skinny_rhs ? skinny(rest, int(m), bn, -1.0f, panel, lda, op == 'N', x + r0 * m, m, true, ai, c, ldb, true, st)
-                     : level3_gemm('N', op, m, rest, bn, -1.0f, x + r0 * m, m, panel, lda, ai, c, ldb, st, gws, l.gemv);
+      e = skinny_rhs
+              ? skinny<T>(rest, int(m), bn, T(-1), panel, lda, op == 'N', x + r0 * m, m, true, ai, c, ldb, true, st)
+              : level3_gemm<T>('N', op, m, rest, bn, T(-1), x + r0 * m, m, panel, lda, ai, c, ldb, st, gws, l.gemv);
     }
   }
   if (e) return e;
-  return cudaMemcpy2DAsync(b, 4 * size_t(ldb), x, 4 * size_t(m), 4 * size_t(m), size_t(n), cudaMemcpyDeviceToDevice,
-                           st);
+  return cudaMemcpy2DAsync(b, sizeof(T) * size_t(ldb), x, sizeof(T) * size_t(m), sizeof(T) * size_t(m), size_t(n),
+                           cudaMemcpyDeviceToDevice, st);
 }
 
-size_t strsm_trsv_workspace(char side, char uplo, char transa, char diag, int64_t m, int64_t n) {
+template <class T>
+size_t trsm_trsv_workspace(char side, char uplo, char transa, char diag, int64_t m, int64_t n) {
   const int64_t t = side == 'L' ? m : n;
   const char tr = (side == 'L') == (transa == 'N') ? 'N' : 'T';
-  return level3_strsv_workspace(uplo, tr, diag, t);
+  return level3_trsv_workspace<T>(uplo, tr, diag, t);
 }
 
-cudaError_t strsm_trsv(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
-                       int64_t lda, float* b, int64_t ldb, void* ws, cudaStream_t st) {
+template <class T>
+cudaError_t trsm_trsv(char side, char uplo, char transa, char diag, int64_t m, int64_t n, T alpha, const T* a,
+                      int64_t lda, T* b, int64_t ldb, void* ws, cudaStream_t st) {
   const bool left = side == 'L';
   const int64_t t = left ? m : n, inc = left ? 1 : ldb;
   // Right side, one row: x^T op(A) = alpha b^T is op(A)^T x = alpha b.
   const char tr = left == (transa == 'N') ? 'N' : 'T';
   cudaError_t e = scale_vector(t, alpha, b, inc, st);
-  if (!e) e = level3_strsv(uplo, tr, diag, t, a, lda, b, inc, ws, st);
+  if (!e) e = level3_trsv<T>(uplo, tr, diag, t, a, lda, b, inc, ws, st);
   return e;
 }
+
+#define BO_TRSM_INSTANTIATE(T)                                                                                       \
+  template size_t trsm_inv_workspace<T>(char, int64_t, int64_t, int);                                                \
+  template cudaError_t trsm_inv<T>(char, char, char, char, int64_t, int64_t, T, const T*, int64_t, T*, int64_t, int, \
+                                   void*, cudaStream_t);                                                             \
+  template size_t trsm_trsv_workspace<T>(char, char, char, char, int64_t, int64_t);                                  \
+  template cudaError_t trsm_trsv<T>(char, char, char, char, int64_t, int64_t, T, const T*, int64_t, T*, int64_t,     \
+                                    void*, cudaStream_t);
+BO_TRSM_INSTANTIATE(float)
+BO_TRSM_INSTANTIATE(double)
+#undef BO_TRSM_INSTANTIATE
 
 }  // namespace bok
