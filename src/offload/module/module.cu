@@ -27,6 +27,7 @@
 
 namespace bok {
 const bo_kernel_registry* registry();
+void set_strsm_inv_max_cond(const char* value);  // kernels/trsm.cuh
 }
 
 namespace {
@@ -76,6 +77,7 @@ int init(const bo_cuda_host_services* host) {
   std::snprintf(g_name, sizeof g_name, "blasoffload-cuda 0.4 (CUDA %d.%d, GPU %d of %d: %s, sm_%d%d, by %s)", rt / 1000,
                 (rt % 1000) / 10, dev, bom::device_count(), prop.name, prop.major, prop.minor, how);
   bok::vendor::set_cublas_setting(bom::config("BLASOFFLOAD_CUBLAS"));
+  bok::set_strsm_inv_max_cond(bom::config("BLASOFFLOAD_STRSM_INV_MAX_COND"));
   bo::tuning::DeviceInfo info;
   info.name = prop.name;
   info.cc_major = prop.major;
