@@ -28,7 +28,7 @@
 namespace bok {
 const bo_kernel_registry* registry();
 void set_strsm_inv_max_cond(const char* value);  // kernels/trsm.cuh
-}
+}  // namespace bok
 
 namespace {
 
