@@ -13,12 +13,13 @@
 #include <cstring>
 
 #include "kernels/registry.h"
+#include "offload/module/call_plan.h"
 #include "offload/module/device.h"
 #include "offload/module/executor.h"
 #include "offload/module/gemm_pipeline.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/staging.h"
-#include "routines/all.h"
+#include "routines/operand.h"
 
 namespace bok {
 const bo_kernel_registry* registry();
@@ -33,37 +34,9 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// ---- What the descriptors decide (no routine kind is named below, except gemm's routing). ----
 // Inputs a call does not read (gemm's A and B when alpha == 0 or k == 0, gemv's A and x when alpha == 0) are not among
 // the descriptor's operands: never detected, staged or looked at; the kernel receives the caller's pointer unread.
-
-// Which operands may be served from device copies (residency.h): matrices and triangles the call only reads, and the
-// matrix outputs of routines whose policy predictions credit device copies (descriptor trait kResidencyInPolicy:
-// gemm's C, computed in its copy and written back). Other outputs are staged: a solve's right-hand sides and a syrk's
-// triangle are rewritten by the program between calls far more often than they are reused.
-bool resident_eligible(const bo_call& c, const Operand& o) {
-  if (o.shape == Operand::kVector) return false;
-  return o.access == Operand::kIn || bo::routines::residency_in_policy(c.routine);
-}
-
-// ---- The call's fields by operand. ----
-
-// The call's pointer for an operand slot (0 = a, 1 = b, 2 = c).
-const void* slot_pointer(const bo_call& c, int slot) { return slot == 0 ? c.a : slot == 1 ? c.b : c.c; }
-void set_slot_pointer(bo_call& c, int slot, const void* p) {
-  if (slot == 0)
-    c.a = p;
-  else if (slot == 1)
-    c.b = p;
-  else
-    c.c = const_cast<void*>(p);
-}
-// Where the operand's leading dimension (matrix: lda/ldb/ldc by slot) or increment (vector: the call's first vector
-// uses incx, its second incy, as call.h lays them out) is kept. nth_vector: vectors before this one in the call.
-int64_t* ld_field(bo_call& c, const Operand& o, int nth_vector) {
-  if (o.shape == Operand::kVector) return nth_vector == 0 ? &c.incx : &c.incy;
-  return o.slot == 0 ? &c.lda : o.slot == 1 ? &c.ldb : &c.ldc;
-}
+// Which operands are staged, served from device copies or used in place: call_plan.h.
 
 // Stands for a staged operand when the configuration is chosen, before the staging buffers exist: they are 256-byte
 // aligned, which is all can_implement looks at.
@@ -71,13 +44,6 @@ const void* const kStagedAddr = reinterpret_cast<const void*>(uintptr_t(256));
 
 // What a call with device copies may still stage whole (the tiled pipeline's threshold, BLASOFFLOAD_PIPELINE_MIN_MB).
 constexpr double kResidentStagedMax = 32.0 * 1048576.0;
-
-// The residency cache's view of an operand: a triangle is its n x n square, a strided vector 1 x n with ld |inc|.
-Residency::Operand resident_view(const void* p, const Operand& o, int es) {
-  if (o.shape == Operand::kVector) return {p, 1, o.rows, std::abs(o.ld), es};
-  if (o.shape != Operand::kMatrix) return {p, o.rows, o.rows, o.ld, es};
-  return {p, o.rows, o.cols, o.ld, es};
-}
 
 // A call's holds on device copies of its host operands (residency.h), released when the call ends (after its stream
 // was synchronised or abandoned).
@@ -106,19 +72,6 @@ struct ResidentHolds {
   void written(const Residency::Operand& o) {
     if (cache) cache->host_written(o);
   }
-};
-
-// One operand of the call as the executor handles it.
-struct Piece {
-  Operand o;
-  const void* host = nullptr;  // the call's pointer
-  bool unread = false;         // no elements: left alone
-  bool on_dev = false;         // the program's device memory, used in place
-  char* resident = nullptr;    // its device copy (residency)
-  size_t staged = 0;           // elements staged through the slot (packed form)
-  size_t back = 0;             // elements of a resident output copied back through the slot
-  char* pin = nullptr;
-  char* dev = nullptr;
 };
 
 // Uploads queue on the call's stream; the first failure is kept for the call's error classification.
@@ -215,92 +168,59 @@ int call(const bo_call* c, double cpu_share) {
 }
 
 int execute(const bo_call& c, const ExecOptions& opt, ExecReport* report) {
-  const int es = bo_element_size(bo_routine_precision(c.routine));
   const char* name = bo_routine_name(c.routine);
-  Operand ops[3];
-  const int n_ops = bo::routines::operands(c, ops);
   CallScope cs(name);
   Slot& s = cs.slot();
-  Piece pc[3];
-  bool any_device = false;
-  bool has_slot2 = false;
-  for (int i = 0; i < n_ops; ++i) {
-    Piece& p = pc[i];
-    p.o = ops[i];
-    p.host = slot_pointer(c, p.o.slot);
-    has_slot2 |= p.o.slot == 2;
-    p.unread = packed_elements(p.o) == 0;
-    if (p.unread) continue;
-    p.on_dev = on_device(p.host);
-    any_device |= p.on_dev;
-  }
-  cs.set_device_operands(any_device);
-  // A routine with a scalar result (nrm2) has no operand in slot 2: c is a host scalar of the element type, which the
-  // kernel writes straight into mapped pinned memory.
-  const bool scalar_out = !has_slot2 && c.c != nullptr;
+  CallPlan plan = plan_call(c, on_device);
+  const int es = plan.es;
+  Piece* pc = plan.p;
+  cs.set_device_operands(plan.any_device);
   ResidentHolds res(opt.use);
   bool any_resident = false;
-  double staged_bytes = 0;
-  for (int i = 0; i < n_ops; ++i) {
-    Piece& p = pc[i];
-    if (p.unread || p.on_dev) continue;
-    if (resident_eligible(c, p.o))
-      p.resident = res.get(i, resident_view(p.host, p.o, es), p.o.access != Operand::kIn, s.stream);
-    any_resident |= p.resident != nullptr;
-    p.staged = p.resident ? 0 : size_t(packed_elements(p.o));
-    p.back = p.resident && p.o.access != Operand::kIn ? size_t(packed_elements(p.o)) : 0;
-    staged_bytes += double(es) * double(p.staged);
+  for (int i = 0; i < plan.n; ++i) {
+    if (!resident_eligible(plan, i)) continue;
+    pc[i].resident = res.get(i, resident_view(pc[i].host, pc[i].o, es), pc[i].o.access != Operand::kIn, s.stream);
+    any_resident |= pc[i].resident != nullptr;
   }
+  const double staged_bytes = settle(&plan);
   if (opt.resident_only && (!any_resident || staged_bytes >= kResidentStagedMax)) return kNotResident;
-  // The configuration is chosen for the operands the kernel will see: staged ones are 256-byte aligned with leading
+  // The configuration is chosen for the operands the kernel will see: staged ones 256-byte aligned with leading
   // dimension = rows, or contiguous (vector fast paths depend on both); device copies keep the host layout.
-  bo_call args = c;
-  int vectors = 0;
-  for (int i = 0; i < n_ops; ++i) {
-    Piece& p = pc[i];
-    int64_t* ld = ld_field(args, p.o, vectors);
-    vectors += p.o.shape == Operand::kVector;
-    if (p.resident) {
-      set_slot_pointer(args, p.o.slot, p.resident);
-    } else if (p.staged) {
-      set_slot_pointer(args, p.o.slot, kStagedAddr);
-      *ld = packed_ld(p.o);
-    }
-  }
+  const void* const placeholders[3] = {kStagedAddr, kStagedAddr, kStagedAddr};
+  bo_call args = kernel_call(plan, placeholders, nullptr);
   const bo_kernel_registry* reg = bok::registry();
   const int idx = reg->select(c.routine, &args);
   if (idx < 0) return BO_CUDA_UNSUPPORTED;
   const bo_kernel_entry& ke = reg->entries[idx];
   const size_t ws = ke.workspace_bytes(&args);
-  size_t dev_bytes = align256(ws), pin_bytes = scalar_out ? align256(size_t(es)) : 0;
-  for (int i = 0; i < n_ops; ++i) {
+  size_t dev_bytes = align256(ws), pin_bytes = plan.scalar_out ? align256(size_t(es)) : 0;
+  for (int i = 0; i < plan.n; ++i) {
     dev_bytes += align256(size_t(es) * pc[i].staged);
     pin_bytes += align256(size_t(es) * (pc[i].staged + pc[i].back));
   }
   if (cudaError_t e = reserve(s, dev_bytes, pin_bytes)) return cs.fail(e);
   cs.sync_device_operands();
   Carver dv{s.dev}, pv{s.pin};
-  for (int i = 0; i < n_ops; ++i) pc[i].pin = pv.take(size_t(es) * (pc[i].staged + pc[i].back));
-  char* result = scalar_out ? pv.take(size_t(es)) : nullptr;
-  for (int i = 0; i < n_ops; ++i) pc[i].dev = dv.take(size_t(es) * pc[i].staged);
+  for (int i = 0; i < plan.n; ++i) pc[i].pin = pv.take(size_t(es) * (pc[i].staged + pc[i].back));
+  char* result = plan.scalar_out ? pv.take(size_t(es)) : nullptr;
+  for (int i = 0; i < plan.n; ++i) pc[i].dev = dv.take(size_t(es) * pc[i].staged);
   void* gws = dv.take(ws);
   cudaError_t e = cudaSuccess;
   UploadCtx up{s.stream};
   const UploadQueue q{&up, queue_upload};
   double h2d = 0, d2h = 0;
-  for (int i = 0; i < n_ops; ++i) {
-    Piece& p = pc[i];
-    if (!p.staged) continue;
-    if (p.o.access != Operand::kOut && !e) {  // kOut (beta == 0): never read
-      if (!upload_operand(q, p.pin, p.dev, p.host, p.o, es)) e = up.error;
-      h2d += double(es) * double(p.staged);
-    }
-    set_slot_pointer(args, p.o.slot, p.dev);
+  for (int i = 0; i < plan.n && !e; ++i) {
+    const Piece& p = pc[i];
+    if (!p.staged || p.o.access == Operand::kOut) continue;  // kOut (beta == 0): never read
+    if (!upload_operand(q, p.pin, p.dev, p.host, p.o, es)) e = up.error;
+    h2d += double(es) * double(p.staged);
   }
-  if (scalar_out) args.c = result;  // mapped pinned memory: the kernel writes the result straight to the host
+  // Mapped pinned memory takes a scalar result: the kernel writes it straight to the host.
+  const void* const slices[3] = {pc[0].dev, pc[1].dev, pc[2].dev};
+  args = kernel_call(plan, slices, result);
   if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
-  for (int i = 0; i < n_ops && !e; ++i) {
-    Piece& p = pc[i];
+  for (int i = 0; i < plan.n && !e; ++i) {
+    const Piece& p = pc[i];
     if (p.o.access == Operand::kIn) continue;
     if (p.staged) {
       e = cudaMemcpyAsync(p.pin, p.dev, size_t(es) * p.staged, cudaMemcpyDeviceToHost, s.stream);
@@ -315,8 +235,8 @@ int execute(const bo_call& c, const ExecOptions& opt, ExecReport* report) {
   if (!e) e = cudaStreamSynchronize(s.stream);
   if (e) return cs.fail(e);
   // Everything succeeded: the outputs go to the program's memory, element-exactly.
-  for (int i = 0; i < n_ops; ++i) {
-    Piece& p = pc[i];
+  for (int i = 0; i < plan.n; ++i) {
+    const Piece& p = pc[i];
     if (p.o.access == Operand::kIn || !(p.staged || p.back)) continue;
     void* dst = const_cast<void*>(p.host);
     unpack_operand(dst, p.pin, p.o, es);
@@ -325,7 +245,7 @@ int execute(const bo_call& c, const ExecOptions& opt, ExecReport* report) {
     else
       res.written(resident_view(p.host, p.o, es));
   }
-  if (scalar_out) std::memcpy(c.c, result, size_t(es));
+  if (plan.scalar_out) std::memcpy(c.c, result, size_t(es));
   log_line(BO_LOG_DEBUG,
            "%s %.4s m=%lld n=%lld k=%lld: %s%s (%.3f ms for device-copy scans and uploads), %.1f MiB staged", name,
            c.op, static_cast<long long>(c.m), static_cast<long long>(c.n), static_cast<long long>(c.k), ke.name,
