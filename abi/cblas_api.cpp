@@ -1,16 +1,54 @@
-// The exported CBLAS entry points: valid calls become column-major Fortran calls routed like the Fortran
-// entry points; invalid ones go unchanged to the CPU library's own CBLAS so its error protocol applies.
+// The exported CBLAS entry points: a valid call becomes the column-major Fortran call of its descriptor and is routed
+// like the Fortran entry points; an invalid one goes unchanged to the CPU library's own CBLAS so that its error
+// protocol (cblas_xerbla) applies. One template per routine kind maps the row-major layout; the exports of every
+// precision are made from the same parameter lists, which the system <cblas.h> declarations check.
 #include <cblas.h>
 
-#include "abi/arg_checks.h"
-#include "abi/signatures.h"
-#include "dispatch/cpu_blas.h"
-#include "dispatch/routines.h"
-#include "dispatch/runtime.h"
+#include "dispatch/run.h"
+#include "routines/all.h"
 
 using namespace blasoffload;
+namespace br = bo::routines;
 
 #define BO_EXPORT extern "C" __attribute__((visibility("default")))
+
+// Each kind's CBLAS parameter list, written once: the template below and the exports of every precision are made
+// from it.
+#define BO_CBLAS_GEMM_RESULT(T) void
+#define BO_CBLAS_GEMM_PARAMS(T)                                                                              \
+  (const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE transa, const CBLAS_TRANSPOSE transb, const CBLAS_INT m, \
+   const CBLAS_INT n, const CBLAS_INT k, const T alpha, const T* a, const CBLAS_INT lda, const T* b,         \
+   const CBLAS_INT ldb, const T beta, T* c, const CBLAS_INT ldc)
+#define BO_CBLAS_GEMM_ARGS (layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+
+#define BO_CBLAS_GEMV_RESULT(T) void
+#define BO_CBLAS_GEMV_PARAMS(T)                                                                                 \
+  (const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE trans, const CBLAS_INT m, const CBLAS_INT n, const T alpha, \
+   const T* a, const CBLAS_INT lda, const T* x, const CBLAS_INT incx, const T beta, T* y, const CBLAS_INT incy)
+#define BO_CBLAS_GEMV_ARGS (layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy)
+
+#define BO_CBLAS_TRSV_RESULT(T) void
+#define BO_CBLAS_TRSV_PARAMS(T)                                                                          \
+  (const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans, const CBLAS_DIAG diag, \
+   const CBLAS_INT n, const T* a, const CBLAS_INT lda, T* x, const CBLAS_INT incx)
+#define BO_CBLAS_TRSV_ARGS (layout, uplo, trans, diag, n, a, lda, x, incx)
+
+#define BO_CBLAS_NRM2_RESULT(T) T
+#define BO_CBLAS_NRM2_PARAMS(T) (const CBLAS_INT n, const T* x, const CBLAS_INT incx)
+#define BO_CBLAS_NRM2_ARGS (n, x, incx)
+
+#define BO_CBLAS_TRSM_RESULT(T) void
+#define BO_CBLAS_TRSM_PARAMS(T)                                                                                       \
+  (const CBLAS_LAYOUT layout, const CBLAS_SIDE side, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE transa,             \
+   const CBLAS_DIAG diag, const CBLAS_INT m, const CBLAS_INT n, const T alpha, const T* a, const CBLAS_INT lda, T* b, \
+   const CBLAS_INT ldb)
+#define BO_CBLAS_TRSM_ARGS (layout, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
+
+#define BO_CBLAS_SYRK_RESULT(T) void
+#define BO_CBLAS_SYRK_PARAMS(T)                                                                      \
+  (const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans, const CBLAS_INT n, \
+   const CBLAS_INT k, const T alpha, const T* a, const CBLAS_INT lda, const T beta, T* c, const CBLAS_INT ldc)
+#define BO_CBLAS_SYRK_ARGS (layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc)
 
 namespace {
 
@@ -59,122 +97,118 @@ const char* diag_letter(CBLAS_DIAG d) {
   return nullptr;
 }
 
-// Entered from a CBLAS entry: the scope is open, so the CPU CBLAS may call its Fortran routine back
-// through us without being counted twice.
-template <class Fn>
-Fn* cpu_cblas(Fn* fn, const char* name) {
-  if (!fn) cpu_blas_missing(name);
-  return fn;
-}
-
-}  // namespace
-
-BO_EXPORT void cblas_sgemm(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE transa, const CBLAS_TRANSPOSE transb,
-                           const CBLAS_INT m, const CBLAS_INT n, const CBLAS_INT k, const float alpha, const float* a,
-                           const CBLAS_INT lda, const float* b, const CBLAS_INT ldb, const float beta, float* c,
-                           const CBLAS_INT ldc) noexcept {
+// The common path: `valid` says the layout and option enums were valid; the descriptor's checks decide the rest.
+// Entered from a CBLAS entry, the scope is open, so the CPU CBLAS may call its Fortran routine back through us
+// without being counted twice.
+template <class D, class Cpu>
+ResultOf<D> cblas_call(bool valid, const typename D::Args& args, Cpu&& cpu_cblas) {
   const bool was_reentered = reentered();
   CallScope scope;
   ensure_initialized();
+  if (valid) {
+    bo_call unused;
+    blas_int info = 0;
+    valid = D::prepare(args, &unused, &info) != br::Prep::kInvalid;
+  }
+  if (!valid || was_reentered) {
+    auto* fn = g_cpu.cblas[D::kRoutine];
+    if (!fn) cpu_blas_missing((std::string("cblas_") + routine_name(Routine(D::kRoutine))).c_str());
+    return cpu_cblas(fn);
+  }
+  return run<D>(args);
+}
+
+// Calls the CPU CBLAS entry `fn` with this function's own type and arguments.
+#define BO_CPU_CBLAS(...) [&](void* fn) { return reinterpret_cast<Self>(fn)(__VA_ARGS__); }
+
+template <class T>
+BO_CBLAS_GEMM_RESULT(T)
+gemm BO_CBLAS_GEMM_PARAMS(T) {
+  using Self = decltype(&gemm<T>);
   const bool row = layout == CblasRowMajor;
   const char* ta = trans_letter(transa);
   const char* tb = trans_letter(transb);
-  bool valid = (row || layout == CblasColMajor) && ta && tb;
+  using D = br::Gemm<T>;
   // Row-major C = A B is column-major C^T = B^T A^T.
-  const SgemmCall call = row ? SgemmCall{tb, ta, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc, 1, 1}
-                             : SgemmCall{ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1};
-  valid =
-      valid && check_sgemm(*call.transa, *call.transb, *call.m, *call.n, *call.k, *call.lda, *call.ldb, *call.ldc) == 0;
-  if (!valid || was_reentered) {
-    cpu_cblas(g_cpu.sgemm_c, "cblas_sgemm")(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return;
-  }
-  run_sgemm(call);
+  const typename D::Args args =
+      row ? typename D::Args{tb, ta, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc, 1, 1}
+          : typename D::Args{ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1};
+  cblas_call<D>((row || layout == CblasColMajor) && ta && tb, args,
+                BO_CPU_CBLAS(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
 }
 
-BO_EXPORT void cblas_sgemv(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE trans, const CBLAS_INT m, const CBLAS_INT n,
-                           const float alpha, const float* a, const CBLAS_INT lda, const float* x, const CBLAS_INT incx,
-                           const float beta, float* y, const CBLAS_INT incy) noexcept {
-  const bool was_reentered = reentered();
-  CallScope scope;
-  ensure_initialized();
+template <class T>
+BO_CBLAS_GEMV_RESULT(T)
+gemv BO_CBLAS_GEMV_PARAMS(T) {
+  using Self = decltype(&gemv<T>);
   const bool row = layout == CblasRowMajor;
   const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
-  bool valid = (row || layout == CblasColMajor) && t;
-  const SgemvCall call = row ? SgemvCall{t, &n, &m, &alpha, a, &lda, x, &incx, &beta, y, &incy, 1}
-                             : SgemvCall{t, &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &incy, 1};
-  valid = valid && check_sgemv(*call.trans, *call.m, *call.n, *call.lda, *call.incx, *call.incy) == 0;
-  if (!valid || was_reentered) {
-    cpu_cblas(g_cpu.sgemv_c, "cblas_sgemv")(layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
-    return;
-  }
-  run_sgemv(call);
+  using D = br::Gemv<T>;
+  const typename D::Args args = row ? typename D::Args{t, &n, &m, &alpha, a, &lda, x, &incx, &beta, y, &incy, 1}
+                                    : typename D::Args{t, &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &incy, 1};
+  cblas_call<D>((row || layout == CblasColMajor) && t, args,
+                BO_CPU_CBLAS(layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy));
 }
 
-BO_EXPORT void cblas_strsv(const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans,
-                           const CBLAS_DIAG diag, const CBLAS_INT n, const float* a, const CBLAS_INT lda, float* x,
-                           const CBLAS_INT incx) noexcept {
-  const bool was_reentered = reentered();
-  CallScope scope;
-  ensure_initialized();
+template <class T>
+BO_CBLAS_TRSV_RESULT(T)
+trsv BO_CBLAS_TRSV_PARAMS(T) {
+  using Self = decltype(&trsv<T>);
   const bool row = layout == CblasRowMajor;
   const char* ul = uplo_letter(uplo, row);
   const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
   const char* d = diag_letter(diag);
-  const bool valid = (row || layout == CblasColMajor) && ul && t && d && check_strsv(*ul, *t, *d, n, lda, incx) == 0;
-  if (!valid || was_reentered) {
-    cpu_cblas(g_cpu.strsv_c, "cblas_strsv")(layout, uplo, trans, diag, n, a, lda, x, incx);
-    return;
-  }
-  run_strsv(StrsvCall{ul, t, d, &n, a, &lda, x, &incx, 1, 1, 1});
+  using D = br::Trsv<T>;
+  cblas_call<D>((row || layout == CblasColMajor) && ul && t && d,
+                typename D::Args{ul ? ul : &kN, t ? t : &kN, d ? d : &kN, &n, a, &lda, x, &incx, 1, 1, 1},
+                BO_CPU_CBLAS(layout, uplo, trans, diag, n, a, lda, x, incx));
 }
 
-BO_EXPORT float cblas_snrm2(const CBLAS_INT n, const float* x, const CBLAS_INT incx) noexcept {
-  if (reentered()) return cpu_cblas(g_cpu.snrm2_c, "cblas_snrm2")(n, x, incx);
-  CallScope scope;
-  ensure_initialized();
-  return run_snrm2(&n, x, &incx);
+template <class T>
+BO_CBLAS_NRM2_RESULT(T)
+nrm2 BO_CBLAS_NRM2_PARAMS(T) {
+  using Self = decltype(&nrm2<T>);
+  return cblas_call<br::Nrm2<T>>(true, typename br::Nrm2<T>::Args{&n, x, &incx}, BO_CPU_CBLAS(n, x, incx));
 }
 
-BO_EXPORT void cblas_strsm(const CBLAS_LAYOUT layout, const CBLAS_SIDE side, const CBLAS_UPLO uplo,
-                           const CBLAS_TRANSPOSE transa, const CBLAS_DIAG diag, const CBLAS_INT m, const CBLAS_INT n,
-                           const float alpha, const float* a, const CBLAS_INT lda, float* b,
-                           const CBLAS_INT ldb) noexcept {
-  const bool was_reentered = reentered();
-  CallScope scope;
-  ensure_initialized();
+template <class T>
+BO_CBLAS_TRSM_RESULT(T)
+trsm BO_CBLAS_TRSM_PARAMS(T) {
+  using Self = decltype(&trsm<T>);
   const bool row = layout == CblasRowMajor;
   const char* sd = side_letter(side, row);
   const char* ul = uplo_letter(uplo, row);
-  // The transpose is kept (see side_letter).
-  const char* ta = trans_letter(transa);
+  const char* ta = trans_letter(transa);  // kept (see side_letter)
   const char* d = diag_letter(diag);
-  bool valid = (row || layout == CblasColMajor) && sd && ul && ta && d;
+  using D = br::Trsm<T>;
+  const bool valid = (row || layout == CblasColMajor) && sd && ul && ta && d;
+  if (!valid) sd = ul = ta = d = &kN;  // not read: cblas_call hands the call to the CPU CBLAS
   // Row-major B (m x n) is column-major B^T (n x m).
-  const StrsmCall call = row ? StrsmCall{sd, ul, ta, d, &n, &m, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1}
-                             : StrsmCall{sd, ul, ta, d, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1};
-  valid = valid && check_strsm(*sd, *ul, *ta, *d, *call.m, *call.n, lda, ldb) == 0;
-  if (!valid || was_reentered) {
-    cpu_cblas(g_cpu.strsm_c, "cblas_strsm")(layout, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
-    return;
-  }
-  run_strsm(call);
+  const typename D::Args args = row ? typename D::Args{sd, ul, ta, d, &n, &m, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1}
+                                    : typename D::Args{sd, ul, ta, d, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1};
+  cblas_call<D>(valid, args, BO_CPU_CBLAS(layout, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb));
 }
 
-BO_EXPORT void cblas_ssyrk(const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans,
-                           const CBLAS_INT n, const CBLAS_INT k, const float alpha, const float* a, const CBLAS_INT lda,
-                           const float beta, float* c, const CBLAS_INT ldc) noexcept {
-  const bool was_reentered = reentered();
-  CallScope scope;
-  ensure_initialized();
+template <class T>
+BO_CBLAS_SYRK_RESULT(T)
+syrk BO_CBLAS_SYRK_PARAMS(T) {
+  using Self = decltype(&syrk<T>);
   const bool row = layout == CblasRowMajor;
   // Row-major C's upper triangle is column-major C^T's lower one, and row-major A A^T is (A^T)^T A^T.
   const char* ul = uplo_letter(uplo, row);
   const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
-  const bool valid = (row || layout == CblasColMajor) && ul && t && check_ssyrk(*ul, *t, n, k, lda, ldc) == 0;
-  if (!valid || was_reentered) {
-    cpu_cblas(g_cpu.ssyrk_c, "cblas_ssyrk")(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
-    return;
-  }
-  run_ssyrk(SsyrkCall{ul, t, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1});
+  using D = br::Syrk<T>;
+  cblas_call<D>((row || layout == CblasColMajor) && ul && t,
+                typename D::Args{ul ? ul : &kN, t ? t : &kN, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1},
+                BO_CPU_CBLAS(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc));
 }
+
+}  // namespace
+
+// cblas_sgemm = gemm<float>, ...: the system <cblas.h> declarations check each export's type.
+#define BO_ENTRY(p, P, name, NAME, T)                                                          \
+  BO_EXPORT BO_CBLAS_##NAME##_RESULT(T) cblas_##p##name BO_CBLAS_##NAME##_PARAMS(T) noexcept { \
+    return name<T> BO_CBLAS_##NAME##_ARGS;                                                     \
+  }
+#include "routines/routine_list.h"
+#undef BO_ENTRY

@@ -1,8 +1,7 @@
 // Reports invalid arguments through whichever xerbla_ the process resolves first (the program's own wins).
 #include <cstdio>
 
-#include "abi/arg_checks.h"
-#include "abi/signatures.h"
+#include "abi/xerbla.h"
 #include "dispatch/cpu_blas.h"
 
 namespace blasoffload {

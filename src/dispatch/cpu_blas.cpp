@@ -91,13 +91,14 @@ void resolve_cpu_blas() {
       std::abort();
     }
   }
-#define BO_ROUTINE(lower, UPPER)                                                       \
-  g_cpu.lower##_f = reinterpret_cast<lower##_fortran_t*>(find_cpu_symbol(#lower "_")); \
-  g_cpu.lower##_c = reinterpret_cast<lower##_cblas_t*>(find_cpu_symbol("cblas_" #lower));
-#include "routines.def"
-#undef BO_ROUTINE
-  g_cpu.library = object_of(reinterpret_cast<const void*>(g_cpu.sgemm_f));
-  g_cpu.report = probe_cpu_blas(reinterpret_cast<const void*>(g_cpu.sgemm_f));
+  for (std::size_t r = 0; r < kNumRoutines; ++r) {
+    const std::string name = routine_name(Routine(r));
+    g_cpu.fortran[r] = find_cpu_symbol((name + "_").c_str());
+    g_cpu.cblas[r] = find_cpu_symbol(("cblas_" + name).c_str());
+  }
+  const void* sgemm = g_cpu.fortran[index(Routine::sgemm)];
+  g_cpu.library = object_of(sgemm);
+  g_cpu.report = probe_cpu_blas(sgemm);
   log_debug("CPU BLAS: %s %s", g_cpu.library.c_str(), g_cpu.report.identity.c_str());
   // The advice goes into the summary (once): a user problem we can see, not a failure of ours, so it is not a
   // warning (a program must stay silent unless asked).
@@ -113,4 +114,8 @@ void cpu_blas_missing(const char* symbol) {
   std::abort();
 }
 
+}  // namespace blasoffload
+
+namespace blasoffload {
+void cpu_blas_missing_routine(Routine r) { cpu_blas_missing((std::string(routine_name(r)) + "_").c_str()); }
 }  // namespace blasoffload

@@ -1,22 +1,18 @@
-// The forwarding table: the CPU BLAS's own definition of every routine in routines.def.
+// The forwarding table: the CPU BLAS's own definition of every routine in routines.def, by routine id.
 #pragma once
 
 #include <string>
 
-#include "abi/signatures.h"
-#include "policy/cpu_blas_probe.h"
 #include "dispatch/routine.h"
+#include "policy/cpu_blas_probe.h"
 
 namespace blasoffload {
 
 struct CpuBlas {
-#define BO_ROUTINE(lower, UPPER)          \
-  lower##_fortran_t* lower##_f = nullptr; \
-  lower##_cblas_t* lower##_c = nullptr;
-#include "routines.def"
-#undef BO_ROUTINE
-  std::string library;  // where the Fortran sgemm_ came from, for the log
-  CpuBlasReport report;  // what that library says about itself, and advice
+  void* fortran[kNumRoutines] = {};  // "dgemm_": the routine's descriptor says its type (D::Fortran)
+  void* cblas[kNumRoutines] = {};    // "cblas_dgemm"
+  std::string library;               // where the Fortran sgemm_ came from, for the log
+  CpuBlasReport report;              // what that library says about itself, and advice
 };
 
 // Resolves the table (once): BLASOFFLOAD_CPU_BLAS if set, else the next definition after ours in lookup
@@ -29,6 +25,8 @@ extern CpuBlas g_cpu;
 
 // Ends the process with a message naming BLASOFFLOAD_CPU_BLAS: called when a needed entry is missing.
 [[noreturn]] void cpu_blas_missing(const char* symbol);
+// The same for a routine's Fortran entry point ("dgemm_").
+[[noreturn]] void cpu_blas_missing_routine(Routine r);
 
 // Finds a symbol the way the CPU table is found (used for xerbla_ and cblas_xerbla); nullptr if none.
 void* find_foreign_symbol(const char* symbol);

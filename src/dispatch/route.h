@@ -1,4 +1,4 @@
-// Runs one checked BLAS call where the policy says, falls back to the CPU on GPU failure, and counts it.
+// Runs one checked call where the policy says, falls back to the CPU on GPU failure, and counts it.
 #pragma once
 
 #include <time.h>
@@ -10,6 +10,7 @@
 #include "offload/cuda_module_api.h"
 #include "offload/module_loader.h"
 #include "policy/policy.h"
+#include "routines/all.h"
 
 namespace blasoffload {
 
@@ -21,12 +22,21 @@ inline std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-// `cpu()` runs the call on the CPU BLAS. `gpu(module, decision)` returns a bo_cuda_status and, unless it returns
-// BO_CUDA_OK, has written nothing. `describe(buf, size)` formats the arguments for BLASOFFLOAD_LOG=calls.
-template <class Cpu, class Gpu, class Describe>
-inline void route(const policy::Call& call, std::uint64_t bytes, Cpu&& cpu, Gpu&& gpu, Describe&& describe) {
+// Operand bytes a call references (the summary's "bytes"), from its descriptor's operand extents.
+inline std::uint64_t operand_bytes(const bo_call& c) {
+  bo::routines::Operand ops[3];
+  const int n = bo::routines::operands(c, ops);
+  double b = 0;
+  for (int i = 0; i < n; ++i) b += ops[i].elements();
+  return static_cast<std::uint64_t>(b * bo::routines::element_size(c.routine));
+}
+
+// Runs a checked call where the policy says: the GPU through the module's one entry (which, unless it returns
+// BO_CUDA_OK, has written nothing), else `cpu()`, the CPU BLAS. Counts and logs it when logging is on.
+template <class Cpu>
+inline void route(const policy::Call& call, Cpu&& cpu) {
   const Settings& s = *g_settings;
-  const Routine r = call.routine;
+  const Routine r = Routine(call.call.routine);
   const Decision d = decide(s, call);
   const bool counting = s.log >= LogLevel::kSummary;
   const bool timing = counting || d.learn;
@@ -35,7 +45,7 @@ inline void route(const policy::Call& call, std::uint64_t bytes, Cpu&& cpu, Gpu&
   bool fell_back = false;
   if (d.target == Target::kGpu) {
     const bo_cuda_module* m = gpu_module();
-    const int st = m ? gpu(m, d) : int(BO_CUDA_NO_DEVICE);
+    const int st = m ? m->call(&call.call, d.cpu_share) : int(BO_CUDA_NO_DEVICE);
     if (st == BO_CUDA_OK) {
       where = Where::kGpu;
     } else {
@@ -51,11 +61,11 @@ inline void route(const policy::Call& call, std::uint64_t bytes, Cpu&& cpu, Gpu&
   auto& c = thread_stats().r[index(r)];
   c.calls[static_cast<int>(where)].add(1);
   c.ns[static_cast<int>(where)].add(dt);
-  c.bytes.add(bytes);
+  c.bytes.add(operand_bytes(call.call));
   if (fell_back) c.fallbacks.add(1);
   if (s.log >= LogLevel::kCalls) {
     char args[160], why[160];
-    describe(args, sizeof args);
+    bo::routines::describe(call.call, args, sizeof args);
     policy::describe(s, call, d, why, sizeof why);
     log_call("%s(%s) -> %s [%s]%s, took %.3f ms", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu", why,
              fell_back ? ", GPU failed: fell back" : "", dt * 1e-6);

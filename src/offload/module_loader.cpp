@@ -14,6 +14,7 @@
 #include "dispatch/cpu_blas.h"
 #include "dispatch/log.h"
 #include "policy/config.h"
+#include "routines/all.h"
 
 namespace blasoffload {
 namespace {
@@ -70,16 +71,14 @@ void host_log(int level, const char* message) {
   else
     log_debug("%s", message);
 }
-// The CPU share of hybrid calls and the tiles a failing GPU left: the CPU BLAS's own sgemm. Sizes come from
+// The CPU share of hybrid calls and the tiles a failing GPU left: the CPU BLAS's own routine. Sizes come from
 // this library's callers, so they fit blas_int.
-void host_cpu_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                    const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (!g_cpu.sgemm_f) cpu_blas_missing("sgemm_");
-  const blas_int im = blas_int(m), in = blas_int(n), ik = blas_int(k), ia = blas_int(lda), ib = blas_int(ldb),
-                 ic = blas_int(ldc);
-  g_cpu.sgemm_f(&ta, &tb, &im, &in, &ik, &alpha, a, &ia, b, &ib, &beta, c, &ic, 1, 1);
+void host_cpu_call(const bo_call* c) {
+  void* fn = g_cpu.fortran[c->routine];
+  if (!fn) cpu_blas_missing_routine(Routine(c->routine));
+  bo::routines::call_fortran(fn, *c);
 }
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_sgemm};
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_call};
 
 void load() {
   g_tried.store(true);

@@ -1,15 +1,18 @@
 // The policy file: schema, validation, interpolation and the choice between a file and the defaults.
 #include "policy/calibration.h"
 
-#include <cmath>
+#include <unistd.h>
+
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
+
+#include "policy/shape_classes.h"
 
 namespace blasoffload::policy {
 namespace {
@@ -32,29 +35,38 @@ bool get_number(const json& j, const char* key, double* out, std::string* e, con
 
 }  // namespace
 
-const std::vector<std::string>& calibration_classes() {
-  static const std::vector<std::string> k = {"sgemm.square", "sgemm.rank_k", "sgemm.panel", "sgemv.n", "sgemv.t",
-                                             "strsv.n",      "strsv.t",      "snrm2",       "strsm",   "ssyrk"};
-  return k;
+const std::vector<std::string>& calibration_classes() { return class_names(); }
+
+namespace {
+// Adds `cls` from `from` at `factor` times its rates when the file lacks `cls` and has `from`.
+bool derive(Calibration* c, const std::string& cls, const std::string& from, double factor) {
+  auto have = c->cpu_rates.find(cls);
+  if (have != c->cpu_rates.end() && !have->second.empty()) return false;
+  auto src = c->cpu_rates.find(from);
+  if (src == c->cpu_rates.end() || src->second.empty()) return false;  // the built-in curve applies (CostModel)
+  std::vector<RatePoint> pts = src->second;
+  for (RatePoint& p : pts) p.rate *= factor;
+  c->cpu_rates[cls] = std::move(pts);
+  return true;
 }
+}  // namespace
 
 std::vector<std::string> derive_missing_classes(Calibration* c) {
-  struct Rule {
-    const char *cls, *from;
-    double factor;
-  };
-  static const Rule kRules[] = {{"strsm", "sgemm.panel", 0.5}, {"ssyrk", "sgemm.square", 1.0}};
   std::vector<std::string> derived;
-  for (const Rule& r : kRules) {
-    auto have = c->cpu_rates.find(r.cls);
-    if (have != c->cpu_rates.end() && !have->second.empty()) continue;
-    auto src = c->cpu_rates.find(r.from);
-    if (src == c->cpu_rates.end() || src->second.empty()) continue;  // the built-in curve applies (CostModel)
-    std::vector<RatePoint> pts = src->second;
-    for (RatePoint& p : pts) p.rate *= r.factor;
-    c->cpu_rates[r.cls] = std::move(pts);
-    derived.push_back(r.cls);
+  // Level 3 beyond gemm, within one precision: trsm as gemm.panel at half the rate, syrk as gemm.square.
+  auto level3 = [&](const std::string& p) {
+    if (derive(c, p + "trsm", p + "gemm.panel", 0.5)) derived.push_back(p + "trsm");
+    if (derive(c, p + "syrk", p + "gemm.square", 1.0)) derived.push_back(p + "syrk");
+  };
+  level3("s");
+  // Double precision from single: the same bytes per second where the class is bytes (Level 1 and 2 stream memory),
+  // half the flops where it is flops (a CPU's FP64 SIMD peak is half its FP32 one).
+  for (int i = 0; i < class_count(); ++i) {
+    const std::string name = class_name(i);
+    if (name[0] != 'd') continue;
+    if (derive(c, name, "s" + name.substr(1), class_by_bytes(i) ? 1.0 : 0.5)) derived.push_back(name);
   }
+  level3("d");
   return derived;
 }
 
@@ -105,7 +117,8 @@ bool parse_calibration(const std::string& text, Calibration* out, std::string* e
   }
   if (j.contains("gpu") && !j["gpu"].is_null()) {
     const json& g = j["gpu"];
-    if (!g.is_object() || !g.contains("name") || !g["name"].is_string()) return fail(e, "gpu.name", "expected a string");
+    if (!g.is_object() || !g.contains("name") || !g["name"].is_string())
+      return fail(e, "gpu.name", "expected a string");
     c.gpu = g["name"];
     if (!get_number(g, "h2d_gbs", &c.h2d_gbs, e, "gpu.") || !get_number(g, "d2h_gbs", &c.d2h_gbs, e, "gpu.") ||
         !get_number(g, "pageable_gbs", &c.pageable_gbs, e, "gpu.") ||
@@ -142,8 +155,12 @@ std::string calibration_to_json(const Calibration& c) {
   if (c.gpu.empty())
     j["gpu"] = nullptr;
   else
-    j["gpu"] = {{"name", c.gpu},         {"h2d_gbs", c.h2d_gbs},       {"d2h_gbs", c.d2h_gbs},
-                {"pageable_gbs", c.pageable_gbs}, {"call_overhead_us", c.call_overhead_us}, {"copy_latency_us", c.copy_latency_us},
+    j["gpu"] = {{"name", c.gpu},
+                {"h2d_gbs", c.h2d_gbs},
+                {"d2h_gbs", c.d2h_gbs},
+                {"pageable_gbs", c.pageable_gbs},
+                {"call_overhead_us", c.call_overhead_us},
+                {"copy_latency_us", c.copy_latency_us},
                 {"init_ms", c.init_ms}};
   return j.dump(2) + "\n";
 }
@@ -178,7 +195,7 @@ Calibration built_in_defaults() {
   c.cpu_rates["strsv.n"] = {{4e3, 1}, {3.3e7, 26}, {5.4e8, 18}};
   c.cpu_rates["strsv.t"] = {{4e3, 1}, {3.3e7, 26}, {5.4e8, 18}};
   c.cpu_rates["snrm2"] = {{4e3, 2}, {4e7, 11.6}};
-  derive_missing_classes(&c);  // strsm and ssyrk from the curves above, as for an older file
+  derive_missing_classes(&c);  // trsm, syrk and double precision from the curves above, as for an older file
   c.gpu = "(built-in defaults)";
   c.h2d_gbs = 20;
   c.d2h_gbs = 20;
@@ -209,7 +226,8 @@ CalibrationChoice choose_calibration(const std::string& path, bool path_explicit
   std::ifstream f(path);
   if (!f) {
     r.message = std::string(kPrefix) + "built-in defaults (no policy file at " + path + "; run blasoffload-calibrate)";
-    if (path_explicit) r.warnings.push_back(std::string(kPrefix) + "BLASOFFLOAD_POLICY_FILE=" + path + " does not exist");
+    if (path_explicit)
+      r.warnings.push_back(std::string(kPrefix) + "BLASOFFLOAD_POLICY_FILE=" + path + " does not exist");
     return r;
   }
   std::stringstream ss;
@@ -237,8 +255,9 @@ CalibrationChoice choose_calibration(const std::string& path, bool path_explicit
     std::string names;
     for (const std::string& d : derived) names += (names.empty() ? "" : ", ") + d;
     r.message += "; CPU rates of " + names +
-                 " derived from its sgemm rates (the file predates them: strsm at half "
-                 "sgemm.panel, ssyrk as sgemm.square; run blasoffload-calibrate to measure them)";
+                 " derived from its other rates (the file predates them: trsm at half gemm.panel, syrk as "
+                 "gemm.square, double precision as single at half the flops or the same bytes per second; run "
+                 "blasoffload-calibrate to measure them)";
   }
   return r;
 }

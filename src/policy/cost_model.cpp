@@ -5,40 +5,36 @@
 #include <cmath>
 #include <limits>
 
+#include "routines/all.h"
+
 namespace blasoffload::policy {
 namespace {
 constexpr double kPitchedDma = 0.8;
-}  // namespace
 
-const char* class_name(ShapeClass c) {
-  static const char* const k[] = {"sgemm.square", "sgemm.rank_k", "sgemm.panel", "sgemv.n", "sgemv.t",
-                                  "strsv.n",      "strsv.t",      "snrm2",       "strsm",   "ssyrk"};
-  return k[int(c)];
+// Bytes a call moves for host operands, from its descriptor's operand extents, and how many separate copies that is.
+struct Traffic {
+  double in = 0, out = 0;
+  int copies = 0;
+};
+Traffic traffic(const bo_call& c) {
+  bo::routines::Operand ops[3];
+  const int n = bo::routines::operands(c, ops);
+  const double e = bo::routines::element_size(c.routine);
+  Traffic t;
+  for (int i = 0; i < n; ++i) {
+    if (ops[i].read()) t.in += e * ops[i].elements(), ++t.copies;
+    if (ops[i].written()) t.out += e * ops[i].elements(), ++t.copies;
+  }
+  t.out += bo::routines::result_bytes(c);  // written by the kernel straight into mapped memory: no copy
+  return t;
 }
 
-ShapeClass classify(const Call& c, double* size) {
-  switch (c.routine) {
-    case Routine::sgemm:
-      *size = 2.0 * double(c.m) * double(c.n) * double(c.k);
-      if (c.k <= 256) return ShapeClass::kSgemmRankK;
-      if (std::min(c.m, c.n) <= 256) return ShapeClass::kSgemmPanel;
-      return ShapeClass::kSgemmSquare;
-    case Routine::sgemv:
-      *size = 4.0 * double(c.m) * double(c.n);
-      return c.op == 'N' ? ShapeClass::kSgemvN : ShapeClass::kSgemvT;
-    case Routine::strsv:
-      *size = 2.0 * double(c.n) * double(c.n + 1);
-      return c.op == 'N' ? ShapeClass::kStrsvN : ShapeClass::kStrsvT;
-    case Routine::strsm:  // the triangle's order t times the other dimension times t: m n t flops
-      *size = double(c.m) * double(c.n) * double(c.op == 'L' ? c.m : c.n);
-      return ShapeClass::kStrsm;
-    case Routine::ssyrk:  // half of the n x n x k product: n^2 k flops
-      *size = double(c.n) * double(c.n) * double(c.k);
-      return ShapeClass::kSsyrk;
-    default:
-      *size = 4.0 * double(c.n);
-      return ShapeClass::kSnrm2;
-  }
+}  // namespace
+
+bool CostModel::pipelined(const Call& c) {
+  if (bo_routine_kind_of(c.call.routine) != BO_KIND_GEMM || c.operands_on_device) return false;
+  const Traffic t = traffic(c.call);
+  return t.in + t.out - c.resident_in >= kPipelineBytes;
 }
 
 CostModel::CostModel(const Calibration& given, double margin) : margin_(margin) {
@@ -47,11 +43,12 @@ CostModel::CostModel(const Calibration& given, double margin) : margin_(margin) 
   Calibration derived = given;
   derive_missing_classes(&derived);
   const Calibration& cal = derived;
-  for (int i = 0; i < int(ShapeClass::kCount); ++i) {
-    const char* name = class_name(ShapeClass(i));
+  curves_.resize(std::size_t(class_count()));
+  for (int i = 0; i < class_count(); ++i) {
+    const char* name = class_name(i);
     auto it = cal.cpu_rates.find(name);
     if (it == cal.cpu_rates.end() || it->second.empty()) it = defaults.cpu_rates.find(name);
-    Curve& cv = curves_[i];
+    Curve& cv = curves_[std::size_t(i)];
     for (const RatePoint& p : it->second) {
       if (cv.n == 24) break;
       cv.log_size[cv.n] = std::log(p.size);
@@ -68,8 +65,8 @@ CostModel::CostModel(const Calibration& given, double margin) : margin_(margin) 
   init_ms_ = cal.init_ms;
 }
 
-double CostModel::cpu_rate(ShapeClass cls, double size) const {
-  const Curve& cv = curves_[int(cls)];
+double CostModel::cpu_rate(int cls, double size) const {
+  const Curve& cv = curves_[std::size_t(cls)];
   const double x = std::log(std::max(size, 1.0));
   if (cv.n == 1 || x <= cv.log_size[0]) return std::exp(cv.log_rate[0]);
   for (int i = 1; i < cv.n; ++i)
@@ -83,49 +80,15 @@ double CostModel::cpu_rate(ShapeClass cls, double size) const {
 Prediction CostModel::predict(const Call& c, double kernel_us) const {
   Prediction p;
   double size = 0;
-  const ShapeClass cls = classify(c, &size);
+  const int cls = classify(c.call, &size);
   p.cls = cls;
   p.size = size;
   p.cpu_us = cpu_us(cls, size);
-  // What the module moves today for host operands (whole operands, staged through pinned memory).
-  const double m = double(c.m), n = double(c.n), k = double(c.k);
-  int copies = 1;  // operands copied in or out; the calibrated call overhead includes one
-  switch (c.routine) {
-    case Routine::sgemm:
-      p.bytes_in = 4.0 * (m * k + k * n + (c.reads_output ? m * n : 0));
-      p.bytes_out = 4.0 * m * n;
-      copies = c.reads_output ? 4 : 3;
-      break;
-    case Routine::sgemv: {
-      const double lx = c.op == 'N' ? n : m, ly = c.op == 'N' ? m : n;
-      p.bytes_in = 4.0 * (m * n + lx + (c.reads_output ? ly : 0));
-      p.bytes_out = 4.0 * ly;
-      copies = c.reads_output ? 4 : 3;
-      break;
-    }
-    case Routine::strsv:
-      p.bytes_in = 4.0 * (n * (n + 1) / 2 + n);  // only the triangle moves
-      p.bytes_out = 4.0 * n;
-      copies = 3;
-      break;
-    case Routine::strsm: {
-      // The triangle (uploaded as column-block trapezoids: about t (t + 1) / 2 elements), B in and B out.
-      const double t = c.op == 'L' ? m : n;
-      p.bytes_in = 4.0 * (t * (t + 1) / 2 + m * n);
-      p.bytes_out = 4.0 * m * n;
-      copies = 3;
-      break;
-    }
-    case Routine::ssyrk:
-      // A in; C's triangle in (beta != 0) and out.
-      p.bytes_in = 4.0 * (n * k + (c.reads_output ? n * (n + 1) / 2 : 0));
-      p.bytes_out = 4.0 * n * (n + 1) / 2;
-      copies = c.reads_output ? 3 : 2;
-      break;
-    default:
-      p.bytes_in = 4.0 * n;
-      p.bytes_out = 4.0;  // written by the kernel straight into mapped memory: no copy
-  }
+  // What the module moves for host operands (whole operands, staged through pinned memory).
+  const Traffic t = traffic(c.call);
+  p.bytes_in = t.in;
+  p.bytes_out = t.out;
+  const int copies = std::max(1, t.copies);  // operands copied in or out; the calibrated call overhead includes one
   if (!has_gpu_) {
     p.gpu_us = std::numeric_limits<double>::infinity();
     return p;
@@ -144,8 +107,10 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
     // for the calibration's contiguous one-way copies.
     const double in_rate = kPitchedDma * h2d_gbs_ * 1e3, out_rate = kPitchedDma * d2h_gbs_ * 1e3;
     const double staging = c.host_pinned ? 0.0 : (p.bytes_in + p.bytes_out) / (pageable_gbs_ * 1e3);
+    const double m = double(c.call.m), n = double(c.call.n), k = double(c.call.k);
+    const double e = bo::routines::element_size(c.call.routine);
     const double tm = std::min(m, kTile), tn = std::min(n, kTile);
-    const double first = 4.0 * (tm * k + k * tn + (c.reads_output ? tm * tn : 0)), last = 4.0 * tm * tn;
+    const double first = e * (tm * k + k * tn + (c.call.beta != 0 ? tm * tn : 0)), last = e * tm * tn;
     const double fill =
         first / in_rate + last / out_rate + (c.host_pinned ? 0.0 : (first + last) / (pageable_gbs_ * 1e3));
     const double steady = std::max({p.bytes_in / in_rate, p.bytes_out / out_rate, staging, kernel_us});

@@ -14,11 +14,12 @@
 
 #include "dispatch/log.h"
 #include "offload/module_loader.h"
+#include "routines/all.h"
 
 namespace blasoffload::policy {
 namespace {
 
-constexpr int kClasses = int(ShapeClass::kCount);
+constexpr int kClasses = 64;  // at least class_count(): checked in init
 // Adaptive corrections stay within this factor of the calibration: a few unlucky timings cannot turn the model
 // upside down, and the floor below stays a true lower bound.
 constexpr double kMaxCorrection = 4.0;
@@ -43,12 +44,12 @@ struct State {
   Calibration calibration;
   std::string message;
   bool from_file = false;
-  bool gpu_measured = false;           // the file has GPU numbers of its own (not the built-in ones)
-  bool gpu_nodes = false;              // NVIDIA device nodes exist, or the module was named explicitly
+  bool gpu_measured = false;                 // the file has GPU numbers of its own (not the built-in ones)
+  bool gpu_nodes = false;                    // NVIDIA device nodes exist, or the module was named explicitly
   std::atomic<bool> cuda_in_process{false};  // the program itself uses CUDA: its operands may be device memory
   std::atomic<bool> gpu_checked{false};      // the loaded GPU was compared with the calibration's
-  double floor[kNumRoutines] = {};     // work below which the GPU cannot win (see work())
-  std::atomic<double> gain_us{0};      // predicted gain of GPU-worthy calls run on the CPU before the GPU was up
+  double floor[kNumRoutines] = {};           // work below which the GPU cannot win (see work())
+  std::atomic<double> gain_us{0};            // predicted gain of GPU-worthy calls run on the CPU before the GPU was up
   std::atomic<double> init_started_after_us{-1};
   // Measured / predicted per class and size bucket (a factor of 4 in the class's size), [0] CPU, [1] GPU (adaptive
   // only): local, so that a CPU BLAS's quirk at one size does not move the decision at another.
@@ -59,44 +60,17 @@ State* g = nullptr;
 // initial-exec: one fs-relative load on the tiny-call path instead of a __tls_get_addr call.
 __attribute__((tls_model("initial-exec"))) thread_local unsigned t_recheck = 0;
 
-// The size measure the floors compare: m n k, m n, n^2, n; strsm m n t (t the triangle's order), ssyrk n^2 k (no roots
-// on the fast path).
-inline double work(const Call& c) {
-  switch (c.routine) {
-    case Routine::sgemm:
-      return double(c.m) * double(c.n) * double(c.k);
-    case Routine::strsm:
-      return double(c.m) * double(c.n) * double(c.op == 'L' ? c.m : c.n);
-    case Routine::ssyrk:
-      return double(c.n) * double(c.n) * double(c.k);
-    case Routine::sgemv:
-      return double(c.m) * double(c.n);
-    case Routine::strsv:
-      return double(c.n) * double(c.n);
-    default:
-      return double(c.n);
-  }
+// The size measure the floors compare: the descriptor's work(), a product of kWorkDims dimensions (m n k, m n, n^2, n;
+// trsm m n t, syrk n^2 k): no roots on the fast path.
+inline double work(const Call& c) { return bo::routines::work(c.call); }
+
+// BLASOFFLOAD_<ROUTINE>_MIN's size, from work(): the geometric mean of its dimensions.
+double override_size(int routine, double w) {
+  const int d = bo::routines::work_dims(routine);
+  return d == 3 ? std::cbrt(w) : d == 2 ? std::sqrt(w) : w;
 }
 
-// Level 3: work() is a product of three dimensions, and BLASOFFLOAD_<ROUTINE>_MIN is their geometric mean.
-inline bool cubic(Routine r) { return r == Routine::sgemm || r == Routine::strsm || r == Routine::ssyrk; }
-
-// BLASOFFLOAD_<ROUTINE>_MIN's size, from work().
-double override_size(Routine r, double w) {
-  if (cubic(r)) return std::cbrt(w);
-  switch (r) {
-    case Routine::sgemv:
-    case Routine::strsv:
-      return std::sqrt(w);
-    default:
-      return w;
-  }
-}
-
-double min_work(Routine r, std::int64_t n) {
-  const double x = double(n);
-  return cubic(r) ? x * x * x : (r == Routine::sgemv || r == Routine::strsv) ? x * x : x;
-}
+double min_work(int routine, std::int64_t n) { return std::pow(double(n), bo::routines::work_dims(routine)); }
 
 // At most every 100 ms (a vDSO clock read: nanoseconds).
 bool recheck_due() {
@@ -117,58 +91,21 @@ bool cuda_loaded() {
 // The smallest work at which the GPU could win for some shape class of `r`: a GPU call costs at least the fixed
 // per-call overhead, so while the CPU needs less than that (with room for the CPU being kMaxCorrection slower than
 // calibrated), the answer is the CPU without evaluating the model. Halved once more for safety.
-double floor_for(const CostModel& m, Routine r) {
+double floor_for(const CostModel& m, int r) {
   const double need_us = m.call_overhead_us();
   if (need_us <= 0) return 0;
+  const RoutineClasses rc = classes_of(r);
   for (double w = 1; w < 1e15; w *= 1.25) {
     bool may_win = false;
-    auto check = [&](ShapeClass cls, double size) { may_win |= kMaxCorrection * m.cpu_us(cls, size) > need_us; };
-    switch (r) {
-      case Routine::sgemm:
-        for (ShapeClass cls : {ShapeClass::kSgemmSquare, ShapeClass::kSgemmRankK, ShapeClass::kSgemmPanel})
-          check(cls, 2 * w);
-        break;
-      case Routine::sgemv:
-        check(ShapeClass::kSgemvN, 4 * w);
-        check(ShapeClass::kSgemvT, 4 * w);
-        break;
-      case Routine::strsv:
-        check(ShapeClass::kStrsvN, 2 * w);
-        check(ShapeClass::kStrsvT, 2 * w);
-        break;
-      case Routine::strsm:  // the class size is work() itself
-        check(ShapeClass::kStrsm, w);
-        break;
-      case Routine::ssyrk:
-        check(ShapeClass::kSsyrk, w);
-        break;
-      default:
-        check(ShapeClass::kSnrm2, 4 * w);
-    }
+    for (int i = 0; i < rc.count; ++i)
+      may_win |= kMaxCorrection * m.cpu_us(rc.first + i, class_size_per_work(r, i) * w) > need_us;
     if (may_win) return w / 2;
   }
   return 1e15;
 }
 
 void build_floors(const CostModel& m) {
-  for (std::size_t r = 0; r < kNumRoutines; ++r) g->floor[r] = floor_for(m, Routine(r));
-}
-
-int module_routine(Routine r) {
-  switch (r) {
-    case Routine::sgemm:
-      return BO_CUDA_SGEMM;
-    case Routine::sgemv:
-      return BO_CUDA_SGEMV;
-    case Routine::strsv:
-      return BO_CUDA_STRSV;
-    case Routine::strsm:
-      return BO_CUDA_STRSM;
-    case Routine::ssyrk:
-      return BO_CUDA_SSYRK;
-    default:
-      return BO_CUDA_SNRM2;
-  }
+  for (int r = 0; r < int(kNumRoutines); ++r) g->floor[r] = floor_for(m, r);
 }
 
 // Keeps a calibration's CPU side and takes the built-in GPU numbers.
@@ -190,9 +127,10 @@ void check_gpu_once(const bo_cuda_module* m) {
   if (!g->gpu_checked.compare_exchange_strong(expected, true)) return;
   const std::string& gpu = g->calibration.gpu;
   if (!g->from_file || !g->gpu_measured || gpu.empty() || std::strstr(m->name, gpu.c_str())) return;
-  log_warning("warning: policy: the policy file's GPU numbers were measured on %s, not on this GPU (%s); using "
-              "the built-in GPU numbers; run blasoffload-calibrate again",
-              gpu.c_str(), m->name);
+  log_warning(
+      "warning: policy: the policy file's GPU numbers were measured on %s, not on this GPU (%s); using "
+      "the built-in GPU numbers; run blasoffload-calibrate again",
+      gpu.c_str(), m->name);
   Calibration c = g->calibration;
   use_default_gpu(&c);
   // Readers may still hold the old model: it is never freed (one small object per process).
@@ -203,57 +141,45 @@ void check_gpu_once(const bo_cuda_module* m) {
 bool has_device_operand(const Call& c) {
   const bo_cuda_module* m = gpu_module();  // CUDA is already up in this process: loading costs little
   if (!m) return false;
-  for (const void* p : c.operand)
+  for (const void* p : {c.call.a, c.call.b, static_cast<const void*>(c.call.c)})
     if (p && m->is_device_pointer(p)) return true;
   return false;
 }
 
-// The host operands of a call a device copy could serve (A, B, C; C only as an input when it is read): shape and
-// whether the call reads it.
-struct HostOperand {
-  int index;
-  int64_t rows, cols;
-  bool read;
-};
-int host_operands(const Call& c, HostOperand* out) {
-  switch (c.routine) {
-    case Routine::sgemm:
-      out[0] = {0, c.op == 'N' ? c.m : c.k, c.op == 'N' ? c.k : c.m, true};
-      out[1] = {1, c.op_b == 'N' ? c.k : c.n, c.op_b == 'N' ? c.n : c.k, true};
-      out[2] = {2, c.m, c.n, c.reads_output};
-      return 3;
-    case Routine::sgemv:
-      out[0] = {0, c.m, c.n, true};
-      return 1;
-    case Routine::strsv:
-      out[0] = {0, c.n, c.n, true};
-      return 1;
-    default:
-      return 0;
-  }
+// The host matrices of a call a device copy could serve (a triangle counts as its square), and whether the call reads
+// them; only for routines whose predictions credit the module's device copies (the descriptors' kResidencyInPolicy:
+// the others are predicted as moving everything, which errs toward the CPU).
+int host_operands(const Call& c, bo::routines::Operand* out) {
+  if (!bo::routines::residency_in_policy(c.call.routine)) return 0;
+  bo::routines::Operand ops[3];
+  const int n = bo::routines::operands(c.call, ops);
+  int k = 0;
+  for (int i = 0; i < n; ++i)
+    if (ops[i].shape != bo::routines::Operand::kVector) out[k++] = ops[i];
+  return k;
 }
+const void* operand_pointer(const bo_call& c, int slot) { return slot == 0 ? c.a : slot == 1 ? c.b : c.c; }
 constexpr double kResidentMinBytes = 1048576.0;  // the module's residency.h kMinBytes
-// The routines whose predictions credit the module's device copies. strsm and ssyrk are predicted as moving A every
-// call (the module may still serve their A from a copy: the prediction then errs toward the CPU); snrm2 has no copies.
-inline bool asks_residency(Routine r) { return r == Routine::sgemm || r == Routine::sgemv || r == Routine::strsv; }
 
 // What the module's device copies spare this call (residency.h): a resident operand moves only its written pages; a
 // clean candidate's upload (the module makes the copy if the call runs on the GPU) is shared over the clean reuses
 // seen so far, so that a matrix used again and again unchanged moves to the GPU once that has paid (ski rental).
 void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp) {
-  HostOperand ops[3];
+  bo::routines::Operand ops[3];
   const int n = host_operands(c, ops);
+  const int e = bo::routines::element_size(c.call.routine);
   bool first = true;
   for (int i = 0; i < n; ++i) {
-    const HostOperand& o = ops[i];
-    const double bytes = 4.0 * double(o.rows) * double(o.cols);
-    if (!c.operand[o.index] || bytes < kResidentMinBytes || c.ld[o.index] < o.rows) continue;
+    const bo::routines::Operand& o = ops[i];
+    const void* p = operand_pointer(c.call, o.slot);
+    const double bytes = double(e) * double(o.rows) * double(o.cols);
+    if (!p || bytes < kResidentMinBytes || o.ld < o.rows) continue;
     bo_resident_info info{};
-    mod->host_resident(c.operand[o.index], o.rows, o.cols, c.ld[o.index], first ? 1 : 0, &info);
+    mod->host_resident(p, o.rows, o.cols, o.ld, e, first ? 1 : 0, &info);
     first = false;
     if (info.state == 0) continue;
     cp->check_us += info.check_us;
-    if (!o.read) continue;
+    if (!o.read()) continue;
     if (info.state == 1)
       cp->resident_in += std::max(0.0, bytes - double(info.upload_bytes));
     else
@@ -272,18 +198,20 @@ void guess_resident(const Call& c, Call* cp) {
   };
   thread_local Seen seen[8] = {};
   thread_local unsigned next = 0;
-  HostOperand ops[3];
+  bo::routines::Operand ops[3];
   const int n = host_operands(c, ops);
+  const int e = bo::routines::element_size(c.call.routine);
   for (int i = 0; i < n; ++i) {
-    const HostOperand& o = ops[i];
-    const double bytes = 4.0 * double(o.rows) * double(o.cols);
-    if (!o.read || !c.operand[o.index] || bytes < kResidentMinBytes) continue;
+    const bo::routines::Operand& o = ops[i];
+    const void* p = operand_pointer(c.call, o.slot);
+    const double bytes = double(e) * double(o.rows) * double(o.cols);
+    if (!o.read() || !p || bytes < kResidentMinBytes) continue;
     Seen* s = nullptr;
     for (Seen& q : seen)
-      if (q.p == c.operand[o.index] && q.rows == o.rows && q.cols == o.cols) s = &q;
+      if (q.p == p && q.rows == o.rows && q.cols == o.cols) s = &q;
     if (!s) {
       s = &seen[next++ % 8];
-      *s = Seen{c.operand[o.index], o.rows, o.cols, 0};
+      *s = Seen{p, o.rows, o.cols, 0};
     }
     if (++s->uses >= 3) cp->resident_in += bytes * (1.0 - 1.0 / double(s->uses - 1));
   }
@@ -299,6 +227,10 @@ void add_gain(double us) {
 
 void init(const Settings& s, const CpuIdentity& cpu) {
   g = new State();
+  if (class_count() > kClasses) {
+    log_fatal("internal error: %d shape classes, room for %d", class_count(), kClasses);
+    std::abort();
+  }
   for (auto& cls : g->corr)
     for (auto& b : cls)
       for (auto& side : b) side.store(1.0f);
@@ -318,12 +250,13 @@ void init(const Settings& s, const CpuIdentity& cpu) {
   g->cuda_in_process.store(cuda_loaded());
   g->gpu_nodes = !s.cuda_module.empty() || access("/dev/nvidiactl", F_OK) == 0;
   log_info("%s%s", g->message.c_str(), s.frozen ? "; decisions frozen" : "");
-  if (!g->gpu_nodes && !g->cuda_in_process.load()) log_debug("policy: no NVIDIA device nodes and no CUDA in the process: auto stays on the CPU");
+  if (!g->gpu_nodes && !g->cuda_in_process.load())
+    log_debug("policy: no NVIDIA device nodes and no CUDA in the process: auto stays on the CPU");
 }
 
 Decision decide_auto(const Settings& s, const Call& c) {
   Decision d;
-  const std::size_t r = index(c.routine);
+  const int r = c.call.routine;
   const double w = work(c);
   // Device operands are a matter of correctness, not cost. A program that starts CUDA after its first BLAS call is
   // noticed within 100 ms on large calls, or within 4096 small ones (dlopen takes the loader's lock: microseconds).
@@ -338,8 +271,8 @@ Decision decide_auto(const Settings& s, const Call& c) {
   }
   if (s.min_size[r] >= 0) {
     d.reason = Reason::kMinSize;
-    d.size = float(override_size(c.routine, w));
-    d.target = w >= min_work(c.routine, s.min_size[r]) ? Target::kGpu : Target::kCpu;
+    d.size = float(override_size(r, w));
+    d.target = w >= min_work(r, s.min_size[r]) ? Target::kGpu : Target::kCpu;
     return d;
   }
   if (w < g->floor[r]) {
@@ -355,7 +288,7 @@ Decision decide_auto(const Settings& s, const Call& c) {
   if (m) check_gpu_once(m);
   const CostModel* model = g->model.load(std::memory_order_acquire);
   auto predict = [&](const bo_cuda_module* mod) {
-    const double kernel = mod ? mod->kernel_us(module_routine(c.routine), c.op, c.m, c.n, c.k) : 0.0;
+    const double kernel = mod ? mod->kernel_us(&c.call) : 0.0;
     Call cp = c;
     // Host memory the module registered (or registers on this call: the mapping's second use) moves at the DMA rate,
     // without staging copies; the registration itself (~58 ms per GiB, once per mapping) is left out. The spans
@@ -363,17 +296,21 @@ Decision decide_auto(const Settings& s, const Call& c) {
     // Before the module is up nothing can be asked: the estimate that decides whether starting it is worth its
     // one-time cost assumes registrable memory (malloc'd arrays are); decisions once it is up ask.
     // Asked only where the answer counts (the pipelined prediction): it takes a lock and a system call.
-    if (!c.operands_on_device && asks_residency(c.routine)) {
+    if (!c.operands_on_device) {
       if (mod)
         ask_resident(mod, c, &cp);
       else
         guess_resident(c, &cp);
     }
     if (CostModel::pipelined(cp)) {
-      const double el[3] = {double(c.m) * double(c.k), double(c.k) * double(c.n), double(c.m) * double(c.n)};
+      bo::routines::Operand ops[3];
+      const int n = bo::routines::operands(c.call, ops);
+      const int e = bo::routines::element_size(r);
       cp.host_pinned = true;
-      for (int q = 0; q < 3 && cp.host_pinned && mod; ++q)
-        cp.host_pinned = c.operand[q] && mod->host_pinned(c.operand[q], int64_t(4 * el[q])) >= 1;
+      for (int q = 0; q < n && cp.host_pinned && mod; ++q) {
+        const void* p = operand_pointer(c.call, ops[q].slot);
+        cp.host_pinned = p && mod->host_pinned(p, int64_t(e) * int64_t(ops[q].elements())) >= 1;
+      }
     }
     const Prediction p = model->predict(cp, std::max(kernel, 0.0));
     d.cls = std::uint8_t(p.cls);
@@ -384,7 +321,7 @@ Decision decide_auto(const Settings& s, const Call& c) {
     d.cpu_us = float(p.cpu_us * cc);
     d.gpu_us = float(p.gpu_us * gc);
     d.cpu_share = 0;
-    if (c.routine == Routine::sgemm && s.hybrid_share != 0 && p.bytes_in + p.bytes_out > 0) {
+    if (bo_routine_kind_of(r) == BO_KIND_GEMM && s.hybrid_share != 0 && p.bytes_in + p.bytes_out > 0) {
       // Sharing the call: the model's split, or the user's fixed one.
       double share = 0;
       double t = model->hybrid_us(d.cpu_us, d.gpu_us, &share);
@@ -456,7 +393,7 @@ void observe(const Decision& d, bool ran_on_gpu, double actual_us) {
 }
 
 void describe(const Settings& s, const Call& c, const Decision& d, char* buf, std::size_t size) {
-  const std::size_t r = index(c.routine);
+  const int r = c.call.routine;
   switch (d.reason) {
     case Reason::kMode:
       if (d.cpu_share > 0)
@@ -515,11 +452,11 @@ std::string summary() {
   if (lc + lg) {
     out += "  adaptive corrections (measured/predicted, by class and size):";
     int shown = 0;
-    for (int i = 0; i < kClasses; ++i)
+    for (int i = 0; i < class_count(); ++i)
       for (int b = 0; b < kBuckets; ++b) {
         const float cpu = g->corr[i][b][0].load(), gpu = g->corr[i][b][1].load();
         if ((cpu == 1.0f && gpu == 1.0f) || ++shown > 16) continue;
-        std::snprintf(line, sizeof line, " %s@4^%d cpu %.2f gpu %.2f;", class_name(ShapeClass(i)), b, cpu, gpu);
+        std::snprintf(line, sizeof line, " %s@4^%d cpu %.2f gpu %.2f;", class_name(i), b, cpu, gpu);
         out += line;
       }
     out += "\n";

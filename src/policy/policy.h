@@ -31,7 +31,7 @@ struct Decision {
   bool learn = false;  // adaptive: report the measured time back (policy::observe)
   float cpu_us = 0, gpu_us = 0;  // the model's predictions (kModel, kInitialising, kAmortising)
   float size = 0;                // the call's size in the unit of BLASOFFLOAD_<ROUTINE>_MIN (kMinSize)
-  float cpu_share = 0;           // sgemm on the GPU: the fraction of C the CPU BLAS computes at the same time
+  float cpu_share = 0;           // gemm on the GPU: the fraction of C the CPU BLAS computes at the same time
   std::uint8_t cls = 0, bucket = 0;  // where observe() files the measurement (set with the predictions)
 };
 
@@ -56,11 +56,12 @@ std::string summary();
 }  // namespace policy
 
 inline Decision decide(const Settings& s, const policy::Call& c) {
-  const Mode m = s.routine_mode[index(c.routine)];
+  const Mode m = s.routine_mode[c.call.routine];
   if (m == Mode::kAuto) return policy::decide_auto(s, c);
   Decision d;
   d.target = m == Mode::kGpu ? Target::kGpu : Target::kCpu;
-  if (d.target == Target::kGpu && c.routine == Routine::sgemm && s.hybrid_share > 0) d.cpu_share = s.hybrid_share;
+  if (d.target == Target::kGpu && bo_routine_kind_of(c.call.routine) == BO_KIND_GEMM && s.hybrid_share > 0)
+    d.cpu_share = s.hybrid_share;
   return d;
 }
 

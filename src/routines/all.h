@@ -1,0 +1,85 @@
+// Every routine descriptor, and the run-time dispatch from a routine id (routine_ids.h) to its descriptor: what the
+// policy and the CUDA module's executor use when they hold a bo_call rather than a type.
+#pragma once
+
+#include <type_traits>
+
+#include "routines/descriptor.h"
+#include "routines/gemm.h"
+#include "routines/gemv.h"
+#include "routines/nrm2.h"
+#include "routines/syrk.h"
+#include "routines/trsm.h"
+#include "routines/trsv.h"
+
+namespace bo::routines {
+
+template <class D>
+struct Tag {
+  using type = D;
+};
+
+// Calls f(Tag<Descriptor<T>>{}) for the routine `routine`; every call of f must return the same type.
+template <class F>
+decltype(auto) visit(int routine, F&& f) {
+  switch (routine) {
+#define BO_ENTRY(p, P, name, NAME, T) \
+  case BO_R_##P##NAME:                \
+    return f(Tag<by_name::name<T>>{});
+#include "routines/routine_list.h"
+#undef BO_ENTRY
+    default:
+      return f(Tag<Gemm<float>>{});  // not a routine id: callers pass only ids of calls they built
+  }
+}
+
+// The descriptor's answers for a call, by its routine id.
+inline int operands(const bo_call& c, Operand out[3]) {
+  return visit(c.routine, [&](auto t) { return decltype(t)::type::operands(c, out); });
+}
+inline double work(const bo_call& c) {
+  return visit(c.routine, [&](auto t) { return decltype(t)::type::work(c); });
+}
+inline double flops(const bo_call& c) {
+  return visit(c.routine, [&](auto t) { return decltype(t)::type::flops(c); });
+}
+inline int work_dims(int routine) {
+  return visit(routine, [](auto t) { return decltype(t)::type::kWorkDims; });
+}
+inline void describe(const bo_call& c, char* buf, std::size_t size) {
+  visit(c.routine, [&](auto t) { decltype(t)::type::describe(c, buf, size); });
+}
+// Runs a normalised call through the Fortran entry point `fn` of its routine (the CPU library's).
+inline void call_fortran(void* fn, const bo_call& c) {
+  visit(c.routine, [&](auto t) {
+    using D = typename decltype(t)::type;
+    D::call_fortran(reinterpret_cast<typename D::Fortran*>(fn), c);
+  });
+}
+
+// Bytes of a scalar result the call returns (nrm2's norm), 0 for routines that return nothing.
+template <class D, class = void>
+struct ResultBytes {
+  static constexpr double value = 0;
+};
+template <class D>
+struct ResultBytes<D, std::void_t<decltype(D::kResultBytes)>> {
+  static constexpr double value = D::kResultBytes;
+};
+inline double result_bytes(const bo_call& c) {
+  return visit(c.routine, [](auto t) { return ResultBytes<typename decltype(t)::type>::value; });
+}
+// Traits a descriptor may declare (absent: false).
+template <class D, class = void>
+struct ResidencyInPolicy : std::false_type {};
+template <class D>
+struct ResidencyInPolicy<D, std::void_t<decltype(D::kResidencyInPolicy)>> : std::bool_constant<D::kResidencyInPolicy> {
+};
+// Whether the policy's predictions credit the module's device copies of this routine's matrices.
+inline bool residency_in_policy(int routine) {
+  return visit(routine, [](auto t) { return ResidencyInPolicy<typename decltype(t)::type>::value; });
+}
+
+inline int element_size(int routine) { return bo_element_size(bo_routine_precision(routine)); }
+
+}  // namespace bo::routines

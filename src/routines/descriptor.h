@@ -1,0 +1,101 @@
+// What every routine descriptor (src/routines/<routine>.h) shares: the element-type helpers, the Fortran argument
+// tuple, the outcome of the reference checks and quick returns, and the shape classes of the policy.
+//
+// A descriptor is a class template on the element type T with static members only:
+//   kKind, kRoutine            the routine kind and the routine id (routine_ids.h)
+//   Fortran, Args              the exported function type (gfortran ABI; made from the BO_<NAME>_PARAMS macro the
+//                              exports use too) and its arguments as a tuple
+//   prepare(args, call, info)  netlib INFO checks, then reference quick returns, then the normalised call
+//   operands(call, out)        what the call reads and writes (operand.h)
+//   work(call), kWorkDims      the size measure of the policy's floors: a product of kWorkDims dimensions, so that
+//                              BLASOFFLOAD_<ROUTINE>_MIN is work^(1/kWorkDims)
+//   kClasses, shape_class(call) the CPU-rate classes of the policy (name suffix, class size per unit of work)
+//   describe(call, buf, size)  the arguments as BLASOFFLOAD_LOG=calls prints them
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+
+#include "abi/blas_types.h"
+#include "routines/call.h"
+#include "routines/operand.h"
+#include "routines/routine_ids.h"
+
+namespace bo::routines {
+
+using blasoffload::blas_int;
+using blasoffload::fortran_strlen;
+
+template <class T>
+struct Element;
+template <>
+struct Element<float> {
+  static constexpr bo_precision kPrecision = BO_PREC_S;
+};
+template <>
+struct Element<double> {
+  static constexpr bo_precision kPrecision = BO_PREC_D;
+};
+
+// The routine id of a kind in an element type (the numbering of routine_ids.h, computed at compile time).
+constexpr int routine_id(bo_routine_kind kind, bo_precision prec) {
+  constexpr unsigned char kKind[] = {
+#define BO_ENTRY(p, P, name, NAME, T) BO_KIND_##NAME,
+#include "routines/routine_list.h"
+#undef BO_ENTRY
+  };
+  constexpr unsigned char kPrec[] = {
+#define BO_ENTRY(p, P, name, NAME, T) BO_PREC_##P,
+#include "routines/routine_list.h"
+#undef BO_ENTRY
+  };
+  for (int r = 0; r < BO_R_COUNT; ++r)
+    if (kKind[r] == kind && kPrec[r] == prec) return r;
+  return -1;
+}
+
+// The arguments of a Fortran entry point, as the tuple of its parameters (pointers and hidden lengths): what the
+// exported function received, and what forwarding passes on unchanged.
+template <class F>
+struct Signature;
+template <class R, class... A>
+struct Signature<R(A...)> {
+  using Result = R;
+  using Args = std::tuple<A...>;
+};
+
+// What the reference checks and quick returns leave to do.
+enum class Prep {
+  kRun,       // a normalised call to decide and run
+  kInvalid,   // INFO != 0: XERBLA, nothing written
+  kQuick,     // the reference returns without touching anything
+  kQuickCpu,  // the reference's answer is a simple scaling (trsm alpha = 0, syrk alpha = 0 or k = 0) or libraries
+              // disagree (nrm2 incx <= 0): the CPU library computes it, counted as a quick return
+};
+
+// One CPU-rate class of the policy: its name after the precision letter ("gemm.square" -> "sgemm.square") and the
+// class size (bytes or flops) per unit of work(), for the floors.
+struct ShapeClassInfo {
+  const char* suffix;
+  double size_per_work;  // at element size 1 for byte-sized classes: multiplied by the element size (see by_bytes)
+  bool by_bytes;         // the class's size is bytes (Level 1/2), else flops
+};
+
+// LSAME for one option letter: case-insensitive, only the first character counts.
+inline char upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
+inline bool is_trans(char c) { return c == 'N' || c == 'T' || c == 'C'; }
+inline bool is_uplo(char c) { return c == 'U' || c == 'L'; }
+inline bool is_diag(char c) { return c == 'U' || c == 'N'; }
+inline bool is_side(char c) { return c == 'L' || c == 'R'; }
+inline blas_int max1(blas_int v) { return v > 1 ? v : 1; }
+
+// A normalised call with the routine id of D (a descriptor) and nothing else set.
+template <class D>
+bo_call new_call() {
+  bo_call c{};
+  c.routine = D::kRoutine;
+  return c;
+}
+
+}  // namespace bo::routines

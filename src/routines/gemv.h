@@ -1,0 +1,94 @@
+// ?GEMV: y := alpha op(A) x + beta y.
+#pragma once
+
+#include <cstdio>
+
+#include "routines/descriptor.h"
+
+// The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
+// definitions (abi/fortran_api.cpp) are made from them.
+#define BO_GEMV_RESULT(T) void
+#define BO_GEMV_PARAMS(T)                                                                                    \
+  (const char* trans, const blas_int* m, const blas_int* n, const T* alpha, const T* a, const blas_int* lda, \
+   const T* x, const blas_int* incx, const T* beta, T* y, const blas_int* incy, fortran_strlen trans_len)
+#define BO_GEMV_ARGS (trans, m, n, alpha, a, lda, x, incx, beta, y, incy, trans_len)
+
+namespace bo::routines {
+
+template <class T>
+struct Gemv {
+  static constexpr bo_routine_kind kKind = BO_KIND_GEMV;
+  using Fortran = BO_GEMV_RESULT(T) BO_GEMV_PARAMS(T);
+  static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
+  using Args = typename Signature<Fortran>::Args;
+  enum { TRANS, M, N, ALPHA, A, LDA, X, INCX, BETA, Y, INCY };
+
+  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
+    const char t = upper(*std::get<TRANS>(x));
+    const blas_int m = *std::get<M>(x), n = *std::get<N>(x), lda = *std::get<LDA>(x);
+    const blas_int incx = *std::get<INCX>(x), incy = *std::get<INCY>(x);
+    *info = !is_trans(t) ? 1 : m < 0 ? 2 : n < 0 ? 3 : lda < max1(m) ? 6 : incx == 0 ? 8 : incy == 0 ? 11 : 0;
+    if (*info) return Prep::kInvalid;
+    const T alpha = *std::get<ALPHA>(x), beta = *std::get<BETA>(x);
+    if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return Prep::kQuick;
+    *call = new_call<Gemv>();
+    call->op[0] = t;
+    call->m = m;
+    call->n = n;
+    call->alpha = alpha;
+    call->beta = beta;
+    call->a = std::get<A>(x);
+    call->lda = lda;
+    call->b = std::get<X>(x);
+    call->incx = incx;
+    call->c = std::get<Y>(x);
+    call->incy = incy;
+    return Prep::kRun;
+  }
+
+  // With alpha = 0 neither A nor x is read (y := beta y).
+  // The normalised call through a Fortran entry point.
+  static void call_fortran(Fortran* fn, const bo_call& c) {
+    const blas_int m = blas_int(c.m), n = blas_int(c.n), lda = blas_int(c.lda), incx = blas_int(c.incx),
+                   incy = blas_int(c.incy);
+    const T alpha = T(c.alpha), beta = T(c.beta);
+    fn(&c.op[0], &m, &n, &alpha, static_cast<const T*>(c.a), &lda, static_cast<const T*>(c.b), &incx, &beta,
+       static_cast<T*>(c.c), &incy, 1);
+  }
+
+  static int operands(const bo_call& c, Operand* out) {
+    const int64_t lx = c.op[0] == 'N' ? c.n : c.m, ly = c.op[0] == 'N' ? c.m : c.n;
+    int n = 0;
+    if (c.alpha != 0) {
+      out[n++] = {0, Operand::kMatrix, Operand::kIn, c.m, c.n, c.lda};
+      out[n++] = {1, Operand::kVector, Operand::kIn, lx, 1, c.incx};
+    }
+    out[n++] = {2, Operand::kVector, c.beta != 0 ? Operand::kInOut : Operand::kOut, ly, 1, c.incy};
+    return n;
+  }
+
+  // The policy credits a device copy of A (power iterations use it unchanged).
+  static constexpr bool kResidencyInPolicy = true;
+
+  static constexpr int kWorkDims = 2;
+  static double work(const bo_call& c) { return double(c.m) * double(c.n); }
+  static double flops(const bo_call& c) { return 2 * work(c); }
+
+  // The transpose changes the access pattern (axpy against dot form). Sizes: the matrix's bytes.
+  static constexpr ShapeClassInfo kClasses[] = {{"gemv.n", 1, true}, {"gemv.t", 1, true}};
+  static int shape_class(const bo_call& c) { return c.op[0] == 'N' ? 0 : 1; }
+  static double class_size(const bo_call& c) { return sizeof(T) * work(c); }
+
+  static void describe(const bo_call& c, char* buf, std::size_t size) {
+    std::snprintf(buf, size, "%c m=%lld n=%lld incx=%lld incy=%lld", c.op[0], (long long)c.m, (long long)c.n,
+                  (long long)c.incx, (long long)c.incy);
+  }
+};
+
+// The lower-case name the symbol list uses (all.h).
+namespace by_name {
+template <class T>
+using gemv = Gemv<T>;
+}
+
+}  // namespace bo::routines

@@ -1,0 +1,73 @@
+// ?NRM2: the Euclidean norm of a vector, returned as the function's value.
+#pragma once
+
+#include <cstdio>
+
+#include "routines/descriptor.h"
+
+// The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
+// definitions (abi/fortran_api.cpp) are made from them.
+#define BO_NRM2_RESULT(T) T
+#define BO_NRM2_PARAMS(T) (const blas_int* n, const T* x, const blas_int* incx)
+#define BO_NRM2_ARGS (n, x, incx)
+
+namespace bo::routines {
+
+template <class T>
+struct Nrm2 {
+  static constexpr bo_routine_kind kKind = BO_KIND_NRM2;
+  using Fortran = BO_NRM2_RESULT(T) BO_NRM2_PARAMS(T);
+  static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
+  using Args = typename Signature<Fortran>::Args;
+  enum { N, X, INCX };
+
+  // No invalid arguments. Libraries disagree for incx <= 0 (reference: the norm of the |incx| stride or
+  // sqrt(n)|x1|; OpenBLAS: 0), so those calls always go to the CPU library: the user gets their own library's answer.
+  // The result goes to *result (the module writes it there).
+  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
+    *info = 0;
+    const blas_int n = *std::get<N>(x), incx = *std::get<INCX>(x);
+    if (n <= 0) return Prep::kQuick;
+    if (incx <= 0) return Prep::kQuickCpu;
+    *call = new_call<Nrm2>();
+    call->n = n;
+    call->b = std::get<X>(x);
+    call->incx = incx;
+    return Prep::kRun;
+  }
+  // The value a quick return gives.
+  static constexpr T kQuickResult = T(0);
+
+  // The normalised call through a Fortran entry point; the value goes to *c.c.
+  static void call_fortran(Fortran* fn, const bo_call& c) {
+    const blas_int n = blas_int(c.n), incx = blas_int(c.incx);
+    *static_cast<T*>(c.c) = fn(&n, static_cast<const T*>(c.b), &incx);
+  }
+
+  static int operands(const bo_call& c, Operand* out) {
+    out[0] = {1, Operand::kVector, Operand::kIn, c.n, 1, c.incx};
+    return 1;
+  }
+  // The scalar result travels too (written by the kernel into mapped host memory).
+  static constexpr double kResultBytes = sizeof(T);
+
+  static constexpr int kWorkDims = 1;
+  static double work(const bo_call& c) { return double(c.n); }
+  static double flops(const bo_call& c) { return 2 * work(c); }
+
+  static constexpr ShapeClassInfo kClasses[] = {{"nrm2", 1, true}};
+  static int shape_class(const bo_call&) { return 0; }
+  static double class_size(const bo_call& c) { return sizeof(T) * work(c); }
+
+  static void describe(const bo_call& c, char* buf, std::size_t size) {
+    std::snprintf(buf, size, "n=%lld incx=%lld", (long long)c.n, (long long)c.incx);
+  }
+};
+
+// The lower-case name the symbol list uses (all.h).
+namespace by_name {
+template <class T>
+using nrm2 = Nrm2<T>;
+}
+
+}  // namespace bo::routines
