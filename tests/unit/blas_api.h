@@ -40,17 +40,16 @@ struct Api {
                           T* c, int ldc);
 };
 
-static_assert(std::is_same_v<Api<float>::cblas_gemm, decltype(::cblas_sgemm)>);
-static_assert(std::is_same_v<Api<double>::cblas_gemm, decltype(::cblas_dgemm)>);
-static_assert(std::is_same_v<Api<float>::cblas_gemv, decltype(::cblas_sgemv)>);
-static_assert(std::is_same_v<Api<double>::cblas_gemv, decltype(::cblas_dgemv)>);
-static_assert(std::is_same_v<Api<float>::cblas_trsv, decltype(::cblas_strsv)>);
-static_assert(std::is_same_v<Api<double>::cblas_trsv, decltype(::cblas_dtrsv)>);
-static_assert(std::is_same_v<Api<float>::cblas_nrm2, decltype(::cblas_snrm2)>);
-static_assert(std::is_same_v<Api<double>::cblas_nrm2, decltype(::cblas_dnrm2)>);
-static_assert(std::is_same_v<Api<float>::cblas_trsm, decltype(::cblas_strsm)>);
-static_assert(std::is_same_v<Api<double>::cblas_trsm, decltype(::cblas_dtrsm)>);
-static_assert(std::is_same_v<Api<float>::cblas_syrk, decltype(::cblas_ssyrk)>);
-static_assert(std::is_same_v<Api<double>::cblas_syrk, decltype(::cblas_dsyrk)>);
+// Our CBLAS types are the system header's, in both precisions.
+#define BT_SAME_AS_CBLAS_H(name)                                                      \
+  static_assert(std::is_same_v<Api<float>::cblas_##name, decltype(::cblas_s##name)>); \
+  static_assert(std::is_same_v<Api<double>::cblas_##name, decltype(::cblas_d##name)>);
+BT_SAME_AS_CBLAS_H(gemm)
+BT_SAME_AS_CBLAS_H(gemv)
+BT_SAME_AS_CBLAS_H(trsv)
+BT_SAME_AS_CBLAS_H(nrm2)
+BT_SAME_AS_CBLAS_H(trsm)
+BT_SAME_AS_CBLAS_H(syrk)
+#undef BT_SAME_AS_CBLAS_H
 
 }  // namespace bt

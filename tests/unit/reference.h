@@ -114,6 +114,22 @@ Acc<T> ref_nrm2(blas_int n, const std::vector<T>& x, blas_int incx) {
   return scale * std::sqrt(s);
 }
 
+// Every entry the CPU BLAS's result `direct` has non-finite is non-finite in ours too (and there is one); unless the
+// GPU may run, ours is the CPU BLAS's bit for bit.
+template <class T>
+void expect_nonfinite_as_cpu(const std::vector<T>& got, const std::vector<T>& direct) {
+  int nonfinite = 0;
+  for (std::size_t p = 0; p < got.size(); ++p) {
+    if (std::isfinite(direct[p])) continue;
+    ++nonfinite;
+    ASSERT_FALSE(std::isfinite(got[p])) << "element " << p << " should not be finite";
+  }
+  EXPECT_GT(nonfinite, 0);
+  if (!allow_gpu()) {
+    ASSERT_TRUE(same_bits(got, direct));
+  }
+}
+
 // |got - want| <= bound, as a GoogleTest assertion that prints all three to the element type's full precision.
 template <class T, class W>
 ::testing::AssertionResult within(T got, W want, double bound) {

@@ -17,6 +17,12 @@ void expect_close(const std::vector<T>& got, const std::vector<T>& want, double 
   }
 }
 
+// The Fortran option letters of CBLAS arguments; `flip`: in the column-major twin of a row-major call, upper and lower
+// (and left and right) swap.
+char fortran_trans(CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : t == CblasTrans ? 'T' : 'C'; }
+char fortran_uplo(CBLAS_UPLO u, bool flip) { return (u == CblasUpper) != flip ? 'U' : 'L'; }
+char fortran_side(CBLAS_SIDE s, bool flip) { return (s == CblasLeft) != flip ? 'L' : 'R'; }
+
 BT_PRECISION_SUITE(Cblas);
 
 TYPED_TEST(Cblas, GemmBothLayouts) {
@@ -109,9 +115,8 @@ TYPED_TEST(Cblas, TrsmBothLayoutsAreTheFortranCallOnTheTransposedProblem) {
             auto want = b;
             mine(lay, side, ul, t, d, m, n, T(-1.25), a.data(), lda, b.data(), ldb);
             // The column-major problem the call stands for.
-            const bool flip = row;
-            const char fs = (side == CblasLeft) != flip ? 'L' : 'R', fu = (ul == CblasUpper) != flip ? 'U' : 'L';
-            const char ft = t == CblasNoTrans ? 'N' : t == CblasTrans ? 'T' : 'C', fd = d == CblasUnit ? 'U' : 'N';
+            const char fs = fortran_side(side, row), fu = fortran_uplo(ul, row), ft = fortran_trans(t);
+            const char fd = d == CblasUnit ? 'U' : 'N';
             const int fm = row ? n : m, fn = row ? m : n;
             const T alpha = T(-1.25);
             fortran(&fs, &fu, &ft, &fd, &fm, &fn, &alpha, a.data(), &lda, want.data(), &ldb, 1, 1, 1, 1);
@@ -141,11 +146,8 @@ TYPED_TEST(Cblas, SyrkBothLayoutsAreTheFortranCallOnTheTransposedProblem) {
           auto want = c;
           const auto c0 = c;
           mine(lay, ul, t, n, k, T(0.75), a.data(), lda, beta, c.data(), ldc);
-          const char fu = (ul == CblasUpper) != row ? 'U' : 'L';
-          const char ft = row ? (t == CblasNoTrans ? 'T' : 'N')
-                              : (t == CblasNoTrans ? 'N'
-                                 : t == CblasTrans ? 'T'
-                                                   : 'C');
+          const char fu = fortran_uplo(ul, row);
+          const char ft = row ? (t == CblasNoTrans ? 'T' : 'N') : fortran_trans(t);
           const T alpha = T(0.75);
           fortran(&fu, &ft, &n, &k, &alpha, a.data(), &lda, &beta, want.data(), &ldc, 1, 1);
           SCOPED_TRACE(std::string(row ? "row" : "col") + " " + fu + ft + " beta=" + std::to_string(beta));
