@@ -20,7 +20,8 @@
 #                           tested and passed (repeatable): blas1: its subprogram block says PASS; blas: its error
 #                           exits and its computational tests passed (CBLAS: in both layouts)
 #   --min-calls ROUTINE=N   the summary's row for ROUTINE (e.g. dgemm) must count at least N calls (repeatable):
-#                           shows that the routines under test, in their precision, went through blasoffload
+#                           shows that the routines under test, in their precision, went through blasoffload;
+#                           ROUTINE "d*" sums the rows of every routine whose name starts with d
 set -u
 
 workdir="" lib="" program="" format="" stdin_file="" ldpath="" loader="" loader_path=""
@@ -127,7 +128,7 @@ case "$format" in
     done
     echo "subprograms passed: $n_pass of $n_sub"
     ;;
-  blas)  # xblat2s/3s, xscblat2/3: "PASSED THE ..." lines; "******* ... FAILED/SUSPECT/FATAL ERROR" otherwise
+  blas)  # xblat[23][sd], x[sd]cblat[23]: "PASSED THE ..." lines; "******* ... FAILED/SUSPECT/FATAL ERROR" otherwise
     # "PASSED THE TESTS OF ERROR-EXITS" is the one legitimate use of ERROR; drop it before looking.
     scrubbed=$(sed -e 's/PASSED THE TESTS OF ERROR-EXITS//' <<<"$all")
     bad=$(grep -E 'FAIL|\*\*\*\*\*\*|ERROR|SUSPECT' <<<"$scrubbed")
@@ -148,7 +149,7 @@ case "$format" in
     grep -q 'END OF TESTS' <<<"$all" || fail "no 'END OF TESTS' line (program stopped early)"
     echo "computational test groups passed: $n_comp"
     ;;
-  lapack)  # xlintsts / xeigtsts
+  lapack)  # xlintst[sd] / xeigtst[sd]
     grep -q 'End of tests' <<<"$all" || fail "no 'End of tests' line (program stopped early)"
     # "XXX:  N out of M tests failed to pass the threshold" (only printed when N > 0)
     while IFS= read -r line; do
@@ -202,10 +203,12 @@ else
     gpu_line=$(grep -E '^  GPU: ' "$log" | head -n 1)
     grep -qE -- "$expect_gpu" <<<"$gpu_line" || fail "summary: '$gpu_line' does not match /$expect_gpu/"
   fi
-  # Per-routine rows: "  dgemm   <calls> <cpu> <gpu> ...".
+  # Per-routine rows: "  dgemm   <calls> <cpu> <gpu> ...", between the "routine" header and the "total:" line.
   for rc_ in "${mincalls[@]}"; do
     r=${rc_%%=*} min=${rc_#*=}
-    calls=$(awk -v r="$r" '$1 == r { print $2; exit }' "$log")
+    calls=$(awk -v r="$r" '$1 == "routine" { on = 1; next } $1 == "total:" { on = 0 }
+      on && ($1 == r || (r ~ /\*$/ && index($1, substr(r, 1, length(r) - 1)) == 1)) { n += $2; found = 1 }
+      END { if (found) print n }' "$log")
     if [ -z "$calls" ] || [ "$calls" -lt "$min" ]; then
       fail "summary: $r calls = ${calls:-no row}, expected >= $min"
     else
