@@ -111,11 +111,12 @@ std::vector<ErrorRecord>& xerbla_log();
 std::vector<ErrorRecord>& cblas_xerbla_log();
 void clear_error_logs();
 
-// Random numbers in [-1, 1], the same for both precisions (drawn as float, then widened).
+// Random numbers in [-1, 1] with every bit of T's significand random: values with fewer bits (floats widened to
+// double) would make products exact and hide a product computed in less than T's precision.
 template <class T>
 std::vector<T> random_vector(std::size_t n, std::uint32_t seed) {
   std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::uniform_real_distribution<T> d(-1, 1);
   std::vector<T> v(n);
   for (auto& x : v) x = T(d(gen));
   return v;

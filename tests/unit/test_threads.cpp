@@ -104,8 +104,8 @@ TYPED_TEST(Threads, SixteenThreadsSeparateAndSharedOperands) {
 }
 
 // 16 threads whose outputs are interleaved pieces of one array: thread t owns rows [t*m, (t+1)*m) of a
-// shared column-major C (leading dimension 16*m), the same rows of a shared B for strsm, a triangle of an n x n
-// block of a shared ssyrk C (whose other triangle is a neighbour's), and every 16th element (offset t) of shared
+// shared column-major C (leading dimension 16*m), the same rows of a shared B for trsm, a triangle of an n x n
+// block of a shared syrk C (whose other triangle is a neighbour's), and every 16th element (offset t) of shared
 // vectors. Each must compute exactly what it computes alone, and no thread may disturb its neighbours' bytes.
 TYPED_TEST(Threads, SixteenThreadsInterleavedOutputs) {
   using T = TypeParam;
@@ -124,7 +124,7 @@ TYPED_TEST(Threads, SixteenThreadsInterleavedOutputs) {
   const blas_int one = 1;
   auto* trsm = ours_as<typename A::trsm>(name<T>("trsm_"));
   auto* syrk = ours_as<typename A::syrk>(name<T>("syrk_"));
-  // ssyrk: thread t's n x n block is rows [t*n, (t+1)*n) of a shared array; it writes one triangle of it (alternating),
+  // syrk: thread t's n x n block is rows [t*n, (t+1)*n) of a shared array; it writes one triangle of it (alternating),
   // and the other triangle must come back as it was.
   const blas_int ldk = kThreads * n;
   const auto k0 = random_vector<T>(std::size_t(ldk) * n, 37);
