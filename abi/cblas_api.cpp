@@ -102,8 +102,9 @@ const char* diag_letter(CBLAS_DIAG d) {
 // without being counted twice.
 template <class D, class Cpu>
 ResultOf<D> cblas_call(bool valid, const typename D::Args& args, Cpu&& cpu_cblas) {
-  const bool was_reentered = reentered();
-  CallScope scope;
+  constexpr Layer layer = LayerOf<D>::value;
+  const bool was_reentered = reentered(layer);
+  CallScope scope(layer);
   ensure_initialized();
   if (valid) {
     bo_call unused;

@@ -54,12 +54,23 @@ ResultOf<D> run(const typename D::Args& args) {
   }
 }
 
-// An exported Fortran entry point: a call arriving while we are inside one of ours (the CPU CBLAS calling its Fortran
-// routine back through us) goes straight to the CPU library, neither counted nor decided twice.
+// The interface layer of a routine (runtime.h): a descriptor may declare kLayer; BLAS routines need not.
+template <class D, class = void>
+struct LayerOf {
+  static constexpr Layer value = Layer::kBlas;
+};
+template <class D>
+struct LayerOf<D, std::void_t<decltype(D::kLayer)>> {
+  static constexpr Layer value = D::kLayer;
+};
+
+// An exported Fortran entry point: a call arriving while we are inside one of ours of the same layer (the CPU CBLAS
+// calling its Fortran routine back through us) goes straight to the CPU library, neither counted nor decided twice.
 template <class D>
 ResultOf<D> fortran_entry(const typename D::Args& args) noexcept {
-  if (reentered()) return forward<D>(args);
-  CallScope scope;
+  constexpr Layer layer = LayerOf<D>::value;
+  if (reentered(layer)) return forward<D>(args);
+  CallScope scope(layer);
   ensure_initialized();
   return run<D>(args);
 }

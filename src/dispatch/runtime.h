@@ -5,12 +5,18 @@
 
 namespace blasoffload {
 
+// The layers of the interface we export. A call arriving at a layer we are already inside on this thread is the CPU
+// library's own business (its CBLAS calling its Fortran routine back through us, its LAPACK calling its own LAPACK
+// helpers): passed straight on. A call arriving from a higher layer running on the CPU (the BLAS calls of a LAPACK
+// routine we handed to the CPU LAPACK) is a call like any program's: checked, decided and counted.
+enum class Layer { kBlas = 0, kLapack = 1, kCount };
+
 namespace detail {
 extern std::atomic<bool> g_initialized;
 void initialize_slow();
-// Depth of our own entry points on this thread: non-zero while we are inside a call (including while the
-// CPU BLAS runs it), so a CPU CBLAS calling its Fortran routine back through us is passed straight on.
-extern thread_local int t_depth;
+// Depth of our own entry points on this thread, per layer: non-zero while we are inside a call of that layer
+// (including while the CPU library runs it).
+extern thread_local int t_depth[int(Layer::kCount)];
 }  // namespace detail
 
 // Reads the configuration and resolves the CPU BLAS on the first intercepted call; never at load time.
@@ -18,15 +24,18 @@ inline void ensure_initialized() {
   if (__builtin_expect(!detail::g_initialized.load(std::memory_order_acquire), 0)) detail::initialize_slow();
 }
 
-inline bool reentered() { return detail::t_depth != 0; }
+inline bool reentered(Layer l = Layer::kBlas) { return detail::t_depth[int(l)] != 0; }
 
-// Marks this thread as inside a blasoffload call for the scope's lifetime.
+// Marks this thread as inside a blasoffload call of layer `l` for the scope's lifetime.
 class CallScope {
  public:
-  CallScope() { ++detail::t_depth; }
-  ~CallScope() { --detail::t_depth; }
+  explicit CallScope(Layer l = Layer::kBlas) : l_(int(l)) { ++detail::t_depth[l_]; }
+  ~CallScope() { --detail::t_depth[l_]; }
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  int l_;
 };
 
 }  // namespace blasoffload

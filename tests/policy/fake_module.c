@@ -1,13 +1,13 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v5 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v6 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
  * hide it):
  *   FAKE_CUDA_INIT_MS=N       init() sleeps N ms first (makes background initialisation observable)
  *   FAKE_CUDA_NO_DEVICE=1     init() reports BO_CUDA_NO_DEVICE
- *   FAKE_CUDA_FAIL=r[,r...]   those routines (sgemm, sgemv, strsv, snrm2, strsm, ssyrk) return BO_CUDA_LAUNCH_FAILED
+ *   FAKE_CUDA_FAIL=r[,r...]   those routines (sgemm, dgemm, sgemv, ...) return BO_CUDA_LAUNCH_FAILED
  *   FAKE_CUDA_NO_ESTIMATE=1   kernel_us() returns -1 (no tuned table)
- *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\nsgemv N\n..." for all six routines (calls that reached the
+ *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the
  *                             module)
  *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
  *
@@ -32,10 +32,9 @@ enum { kIdle = 0, kInitRunning = 1, kReady = 2, kNoDevice = 3, kShutDown = 4, kF
 
 static _Atomic int g_state = kIdle;
 static atomic_int g_init_calls;
-#define FAKE_ROUTINES 6 /* indexed by enum bo_cuda_routine */
+#define FAKE_ROUTINES BO_R_COUNT /* indexed by enum bo_routine */
 static atomic_long g_counts[FAKE_ROUTINES];
 static const struct bo_cuda_host_services* g_host;
-static const char* const kRoutineNames[FAKE_ROUTINES] = {"sgemm", "sgemv", "strsv", "snrm2", "strsm", "ssyrk"};
 /* What measure() reports and what the module's name ends with, as for the real module (the core recognises the GPU
  * a policy file was measured on by this name). */
 #define FAKE_GPU_NAME "fake GPU (blasoffload tests)"
@@ -74,7 +73,7 @@ static int env_flag(const char* name) {
 static int should_fail(int routine) {
   const char* v = getenv("FAKE_CUDA_FAIL");
   if (!v) return 0;
-  const char* name = kRoutineNames[routine];
+  const char* name = bo_routine_name(routine);
   const size_t len = strlen(name);
   for (const char* p = v; (p = strstr(p, name)) != NULL; p += len)
     if ((p == v || p[-1] == ',') && (p[len] == '\0' || p[len] == ',')) return 1;
@@ -87,7 +86,7 @@ static int enter(int routine) {
   const int state = atomic_load(&g_state);
   if (state == kForked) return BO_CUDA_FORKED_CHILD; /* the core may ask; we must just refuse */
   if (state != kReady) {
-    violation("%s called while the module is %s", kRoutineNames[routine],
+    violation("%s called while the module is %s", bo_routine_name(routine),
               state == kIdle          ? "not initialised"
               : state == kInitRunning ? "still initialising"
               : state == kNoDevice    ? "without a device (init failed)"
@@ -95,7 +94,7 @@ static int enter(int routine) {
     return BO_CUDA_NO_DEVICE;
   }
   if (should_fail(routine)) {
-    trace("fail %s", kRoutineNames[routine]);
+    trace("fail %s", bo_routine_name(routine));
     return BO_CUDA_LAUNCH_FAILED;
   }
   return BO_CUDA_OK;
@@ -106,6 +105,16 @@ static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
 /* Index of element i of a strided vector of len entries, as the reference BLAS walks it (negative steps start at
  * the far end). */
 static int64_t vidx(int64_t i, int64_t len, int64_t inc) { return inc > 0 ? i * inc : (i - (len - 1)) * inc; }
+
+/* Element i of an operand of the call's element type, read as a double; a value stored rounded to that type. */
+static _Thread_local int t_dp; /* the calling thread's call in progress is double precision */
+static double ld(const void* p, int64_t i) { return t_dp ? ((const double*)p)[i] : (double)((const float*)p)[i]; }
+static void st(void* p, int64_t i, double v) {
+  if (t_dp)
+    ((double*)p)[i] = v;
+  else
+    ((float*)p)[i] = (float)v;
+}
 
 static int fake_init(const struct bo_cuda_host_services* host) {
   if (atomic_fetch_add(&g_init_calls, 1) != 0) {
@@ -138,52 +147,46 @@ static int fake_init(const struct bo_cuda_host_services* host) {
   return no_device ? BO_CUDA_NO_DEVICE : BO_CUDA_OK;
 }
 
-static int fake_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                      int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, double cpu_share) {
-  const int st = enter(BO_CUDA_SGEMM);
-  if (st != BO_CUDA_OK) return st;
-  if (cpu_share < 0 || cpu_share >= 1) violation("sgemm cpu_share %g outside [0, 1)", cpu_share);
-  if (cpu_share > 0) trace("sgemm cpu_share %.2f", cpu_share);
+static int fake_gemm(const struct bo_call* c, double cpu_share) {
+  const char transa = c->op[0], transb = c->op[1];
+  const int64_t m = c->m, n = c->n, k = c->k, lda = c->lda, ldb = c->ldb, ldc = c->ldc;
+  const double alpha = c->alpha, beta = c->beta;
+  const void *a = c->a, *b = c->b;
+  void* cc = c->c;
+  if (cpu_share < 0 || cpu_share >= 1) violation("gemm cpu_share %g outside [0, 1)", cpu_share);
+  if (cpu_share > 0) trace("%s cpu_share %.2f", bo_routine_name(c->routine), cpu_share);
   const int ta = is_trans(transa), tb = is_trans(transb);
   if (!strchr("NTC", transa) || !strchr("NTC", transb) || m <= 0 || n <= 0 || k < 0 || lda < max1(ta ? k : m) ||
-      ldb < max1(tb ? n : k) || ldc < max1(m) || !c || (k > 0 && (!a || !b))) {
-    violation("sgemm(%c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld) not checked", transa, transb, (long long)m,
-              (long long)n, (long long)k, (long long)lda, (long long)ldb, (long long)ldc);
+      ldb < max1(tb ? n : k) || ldc < max1(m) || !cc || (k > 0 && (!a || !b))) {
+    violation("%s(%c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld) not checked", bo_routine_name(c->routine),
+              transa, transb, (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb,
+              (long long)ldc);
     return BO_CUDA_UNSUPPORTED;
   }
   double* col = malloc(sizeof(double) * (size_t)m);
   if (!col) return BO_CUDA_OUT_OF_MEMORY;
   for (int64_t j = 0; j < n; ++j) {
-    if (!ta) {
-      for (int64_t i = 0; i < m; ++i) col[i] = 0;
-      for (int64_t l = 0; l < k; ++l) {
-        const double blj = tb ? b[j + l * ldb] : b[l + j * ldb];
-        const float* al = a + l * lda;
-        for (int64_t i = 0; i < m; ++i) col[i] += (double)al[i] * blj;
-      }
-    } else {
-      for (int64_t i = 0; i < m; ++i) {
-        const float* ai = a + i * lda; /* column i of A is row i of op(A) */
-        double s = 0;
-        for (int64_t l = 0; l < k; ++l) s += (double)ai[l] * (tb ? b[j + l * ldb] : b[l + j * ldb]);
-        col[i] = s;
-      }
+    for (int64_t i = 0; i < m; ++i) {
+      double s = 0;
+      for (int64_t l = 0; l < k; ++l)
+        s += ld(a, ta ? l + i * lda : i + l * lda) * ld(b, tb ? j + l * ldb : l + j * ldb);
+      col[i] = s;
     }
-    float* cj = c + j * ldc;
     for (int64_t i = 0; i < m; ++i)
-      cj[i] = (float)(beta == 0.0f ? (double)alpha * col[i] : (double)alpha * col[i] + (double)beta * cj[i]);
+      st(cc, i + j * ldc, beta == 0 ? alpha * col[i] : alpha * col[i] + beta * ld(cc, i + j * ldc));
   }
   free(col);
   return BO_CUDA_OK;
 }
 
-static int fake_sgemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
-                      int64_t incx, float beta, float* y, int64_t incy) {
-  const int st = enter(BO_CUDA_SGEMV);
-  if (st != BO_CUDA_OK) return st;
+static int fake_gemv(const struct bo_call* c) {
+  const char trans = c->op[0];
+  const int64_t m = c->m, n = c->n, lda = c->lda, incx = c->incx, incy = c->incy;
+  const void *a = c->a, *x = c->b;
+  void* y = c->c;
   if (!strchr("NTC", trans) || m <= 0 || n <= 0 || lda < max1(m) || incx == 0 || incy == 0 || !a || !x || !y) {
-    violation("sgemv(%c m=%lld n=%lld lda=%lld incx=%lld incy=%lld) not checked", trans, (long long)m, (long long)n,
-              (long long)lda, (long long)incx, (long long)incy);
+    violation("%s(%c m=%lld n=%lld lda=%lld incx=%lld incy=%lld) not checked", bo_routine_name(c->routine), trans,
+              (long long)m, (long long)n, (long long)lda, (long long)incx, (long long)incy);
     return BO_CUDA_UNSUPPORTED;
   }
   const int t = is_trans(trans);
@@ -191,161 +194,172 @@ static int fake_sgemv(char trans, int64_t m, int64_t n, float alpha, const float
   double* acc = calloc((size_t)ly, sizeof(double));
   if (!acc) return BO_CUDA_OUT_OF_MEMORY;
   for (int64_t j = 0; j < n; ++j) {
-    const float* aj = a + j * lda;
     if (t) {
       double s = 0;
-      for (int64_t i = 0; i < m; ++i) s += (double)aj[i] * x[vidx(i, lx, incx)];
+      for (int64_t i = 0; i < m; ++i) s += ld(a, i + j * lda) * ld(x, vidx(i, lx, incx));
       acc[j] = s;
     } else {
-      const double xj = x[vidx(j, lx, incx)];
-      for (int64_t i = 0; i < m; ++i) acc[i] += (double)aj[i] * xj;
+      const double xj = ld(x, vidx(j, lx, incx));
+      for (int64_t i = 0; i < m; ++i) acc[i] += ld(a, i + j * lda) * xj;
     }
   }
   for (int64_t i = 0; i < ly; ++i) {
-    float* yi = y + vidx(i, ly, incy);
-    *yi = (float)(beta == 0.0f ? (double)alpha * acc[i] : (double)alpha * acc[i] + (double)beta * *yi);
+    const int64_t yi = vidx(i, ly, incy);
+    st(y, yi, c->beta == 0 ? c->alpha * acc[i] : c->alpha * acc[i] + c->beta * ld(y, yi));
   }
   free(acc);
   return BO_CUDA_OK;
 }
 
-static int fake_strsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x,
-                      int64_t incx) {
-  const int st = enter(BO_CUDA_STRSV);
-  if (st != BO_CUDA_OK) return st;
+/* Substitution on t unknowns v[] with op(A) (only the uplo triangle read, the diagonal only for diag N). */
+static void substitute(const void* a, int64_t lda, int64_t t, int tr, int lower, int unit, double* v) {
+#define OP_A(i, j) (tr ? ld(a, (j) + (i)*lda) : ld(a, (i) + (j)*lda))
+  for (int64_t step = 0; step < t; ++step) {
+    const int64_t i = lower ? step : t - 1 - step;
+    double s = v[i];
+    if (lower)
+      for (int64_t j = 0; j < i; ++j) s -= OP_A(i, j) * v[j];
+    else
+      for (int64_t j = i + 1; j < t; ++j) s -= OP_A(i, j) * v[j];
+    v[i] = unit ? s : s / OP_A(i, i);
+  }
+#undef OP_A
+}
+
+static int fake_trsv(const struct bo_call* c) {
+  const char uplo = c->op[0], trans = c->op[1], diag = c->op[2];
+  const int64_t n = c->n, lda = c->lda, incx = c->incx;
   if (!strchr("UL", uplo) || !strchr("NTC", trans) || !strchr("UN", diag) || n <= 0 || lda < max1(n) || incx == 0 ||
-      !a || !x) {
-    violation("strsv(%c%c%c n=%lld lda=%lld incx=%lld) not checked", uplo, trans, diag, (long long)n, (long long)lda,
-              (long long)incx);
+      !c->a || !c->c) {
+    violation("%s(%c%c%c n=%lld lda=%lld incx=%lld) not checked", bo_routine_name(c->routine), uplo, trans, diag,
+              (long long)n, (long long)lda, (long long)incx);
     return BO_CUDA_UNSUPPORTED;
   }
   double* v = malloc(sizeof(double) * (size_t)n);
   if (!v) return BO_CUDA_OUT_OF_MEMORY;
-  for (int64_t i = 0; i < n; ++i) v[i] = x[vidx(i, n, incx)];
-  /* op(A) is lower triangular when (uplo L, no transpose) or (uplo U, transposed): forward substitution. Only
-   * the triangle named by uplo is read, and the diagonal only when diag is N. */
-  const int lower = (uplo == 'L') != is_trans(trans);
-  const int unit = diag == 'U';
-#define OP_A(i, j) (is_trans(trans) ? (double)a[(j) + (i)*lda] : (double)a[(i) + (j)*lda])
-  if (lower) {
-    for (int64_t i = 0; i < n; ++i) {
-      double s = v[i];
-      for (int64_t j = 0; j < i; ++j) s -= OP_A(i, j) * v[j];
-      v[i] = unit ? s : s / OP_A(i, i);
-    }
-  } else {
-    for (int64_t i = n - 1; i >= 0; --i) {
-      double s = v[i];
-      for (int64_t j = i + 1; j < n; ++j) s -= OP_A(i, j) * v[j];
-      v[i] = unit ? s : s / OP_A(i, i);
-    }
-  }
-#undef OP_A
-  for (int64_t i = 0; i < n; ++i) x[vidx(i, n, incx)] = (float)v[i];
+  for (int64_t i = 0; i < n; ++i) v[i] = ld(c->c, vidx(i, n, incx));
+  /* op(A) is lower triangular when (uplo L, no transpose) or (uplo U, transposed): forward substitution. */
+  substitute(c->a, lda, n, is_trans(trans), (uplo == 'L') != is_trans(trans), diag == 'U', v);
+  for (int64_t i = 0; i < n; ++i) st(c->c, vidx(i, n, incx), v[i]);
   free(v);
   return BO_CUDA_OK;
 }
 
-static int fake_snrm2(int64_t n, const float* x, int64_t incx, float* result) {
-  const int st = enter(BO_CUDA_SNRM2);
-  if (st != BO_CUDA_OK) return st;
-  if (n <= 0 || !x || !result) {
-    violation("snrm2(n=%lld) not checked", (long long)n);
+static int fake_nrm2(const struct bo_call* c) {
+  if (c->n <= 0 || !c->b || !c->c) {
+    violation("%s(n=%lld) not checked", bo_routine_name(c->routine), (long long)c->n);
     return BO_CUDA_UNSUPPORTED;
   }
-  if (incx <= 0) return BO_CUDA_UNSUPPORTED; /* libraries disagree here; the contract leaves it to the CPU */
+  if (c->incx <= 0) return BO_CUDA_UNSUPPORTED; /* libraries disagree here; the contract leaves it to the CPU */
   double s = 0;
-  for (int64_t i = 0; i < n; ++i) s += (double)x[i * incx] * x[i * incx];
-  *result = (float)sqrt(s);
+  for (int64_t i = 0; i < c->n; ++i) s += ld(c->b, i * c->incx) * ld(c->b, i * c->incx);
+  st(c->c, 0, sqrt(s));
   return BO_CUDA_OK;
 }
 
-/* B := alpha op(A)^-1 B (side L) or alpha B op(A)^-1 (side R), in double, reading only the uplo triangle of A (and
- * its diagonal only for diag N). The core keeps alpha == 0 (B zeroed) for the CPU BLAS. */
-static int fake_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
-                      int64_t lda, float* b, int64_t ldb) {
-  const int st = enter(BO_CUDA_STRSM);
-  if (st != BO_CUDA_OK) return st;
+/* B := alpha op(A)^-1 B (side L) or alpha B op(A)^-1 (side R), in double. The core keeps alpha == 0 (B zeroed) for
+ * the CPU BLAS. */
+static int fake_trsm(const struct bo_call* c) {
+  const char side = c->op[0], uplo = c->op[1], transa = c->op[2], diag = c->op[3];
+  const int64_t m = c->m, n = c->n, lda = c->lda, ldb = c->ldc;
   const int64_t t = side == 'L' ? m : n;
   if (!strchr("LR", side) || !strchr("UL", uplo) || !strchr("NTC", transa) || !strchr("UN", diag) || m <= 0 || n <= 0 ||
-      alpha == 0.0f || lda < max1(t) || ldb < max1(m) || !a || !b) {
-    violation("strsm(%c%c%c%c m=%lld n=%lld alpha=%g lda=%lld ldb=%lld) not checked", side, uplo, transa, diag,
-              (long long)m, (long long)n, (double)alpha, (long long)lda, (long long)ldb);
+      c->alpha == 0 || lda < max1(t) || ldb < max1(m) || !c->a || !c->c) {
+    violation("%s(%c%c%c%c m=%lld n=%lld alpha=%g lda=%lld ldb=%lld) not checked", bo_routine_name(c->routine), side,
+              uplo, transa, diag, (long long)m, (long long)n, c->alpha, (long long)lda, (long long)ldb);
     return BO_CUDA_UNSUPPORTED;
   }
   /* Side R solves x^T op(A) = alpha b^T for each row b of B, i.e. op(A)^T x = alpha b: the same substitutions with
    * the other op, so one loop serves both sides. */
   const int tr = is_trans(transa) != (side == 'R');
-  const int lower = (uplo == 'L') != tr;
-  const int unit = diag == 'U';
   const int64_t systems = side == 'L' ? n : m;
   double* v = malloc(sizeof(double) * (size_t)t);
   if (!v) return BO_CUDA_OUT_OF_MEMORY;
-#define OP_A(i, j) (tr ? (double)a[(j) + (i)*lda] : (double)a[(i) + (j)*lda])
-#define B_AT(s, i) (*(side == 'L' ? &b[(i) + (s)*ldb] : &b[(s) + (i)*ldb]))
+#define B_AT(s, i) (side == 'L' ? (i) + (s)*ldb : (s) + (i)*ldb)
   for (int64_t sys = 0; sys < systems; ++sys) {
-    for (int64_t i = 0; i < t; ++i) v[i] = (double)alpha * B_AT(sys, i);
-    for (int64_t step = 0; step < t; ++step) {
-      const int64_t i = lower ? step : t - 1 - step;
-      double s = v[i];
-      if (lower)
-        for (int64_t j = 0; j < i; ++j) s -= OP_A(i, j) * v[j];
-      else
-        for (int64_t j = i + 1; j < t; ++j) s -= OP_A(i, j) * v[j];
-      v[i] = unit ? s : s / OP_A(i, i);
-    }
-    for (int64_t i = 0; i < t; ++i) B_AT(sys, i) = (float)v[i];
+    for (int64_t i = 0; i < t; ++i) v[i] = c->alpha * ld(c->c, B_AT(sys, i));
+    substitute(c->a, lda, t, tr, (uplo == 'L') != tr, diag == 'U', v);
+    for (int64_t i = 0; i < t; ++i) st(c->c, B_AT(sys, i), v[i]);
   }
 #undef B_AT
-#undef OP_A
   free(v);
   return BO_CUDA_OK;
 }
 
 /* C := alpha op(A) op(A)^T + beta C on the uplo triangle only; beta == 0 never reads C. The core keeps alpha == 0
  * and k == 0 (a scaling of C) for the CPU BLAS. */
-static int fake_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
-                      float* c, int64_t ldc) {
-  const int st = enter(BO_CUDA_SSYRK);
-  if (st != BO_CUDA_OK) return st;
+static int fake_syrk(const struct bo_call* c) {
+  const char uplo = c->op[0], trans = c->op[1];
+  const int64_t n = c->n, k = c->k, lda = c->lda, ldc = c->ldc;
   const int t = is_trans(trans);
-  if (!strchr("UL", uplo) || !strchr("NTC", trans) || n <= 0 || k <= 0 || alpha == 0.0f || lda < max1(t ? k : n) ||
-      ldc < max1(n) || !a || !c) {
-    violation("ssyrk(%c%c n=%lld k=%lld alpha=%g lda=%lld ldc=%lld) not checked", uplo, trans, (long long)n,
-              (long long)k, (double)alpha, (long long)lda, (long long)ldc);
+  if (!strchr("UL", uplo) || !strchr("NT", trans) || n <= 0 || k <= 0 || c->alpha == 0 || lda < max1(t ? k : n) ||
+      ldc < max1(n) || !c->a || !c->c) {
+    violation("%s(%c%c n=%lld k=%lld alpha=%g lda=%lld ldc=%lld) not checked", bo_routine_name(c->routine), uplo,
+              trans, (long long)n, (long long)k, c->alpha, (long long)lda, (long long)ldc);
     return BO_CUDA_UNSUPPORTED;
   }
-#define OP_A(i, l) (t ? (double)a[(l) + (i)*lda] : (double)a[(i) + (l)*lda])
+#define OP_A(i, l) (t ? ld(c->a, (l) + (i)*lda) : ld(c->a, (i) + (l)*lda))
   for (int64_t j = 0; j < n; ++j) {
     const int64_t i0 = uplo == 'U' ? 0 : j, i1 = uplo == 'U' ? j + 1 : n;
     for (int64_t i = i0; i < i1; ++i) {
       double s = 0;
       for (int64_t l = 0; l < k; ++l) s += OP_A(i, l) * OP_A(j, l);
-      float* cij = c + i + j * ldc;
-      *cij = (float)(beta == 0.0f ? (double)alpha * s : (double)alpha * s + (double)beta * *cij);
+      const int64_t ij = i + j * ldc;
+      st(c->c, ij, c->beta == 0 ? c->alpha * s : c->alpha * s + c->beta * ld(c->c, ij));
     }
   }
 #undef OP_A
   return BO_CUDA_OK;
 }
 
+/* The one entry: counts the call, checks the core was entitled to make it, and runs the routine's loops. */
+static int fake_call(const struct bo_call* c, double cpu_share) {
+  if (c->routine < 0 || c->routine >= BO_R_COUNT) {
+    violation("call with routine id %d", (int)c->routine);
+    return BO_CUDA_UNSUPPORTED;
+  }
+  const int st = enter(c->routine);
+  if (st != BO_CUDA_OK) return st;
+  if (cpu_share != 0 && bo_routine_kind_of(c->routine) != BO_KIND_GEMM)
+    violation("%s with cpu_share %g", bo_routine_name(c->routine), cpu_share);
+  t_dp = bo_routine_precision(c->routine) == BO_PREC_D;
+  switch (bo_routine_kind_of(c->routine)) {
+    case BO_KIND_GEMM:
+      return fake_gemm(c, cpu_share);
+    case BO_KIND_GEMV:
+      return fake_gemv(c);
+    case BO_KIND_TRSV:
+      return fake_trsv(c);
+    case BO_KIND_NRM2:
+      return fake_nrm2(c);
+    case BO_KIND_TRSM:
+      return fake_trsm(c);
+    case BO_KIND_SYRK:
+      return fake_syrk(c);
+    default:
+      return BO_CUDA_UNSUPPORTED;
+  }
+}
+
 /* Deterministic and far faster than any CPU (20 TFLOP/s, 1 TB/s), so that the cost model's GPU side is dominated
  * by the transfer rates and call overhead the test's policy file sets. */
-static double fake_kernel_us(int routine, char op, int64_t m, int64_t n, int64_t k) {
+static double fake_kernel_us(const struct bo_call* c) {
   if (env_flag("FAKE_CUDA_NO_ESTIMATE")) return -1;
-  switch (routine) {
-    case BO_CUDA_SGEMM:
-      return 2.0 * (double)m * (double)n * (double)k / 20e6;
-    case BO_CUDA_SGEMV:
-      return 4.0 * (double)m * (double)n / 1e6;
-    case BO_CUDA_STRSV:
-      return 2.0 * (double)n * (double)(n + 1) / 1e6;
-    case BO_CUDA_SNRM2:
-      return 4.0 * (double)n / 1e6;
-    case BO_CUDA_STRSM:
-      return (double)m * (double)n * (double)(op == 'L' ? m : n) / 20e6;
-    case BO_CUDA_SSYRK:
-      return (double)n * (double)n * (double)k / 20e6;
+  const double m = (double)c->m, n = (double)c->n, k = (double)c->k;
+  const double e = bo_element_size(bo_routine_precision(c->routine));
+  switch (bo_routine_kind_of(c->routine)) {
+    case BO_KIND_GEMM:
+      return 2.0 * m * n * k / 20e6;
+    case BO_KIND_GEMV:
+      return e * m * n / 1e6;
+    case BO_KIND_TRSV:
+      return e * n * (n + 1) / 2 / 1e6;
+    case BO_KIND_NRM2:
+      return e * n / 1e6;
+    case BO_KIND_TRSM:
+      return m * n * (c->op[0] == 'L' ? m : n) / 20e6;
+    case BO_KIND_SYRK:
+      return n * n * k / 20e6;
     default:
       return -1;
   }
@@ -368,9 +382,9 @@ static int fake_measure(struct bo_cuda_rates* out) {
 }
 
 /* No residency cache here: every host operand moves. */
-static int fake_host_resident(const void* p, int64_t rows, int64_t cols, int64_t ld, int first_of_call,
+static int fake_host_resident(const void* p, int64_t rows, int64_t cols, int64_t lda, int elem_size, int first_of_call,
                               struct bo_resident_info* out) {
-  (void)p, (void)rows, (void)cols, (void)ld, (void)first_of_call;
+  (void)p, (void)rows, (void)cols, (void)lda, (void)elem_size, (void)first_of_call;
   memset(out, 0, sizeof *out);
   return 0;
 }
@@ -381,7 +395,7 @@ static int fake_host_pinned(const void* p, int64_t bytes) {
   return env_flag("FAKE_CUDA_PINNED");
 }
 
-static int fake_last_sgemm_stats(struct bo_sgemm_stats* out) {
+static int fake_last_gemm_stats(struct bo_gemm_stats* out) {
   memset(out, 0, sizeof *out);
   return 0;
 }
@@ -402,23 +416,18 @@ static const struct bo_cuda_module kModule = {
     BO_CUDA_API_VERSION,
     "blasoffload FAKE CUDA module (CPU loops, tests only) on " FAKE_GPU_NAME,
     fake_init,
-    fake_sgemm,
-    fake_sgemv,
-    fake_strsv,
-    fake_snrm2,
-    fake_strsm,
-    fake_ssyrk,
+    fake_call,
     fake_kernel_us,
     fake_is_device_pointer,
     fake_measure,
     fake_host_pinned,
     fake_host_resident,
-    fake_last_sgemm_stats,
+    fake_last_gemm_stats,
     fake_forked_child,
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v5(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v6(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 
@@ -431,6 +440,6 @@ __attribute__((destructor)) static void on_unload(void) {
   if (!path || !*path) return;
   FILE* f = fopen(path, "w");
   if (!f) return;
-  for (int r = 0; r < FAKE_ROUTINES; ++r) fprintf(f, "%s %ld\n", kRoutineNames[r], atomic_load(&g_counts[r]));
+  for (int r = 0; r < FAKE_ROUTINES; ++r) fprintf(f, "%s %ld\n", bo_routine_name(r), atomic_load(&g_counts[r]));
   fclose(f);
 }

@@ -135,12 +135,20 @@ TEST(ChooseCalibration, AnOlderFileWithoutStrsmAndSsyrkLoadsWithDerivedCurves) {
   const auto r = choose_calibration(BO_OLD_POLICY_FILE, true, file.cpu);
   EXPECT_TRUE(r.from_file);
   EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
-  EXPECT_NE(r.message.find("strsm, ssyrk derived from its sgemm rates"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("strsm, ssyrk, dgemm.square"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("derived from its other rates"), std::string::npos) << r.message;
   const Calibration& c = r.calibration;
   ASSERT_EQ(c.cpu_rates.at("strsm").size(), file.cpu_rates.at("sgemm.panel").size());
   for (double size : {1e5, 3e7, 2e9, 1e12}) {
     EXPECT_DOUBLE_EQ(c.rate("strsm", size), 0.5 * file.rate("sgemm.panel", size)) << size;
     EXPECT_DOUBLE_EQ(c.rate("ssyrk", size), file.rate("sgemm.square", size)) << size;
+  }
+  // Double precision from single: half the flops where the class is flops, the same bytes per second where it is
+  // bytes; dtrsm and dsyrk from the derived dgemm curves.
+  for (double size : {1e5, 3e7, 2e9, 1e12}) {
+    EXPECT_DOUBLE_EQ(c.rate("dgemm.square", size), 0.5 * file.rate("sgemm.square", size)) << size;
+    EXPECT_DOUBLE_EQ(c.rate("dgemv.t", size), file.rate("sgemv.t", size)) << size;
+    EXPECT_DOUBLE_EQ(c.rate("dtrsm", size), 0.25 * file.rate("sgemm.panel", size)) << size;
   }
   // Everything else is the file's own.
   EXPECT_DOUBLE_EQ(c.rate("sgemv.n", 1e6), file.rate("sgemv.n", 1e6));
@@ -148,6 +156,8 @@ TEST(ChooseCalibration, AnOlderFileWithoutStrsmAndSsyrkLoadsWithDerivedCurves) {
 
   // A file that has the classes keeps them, and says nothing about deriving.
   Calibration full = sample();
+  for (const auto& cls : calibration_classes())
+    if (!full.cpu_rates.count(cls)) full.cpu_rates[cls] = {{1e6, 5}};
   full.cpu_rates["strsm"] = {{1e6, 3}};
   full.cpu_rates["ssyrk"] = {{1e6, 4}};
   const std::string p = temp_path("full.json");
@@ -160,10 +170,11 @@ TEST(ChooseCalibration, AnOlderFileWithoutStrsmAndSsyrkLoadsWithDerivedCurves) {
   // Only what is missing is derived, and only from what the file has.
   Calibration partial = sample();  // sgemm.square only
   partial.cpu_rates["strsm"] = {{1e6, 3}};
-  EXPECT_EQ(derive_missing_classes(&partial), std::vector<std::string>{"ssyrk"});
+  EXPECT_EQ(derive_missing_classes(&partial),
+            (std::vector<std::string>{"ssyrk", "dgemm.square", "dgemv.n", "dtrsm", "dsyrk"}));
   EXPECT_DOUBLE_EQ(partial.rate("strsm", 1e9), 3);
   Calibration no_panel = sample();
-  EXPECT_EQ(derive_missing_classes(&no_panel), std::vector<std::string>{"ssyrk"});
+  EXPECT_EQ(derive_missing_classes(&no_panel), (std::vector<std::string>{"ssyrk", "dgemm.square", "dgemv.n", "dsyrk"}));
   EXPECT_FALSE(no_panel.cpu_rates.count("strsm"));
   // The built-in defaults have both.
   const Calibration d = built_in_defaults();

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "dispatch/routine.h"
 #include "policy/cost_model.h"
 
 namespace {
@@ -39,27 +40,62 @@ Calibration machine() {
   c.call_overhead_us = 40;
   return c;
 }
+// A call as the old aggregate spelled it: routine, op (gemm transa, gemv/trsv trans, trsm side, syrk trans), m, n, k,
+// whether the output is read (beta != 0), and whether every operand is on the device.
+Call mk(Routine r, char op, int64_t m, int64_t n, int64_t k = 0, bool reads_output = false, bool on_device = false) {
+  Call c;
+  bo_call& b = c.call;
+  b.routine = int(r);
+  b.m = m;
+  b.n = n;
+  b.k = k;
+  b.alpha = 1;
+  b.beta = reads_output ? 1 : 0;
+  b.incx = b.incy = 1;
+  b.lda = b.ldb = b.ldc = 1 << 20;
+  switch (bo_routine_kind_of(int(r))) {
+    case BO_KIND_GEMM:
+      b.op[0] = op, b.op[1] = 'N';
+      break;
+    case BO_KIND_GEMV:
+      b.op[0] = op;
+      break;
+    case BO_KIND_TRSV:
+      b.op[0] = 'L', b.op[1] = op, b.op[2] = 'N';
+      break;
+    case BO_KIND_TRSM:
+      b.op[0] = op, b.op[1] = 'L', b.op[2] = 'N', b.op[3] = 'N';
+      break;
+    case BO_KIND_SYRK:
+      b.op[0] = 'L', b.op[1] = op;
+      break;
+    default:
+      break;
+  }
+  c.operands_on_device = on_device;
+  return c;
+}
 double sgemm_kernel_us(double m, double n, double k) { return 2 * m * n * k / 50e12 * 1e6; }
 
 TEST(CostModel, Classes) {
   double size = 0;
-  EXPECT_EQ(classify({Routine::sgemm, 'N', 4096, 4096, 64}, &size), ShapeClass::kSgemmRankK);
+  EXPECT_EQ(classify(mk(Routine::sgemm, 'N', 4096, 4096, 64).call, &size), class_index("sgemm.rank_k"));
   EXPECT_DOUBLE_EQ(size, 2.0 * 4096 * 4096 * 64);
-  EXPECT_EQ(classify({Routine::sgemm, 'N', 100, 5000, 5000}, &size), ShapeClass::kSgemmPanel);
-  EXPECT_EQ(classify({Routine::sgemm, 'T', 2000, 2000, 2000}, &size), ShapeClass::kSgemmSquare);
-  EXPECT_EQ(classify({Routine::sgemv, 'T', 10, 20}, &size), ShapeClass::kSgemvT);
+  EXPECT_EQ(classify(mk(Routine::sgemm, 'N', 100, 5000, 5000).call, &size), class_index("sgemm.panel"));
+  EXPECT_EQ(classify(mk(Routine::sgemm, 'T', 2000, 2000, 2000).call, &size), class_index("sgemm.square"));
+  EXPECT_EQ(classify(mk(Routine::sgemv, 'T', 10, 20).call, &size), class_index("sgemv.t"));
   EXPECT_DOUBLE_EQ(size, 800);
-  EXPECT_EQ(classify({Routine::strsv, 'N', 0, 100}, &size), ShapeClass::kStrsvN);
-  EXPECT_EQ(classify({Routine::snrm2, 'N', 0, 1000}, &size), ShapeClass::kSnrm2);
+  EXPECT_EQ(classify(mk(Routine::strsv, 'N', 0, 100).call, &size), class_index("strsv.n"));
+  EXPECT_EQ(classify(mk(Routine::snrm2, 'N', 0, 1000).call, &size), class_index("snrm2"));
   // strsm: m n t flops, t the triangle's order (m for side L, n for side R); ssyrk: n^2 k flops.
-  EXPECT_EQ(classify({Routine::strsm, 'L', 300, 20}, &size), ShapeClass::kStrsm);
+  EXPECT_EQ(classify(mk(Routine::strsm, 'L', 300, 20).call, &size), class_index("strsm"));
   EXPECT_DOUBLE_EQ(size, 300.0 * 20 * 300);
-  EXPECT_EQ(classify({Routine::strsm, 'R', 300, 20}, &size), ShapeClass::kStrsm);
+  EXPECT_EQ(classify(mk(Routine::strsm, 'R', 300, 20).call, &size), class_index("strsm"));
   EXPECT_DOUBLE_EQ(size, 300.0 * 20 * 20);
-  EXPECT_EQ(classify({Routine::ssyrk, 'T', 100, 100, 50}, &size), ShapeClass::kSsyrk);
+  EXPECT_EQ(classify(mk(Routine::ssyrk, 'T', 100, 100, 50).call, &size), class_index("ssyrk"));
   EXPECT_DOUBLE_EQ(size, 100.0 * 100 * 50);
-  EXPECT_STREQ(class_name(ShapeClass::kStrsm), "strsm");
-  EXPECT_STREQ(class_name(ShapeClass::kSsyrk), "ssyrk");
+  EXPECT_STREQ(class_name(class_index("strsm")), "strsm");
+  EXPECT_STREQ(class_name(class_index("ssyrk")), "ssyrk");
 }
 
 // What strsm and ssyrk move from host memory, and the GPU time that makes: the triangle plus B in and B out for
@@ -70,32 +106,32 @@ TEST(CostModel, StrsmAndSsyrkTransfers) {
   const CostModel m(c);
   const double staged_bps = 1e9 / (1 / 10.0 + 1 / 50.0);  // staging copy then DMA, each way
   const double t = 1000, other = 64;
-  Prediction p = m.predict({Routine::strsm, 'L', int64_t(t), int64_t(other), 0, true, false}, 25);
-  EXPECT_EQ(p.cls, ShapeClass::kStrsm);
+  Prediction p = m.predict(mk(Routine::strsm, 'L', int64_t(t), int64_t(other), 0, true, false), 25);
+  EXPECT_EQ(p.cls, class_index("strsm"));
   EXPECT_DOUBLE_EQ(p.bytes_in, 4.0 * (t * (t + 1) / 2 + t * other));
   EXPECT_DOUBLE_EQ(p.bytes_out, 4.0 * t * other);
   EXPECT_NEAR(p.gpu_us, 40 + 2 * 7 + (p.bytes_in + p.bytes_out) / staged_bps * 1e6 + 25, 1e-6 * p.gpu_us);
   EXPECT_DOUBLE_EQ(p.kernel_us, 25);
   // Side R: the triangle is n x n.
-  p = m.predict({Routine::strsm, 'R', int64_t(other), int64_t(t), 0, true, false}, 25);
+  p = m.predict(mk(Routine::strsm, 'R', int64_t(other), int64_t(t), 0, true, false), 25);
   EXPECT_DOUBLE_EQ(p.bytes_in, 4.0 * (t * (t + 1) / 2 + t * other));
 
   const double n = 2000, k = 128;
-  Call syrk{Routine::ssyrk, 'N', int64_t(n), int64_t(n), int64_t(k), false, false};
+  Call syrk = mk(Routine::ssyrk, 'N', int64_t(n), int64_t(n), int64_t(k), false, false);
   p = m.predict(syrk, 0);
-  EXPECT_EQ(p.cls, ShapeClass::kSsyrk);
+  EXPECT_EQ(p.cls, class_index("ssyrk"));
   EXPECT_DOUBLE_EQ(p.bytes_in, 4.0 * n * k);  // beta = 0: C is not read
   EXPECT_DOUBLE_EQ(p.bytes_out, 4.0 * n * (n + 1) / 2);
   EXPECT_NEAR(p.gpu_us, 40 + 7 + (p.bytes_in + p.bytes_out) / staged_bps * 1e6, 1e-6 * p.gpu_us);
-  syrk.reads_output = true;
+  syrk.call.beta = 1;  // C is read
   const Prediction pr = m.predict(syrk, 0);
   EXPECT_NEAR(pr.gpu_us - p.gpu_us, 7 + 4.0 * n * (n + 1) / 2 / staged_bps * 1e6, 1e-6 * pr.gpu_us);
   // Operands already on the device: the call overhead and the kernel only.
-  Call dev{Routine::strsm, 'L', 4096, 4096, 0, true, true};
+  Call dev = mk(Routine::strsm, 'L', 4096, 4096, 0, true, true);
   EXPECT_NEAR(m.predict(dev, 500).gpu_us, 540, 1e-9);
   // Never the tiled pipeline (sgemm only), however large.
-  EXPECT_FALSE(CostModel::pipelined({Routine::ssyrk, 'N', 16384, 16384, 4096, true, false}));
-  EXPECT_FALSE(m.predict({Routine::strsm, 'L', 16384, 16384, 0, true, false}, 1e5).pipelined);
+  EXPECT_FALSE(CostModel::pipelined(mk(Routine::ssyrk, 'N', 16384, 16384, 4096, true, false)));
+  EXPECT_FALSE(m.predict(mk(Routine::strsm, 'L', 16384, 16384, 0, true, false), 1e5).pipelined);
 }
 
 // A calibration from before strsm and ssyrk were measured (machine() has only the older classes): strsm runs at half
@@ -106,30 +142,30 @@ TEST(CostModel, StrsmAndSsyrkCurvesOfAnOlderCalibrationComeFromItsSgemmCurves) {
   c.cpu_rates["sgemm.square"] = {{1e6, 300}, {1e10, 1500}};
   const CostModel old(c);
   for (double size : {1e5, 1e6, 1e8, 1e10, 1e12}) {
-    EXPECT_NEAR(old.cpu_us(ShapeClass::kStrsm, size), 2 * old.cpu_us(ShapeClass::kSgemmPanel, size),
-                1e-9 * old.cpu_us(ShapeClass::kStrsm, size))
+    EXPECT_NEAR(old.cpu_us(class_index("strsm"), size), 2 * old.cpu_us(class_index("sgemm.panel"), size),
+                1e-9 * old.cpu_us(class_index("strsm"), size))
         << size;
-    EXPECT_NEAR(old.cpu_us(ShapeClass::kSsyrk, size), old.cpu_us(ShapeClass::kSgemmSquare, size),
-                1e-9 * old.cpu_us(ShapeClass::kSsyrk, size))
+    EXPECT_NEAR(old.cpu_us(class_index("ssyrk"), size), old.cpu_us(class_index("sgemm.square"), size),
+                1e-9 * old.cpu_us(class_index("ssyrk"), size))
         << size;
   }
   // strsm 1000 x 64 on the left: 6.4e7 flops at half of 100..600 GFLOP/s interpolated log-log.
-  const Prediction p = old.predict({Routine::strsm, 'L', 1000, 64, 0, true, false}, 0);
+  const Prediction p = old.predict(mk(Routine::strsm, 'L', 1000, 64, 0, true, false), 0);
   const double panel = std::exp(std::log(100.0) + std::log(6.4e7 / 1e6) / std::log(1e4) * std::log(6.0));
   EXPECT_NEAR(p.cpu_us, 6.4e7 / (0.5 * panel * 1e9) * 1e6, 1e-6 * p.cpu_us);
 
   c.cpu_rates["strsm"] = {{1e3, 42}, {1e15, 42}};
   c.cpu_rates["ssyrk"] = {{1e3, 7}, {1e15, 7}};
   const CostModel measured(c);
-  EXPECT_NEAR(measured.cpu_us(ShapeClass::kStrsm, 4.2e10), 1e6, 1e-3);
-  EXPECT_NEAR(measured.cpu_us(ShapeClass::kSsyrk, 7e9), 1e6, 1e-3);
+  EXPECT_NEAR(measured.cpu_us(class_index("strsm"), 4.2e10), 1e6, 1e-3);
+  EXPECT_NEAR(measured.cpu_us(class_index("ssyrk"), 7e9), 1e6, 1e-3);
 }
 
 TEST(CostModel, SgemmCrossoverFromHostMemory) {
   const CostModel m(machine());
   bool seen_gpu = false;
   for (int n = 64; n <= 16384; n *= 2) {
-    const Call c{Routine::sgemm, 'N', n, n, n, false, false};
+    const Call c = mk(Routine::sgemm, 'N', n, n, n, false, false);
     const Prediction p = m.predict(c, sgemm_kernel_us(n, n, n));
     EXPECT_EQ(p.gpu, p.gpu_us < 0.9 * p.cpu_us) << n;
     if (seen_gpu) EXPECT_TRUE(p.gpu) << "the decision must not flip back at n = " << n;
@@ -157,20 +193,20 @@ TEST(CostModel, SwitchesSidesAtTheComputedCrossover) {
     (gpu_us(mid) < 0.9 * cpu_us(mid) ? hi : lo) = mid;
   }
   const int64_t below = int64_t(lo * 0.99), above = int64_t(lo * 1.01) + 1;
-  const Prediction pb = m.predict({Routine::sgemm, 'N', below, below, below, false, false}, 0);
-  const Prediction pa = m.predict({Routine::sgemm, 'N', above, above, above, false, false}, 0);
+  const Prediction pb = m.predict(mk(Routine::sgemm, 'N', below, below, below, false, false), 0);
+  const Prediction pa = m.predict(mk(Routine::sgemm, 'N', above, above, above, false, false), 0);
   EXPECT_FALSE(pb.gpu) << "n = " << below << ": cpu " << pb.cpu_us << " us, gpu " << pb.gpu_us << " us";
   EXPECT_TRUE(pa.gpu) << "n = " << above << ": cpu " << pa.cpu_us << " us, gpu " << pa.gpu_us << " us";
   EXPECT_NEAR(pa.gpu_us, gpu_us(double(above)), 1e-6 * pa.gpu_us);
   // beta != 0 reads C: one more copy in, and 4 n^2 more bytes.
-  const Prediction pr = m.predict({Routine::sgemm, 'N', above, above, above, true, false}, 0);
+  const Prediction pr = m.predict(mk(Routine::sgemm, 'N', above, above, above, true, false), 0);
   EXPECT_NEAR(pr.gpu_us - pa.gpu_us, 7 + 4.0 * above * above / staged_bps * 1e6, 1e-6 * pr.gpu_us);
 }
 
 TEST(CostModel, Level2FromHostStaysOnTheCpuResidentGoesToTheGpu) {
   const CostModel m(machine());
   // sgemv 16384^2 from host memory: 1 GiB over PCIe (> 100 ms here) against ~11 ms on the CPU.
-  Call c{Routine::sgemv, 'N', 16384, 16384, 0, false, false};
+  Call c = mk(Routine::sgemv, 'N', 16384, 16384, 0, false, false);
   Prediction p = m.predict(c, 350);
   EXPECT_FALSE(p.gpu);
   EXPECT_NEAR(p.bytes_in, 4.0 * (16384.0 * 16384 + 16384), 1);
@@ -185,7 +221,7 @@ TEST(CostModel, NoGpuNumbersNeverOffload) {
   c.gpu.clear();
   const CostModel m(c);
   EXPECT_FALSE(m.has_gpu());
-  const Prediction p = m.predict({Routine::sgemm, 'N', 8192, 8192, 8192}, 1);
+  const Prediction p = m.predict(mk(Routine::sgemm, 'N', 8192, 8192, 8192), 1);
   EXPECT_FALSE(p.gpu);
   EXPECT_TRUE(std::isinf(p.gpu_us));
   EXPECT_GT(p.cpu_us, 0);
@@ -197,7 +233,7 @@ TEST(CostModel, MissingClassesUseTheDefaultsAndPredictionsDoNotAllocate) {
   const CostModel m(c);
   const long before = g_allocs.load();
   double sum = 0;
-  for (int i = 1; i < 1000; ++i) sum += m.predict({Routine::snrm2, 'N', 0, i * 100}, 5).cpu_us;
+  for (int i = 1; i < 1000; ++i) sum += m.predict(mk(Routine::snrm2, 'N', 0, i * 100), 5).cpu_us;
   EXPECT_EQ(g_allocs.load(), before);
   EXPECT_GT(sum, 0);
 }

@@ -12,21 +12,18 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "abi/signatures.h"
-#include "policy/calibration.h"
 #include "gpu_side.h"
+#include "policy/calibration.h"
 #include "policy/cpu_blas_probe.h"
+#include "policy/shape_classes.h"
+#include "routines/all.h"
 
 namespace {
 
-using blasoffload::sgemm_fortran_t;
-using blasoffload::sgemv_fortran_t;
-using blasoffload::snrm2_fortran_t;
-using blasoffload::ssyrk_fortran_t;
-using blasoffload::strsm_fortran_t;
-using blasoffload::strsv_fortran_t;
+namespace br = bo::routines;
 using blasoffload::policy::Calibration;
 using blasoffload::policy::RatePoint;
 
@@ -40,14 +37,26 @@ const char* kUsage =
     "  --no-gpu          CPU side only (the library then uses built-in GPU numbers)\n"
     "  --module=PATH     the CUDA module whose GPU side to measure (default: next to this tool, or ../lib)\n";
 
+// The CPU BLAS's routines in one precision (prefix "s" or "d").
+template <class T>
 struct Blas {
-  sgemm_fortran_t* sgemm;
-  sgemv_fortran_t* sgemv;
-  strsv_fortran_t* strsv;
-  snrm2_fortran_t* snrm2;
-  strsm_fortran_t* strsm;
-  ssyrk_fortran_t* ssyrk;
+  typename br::Gemm<T>::Fortran* gemm;
+  typename br::Gemv<T>::Fortran* gemv;
+  typename br::Trsv<T>::Fortran* trsv;
+  typename br::Nrm2<T>::Fortran* nrm2;
+  typename br::Trsm<T>::Fortran* trsm;
+  typename br::Syrk<T>::Fortran* syrk;
+  bool complete() const { return gemm && gemv && trsv && nrm2 && trsm && syrk; }
 };
+template <class T>
+Blas<T> lookup(void* h) {
+  const std::string p = std::is_same<T, float>::value ? "s" : "d";
+  auto f = [&](const char* name) { return dlsym(h, (p + name + "_").c_str()); };
+  using F = Blas<T>;
+  return F{reinterpret_cast<decltype(F::gemm)>(f("gemm")), reinterpret_cast<decltype(F::gemv)>(f("gemv")),
+           reinterpret_cast<decltype(F::trsv)>(f("trsv")), reinterpret_cast<decltype(F::nrm2)>(f("nrm2")),
+           reinterpret_cast<decltype(F::trsm)>(f("trsm")), reinterpret_cast<decltype(F::syrk)>(f("syrk"))};
+}
 
 // Median seconds per call of f(): two warm-up calls (threads spun up, pages touched), then calls until 5 and 0.2 s
 // of them (a multi-threaded CPU BLAS is noisy on short calls; an underestimated CPU sends calls to the GPU that
@@ -69,79 +78,83 @@ double time_call(const std::function<void()>& f) {
   return t[t.size() / 2];
 }
 
-std::vector<float> random_vector(size_t n, unsigned seed) {
+template <class T = float>
+std::vector<T> random_vector(size_t n, unsigned seed) {
   std::mt19937 r(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
+  std::uniform_real_distribution<T> u(-1, 1);
+  std::vector<T> v(n);
   for (auto& x : v) x = u(r);
   return v;
 }
 
-void add(Calibration& c, const char* cls, double size, double seconds, double work_per_unit) {
+void add(Calibration& c, const std::string& cls, double size, double seconds, double work_per_unit) {
   c.cpu_rates[cls].push_back({size, size * work_per_unit / seconds / 1e9});
-  std::fprintf(stderr, "  %-13s size %-12.4g %10.2f %s\n", cls, size, c.cpu_rates[cls].back().rate,
-               std::string(cls).rfind("sgemm", 0) == 0 || std::string(cls) == "strsm" || std::string(cls) == "ssyrk"
-                   ? "GFLOP/s"
-                   : "GB/s");
+  const int i = blasoffload::policy::class_index(cls);
+  std::fprintf(stderr, "  %-13s size %-12.4g %10.2f %s\n", cls.c_str(), size, c.cpu_rates[cls].back().rate,
+               i >= 0 && blasoffload::policy::class_by_bytes(i) ? "GB/s" : "GFLOP/s");
 }
 
-void measure(const Blas& b, bool quick, Calibration& c) {
-  const char N = 'N', T = 'T', L = 'L';
-  const float one = 1.0f, zero = 0.0f, minus = -1.0f;
+// One precision's classes (their names: the precision letter p, then the descriptor's class suffix).
+template <class T>
+void measure(const Blas<T>& b, bool quick, Calibration& c) {
+  const std::string p = std::is_same<T, float>::value ? "s" : "d";
+  constexpr double E = sizeof(T);
+  const char N = 'N', Tr = 'T', L = 'L';
+  const T one = 1, zero = 0, minus = -1;
   const int inc = 1;
   const size_t fl = 1;  // hidden Fortran string lengths
-  auto gemm = [&](int m, int n, int k, float beta) {
-    auto A = random_vector(size_t(m) * k, 1), B = random_vector(size_t(k) * n, 2), C = random_vector(size_t(m) * n, 3);
-    return time_call([&] { b.sgemm(&N, &N, &m, &n, &k, &minus, A.data(), &m, B.data(), &k, &beta, C.data(), &m, fl, fl); });
+  auto gemm = [&](int m, int n, int k, T beta) {
+    auto A = random_vector<T>(size_t(m) * k, 1), B = random_vector<T>(size_t(k) * n, 2), C = random_vector<T>(size_t(m) * n, 3);
+    return time_call([&] { b.gemm(&N, &N, &m, &n, &k, &minus, A.data(), &m, B.data(), &k, &beta, C.data(), &m, fl, fl); });
   };
   for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{64, 128, 256, 512, 1024, 2048, 4096})
-    add(c, "sgemm.square", 2.0 * s * s * s, gemm(s, s, s, zero), 1.0);
+    add(c, p + "gemm.square", 2.0 * s * s * s, gemm(s, s, s, zero), 1.0);
   for (int s : quick ? std::vector<int>{256} : std::vector<int>{512, 1024, 2048, 4096, 8192})
-    add(c, "sgemm.rank_k", 2.0 * s * s * 64, gemm(s, s, 64, one), 1.0);
+    add(c, p + "gemm.rank_k", 2.0 * s * s * 64, gemm(s, s, 64, one), 1.0);
   for (int s : quick ? std::vector<int>{256} : std::vector<int>{512, 2048, 8192})
-    add(c, "sgemm.panel", 2.0 * s * 64 * s, gemm(s, 64, s, one), 1.0);
-  for (char t : {N, T})
+    add(c, p + "gemm.panel", 2.0 * s * 64 * s, gemm(s, 64, s, one), 1.0);
+  for (char t : {N, Tr})
     for (int n : quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096, 16384}) {
-      auto A = random_vector(size_t(n) * n, 4), x = random_vector(n, 5), y = random_vector(n, 6);
-      const double s = time_call([&] { b.sgemv(&t, &n, &n, &one, A.data(), &n, x.data(), &inc, &zero, y.data(), &inc, fl); });
-      add(c, t == N ? "sgemv.n" : "sgemv.t", 4.0 * n * n, s, 1.0);
+      auto A = random_vector<T>(size_t(n) * n, 4), x = random_vector<T>(n, 5), y = random_vector<T>(n, 6);
+      const double s = time_call([&] { b.gemv(&t, &n, &n, &one, A.data(), &n, x.data(), &inc, &zero, y.data(), &inc, fl); });
+      add(c, p + (t == N ? "gemv.n" : "gemv.t"), E * n * n, s, 1.0);
     }
-  for (char t : {N, T})
+  for (char t : {N, Tr})
     for (int n : quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096, 16384}) {
-      std::vector<float> A(size_t(n) * n, 0.0f);
-      auto off = random_vector(size_t(n) * n, 7);
+      std::vector<T> A(size_t(n) * n, T(0));
+      auto off = random_vector<T>(size_t(n) * n, 7);
       for (int j = 0; j < n; ++j)
-        for (int i = j; i < n; ++i) A[i + size_t(j) * n] = i == j ? 2.0f : off[i + size_t(j) * n] / float(n);
-      const auto rhs = random_vector(n, 8);
+        for (int i = j; i < n; ++i) A[i + size_t(j) * n] = i == j ? T(2) : off[i + size_t(j) * n] / T(n);
+      const auto rhs = random_vector<T>(n, 8);
       auto x = rhs;
       // The solution stays bounded (diagonally dominant), so repeated solves in place time the same work.
-      const double s = time_call([&] { b.strsv(&L, &t, &N, &n, A.data(), &n, x.data(), &inc, fl, fl, fl); });
-      add(c, t == N ? "strsv.n" : "strsv.t", 2.0 * n * (n + 1.0), s, 1.0);
+      const double s = time_call([&] { b.trsv(&L, &t, &N, &n, A.data(), &n, x.data(), &inc, fl, fl, fl); });
+      add(c, p + (t == N ? "trsv.n" : "trsv.t"), E * n * (n + 1.0) / 2, s, 1.0);
     }
   for (int n : quick ? std::vector<int>{1000, 100000} : std::vector<int>{1000, 100000, 10000000, 100000000}) {
-    auto x = random_vector(n, 9);
-    volatile float sink = 0;
-    const double s = time_call([&] { sink = b.snrm2(&n, x.data(), &inc); });
-    add(c, "snrm2", 4.0 * n, s, 1.0);
+    auto x = random_vector<T>(n, 9);
+    volatile T sink = 0;
+    const double s = time_call([&] { sink = b.nrm2(&n, x.data(), &inc); });
+    add(c, p + "nrm2", E * n, s, 1.0);
   }
-  // Level 3 beyond sgemm, square shapes (a few sizes: the class is by flops, and LAPACK's calls span both small
+  // Level 3 beyond gemm, square shapes (a few sizes: the class is by flops, and LAPACK's calls span both small
   // triangles with many right-hand sides and the reverse).
   const char U = 'U';
   for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{128, 512, 2048}) {
     // The identity in the triangle: all the arithmetic of a solve, yet B comes back unchanged, so repeated solves in
     // place time the same work without drifting toward overflow or subnormals.
-    std::vector<float> A(size_t(s) * s, 0.0f);
-    for (int i = 0; i < s; ++i) A[i + size_t(i) * s] = 1.0f;
-    auto B = random_vector(size_t(s) * s, 10);
+    std::vector<T> A(size_t(s) * s, T(0));
+    for (int i = 0; i < s; ++i) A[i + size_t(i) * s] = T(1);
+    auto B = random_vector<T>(size_t(s) * s, 10);
     const double t =
-        time_call([&] { b.strsm(&L, &L, &N, &N, &s, &s, &one, A.data(), &s, B.data(), &s, fl, fl, fl, fl); });
-    add(c, "strsm", double(s) * s * s, t, 1.0);
+        time_call([&] { b.trsm(&L, &L, &N, &N, &s, &s, &one, A.data(), &s, B.data(), &s, fl, fl, fl, fl); });
+    add(c, p + "trsm", double(s) * s * s, t, 1.0);
   }
   for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{128, 512, 2048}) {
-    auto A = random_vector(size_t(s) * s, 11), C = random_vector(size_t(s) * s, 12);
+    auto A = random_vector<T>(size_t(s) * s, 11), C = random_vector<T>(size_t(s) * s, 12);
     // C -= A A^T, LAPACK's (spotrf's) form; C grows only linearly over the repetitions.
-    const double t = time_call([&] { b.ssyrk(&U, &N, &s, &s, &minus, A.data(), &s, &one, C.data(), &s, fl, fl); });
-    add(c, "ssyrk", double(s) * s * s, t, 1.0);
+    const double t = time_call([&] { b.syrk(&U, &N, &s, &s, &minus, A.data(), &s, &one, C.data(), &s, fl, fl); });
+    add(c, p + "syrk", double(s) * s * s, t, 1.0);
   }
 }
 
@@ -186,19 +199,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "blasoffload-calibrate: cannot load the CPU BLAS %s: %s\n", lib.c_str(), dlerror());
     return 1;
   }
-  Blas b{
-      reinterpret_cast<sgemm_fortran_t*>(dlsym(h, "sgemm_")), reinterpret_cast<sgemv_fortran_t*>(dlsym(h, "sgemv_")),
-      reinterpret_cast<strsv_fortran_t*>(dlsym(h, "strsv_")), reinterpret_cast<snrm2_fortran_t*>(dlsym(h, "snrm2_")),
-      reinterpret_cast<strsm_fortran_t*>(dlsym(h, "strsm_")), reinterpret_cast<ssyrk_fortran_t*>(dlsym(h, "ssyrk_"))};
-  if (!b.sgemm || !b.sgemv || !b.strsv || !b.snrm2 || !b.strsm || !b.ssyrk) {
-    std::fprintf(stderr, "blasoffload-calibrate: %s lacks sgemm_/sgemv_/strsv_/snrm2_/strsm_/ssyrk_\n", lib.c_str());
+  const Blas<float> bs = lookup<float>(h);
+  const Blas<double> bd = lookup<double>(h);
+  if (!bs.complete() || !bd.complete()) {
+    std::fprintf(stderr, "blasoffload-calibrate: %s lacks some of ?gemm_ ?gemv_ ?trsv_ ?nrm2_ ?trsm_ ?syrk_ (s, d)\n",
+                 lib.c_str());
     return 1;
   }
   Calibration c;
   Dl_info info{};
   // The key the library compares: the object path as the dynamic linker reports it, and its self-report.
-  c.cpu.library = dladdr(reinterpret_cast<void*>(b.sgemm), &info) && info.dli_fname ? info.dli_fname : lib;
-  const auto report = blasoffload::probe_cpu_blas(reinterpret_cast<void*>(b.sgemm));
+  c.cpu.library = dladdr(reinterpret_cast<void*>(bs.gemm), &info) && info.dli_fname ? info.dli_fname : lib;
+  const auto report = blasoffload::probe_cpu_blas(reinterpret_cast<void*>(bs.gemm));
   c.cpu.report = report.identity;
   c.tool = "blasoffload-calibrate 0.1";
   char when[32];
@@ -208,7 +220,8 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "blasoffload-calibrate: %s%s%s\n", c.cpu.library.c_str(), c.cpu.report.empty() ? "" : " : ",
                c.cpu.report.c_str());
   if (!report.advice.empty()) std::fprintf(stderr, "blasoffload-calibrate: note: %s\n", report.advice.c_str());
-  measure(b, quick, c);
+  measure(bs, quick, c);
+  measure(bd, quick, c);
   if (no_gpu) {
     std::fprintf(stderr, "blasoffload-calibrate: GPU side not measured (--no-gpu)\n");
   } else if (module.empty() && access("/dev/nvidiactl", F_OK) != 0) {
