@@ -90,12 +90,4 @@ inline bool is_diag(char c) { return c == 'U' || c == 'N'; }
 inline bool is_side(char c) { return c == 'L' || c == 'R'; }
 inline blas_int max1(blas_int v) { return v > 1 ? v : 1; }
 
-// A normalised call with the routine id of D (a descriptor) and nothing else set.
-template <class D>
-bo_call new_call() {
-  bo_call c{};
-  c.routine = D::kRoutine;
-  return c;
-}
-
 }  // namespace bo::routines

@@ -40,20 +40,8 @@ struct Gemm {
     if (*info) return Prep::kInvalid;
     const T alpha = *std::get<ALPHA>(x), beta = *std::get<BETA>(x);
     if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return Prep::kQuick;
-    *call = new_call<Gemm>();
-    call->op[0] = ta;
-    call->op[1] = tb;
-    call->m = m;
-    call->n = n;
-    call->k = k;
-    call->alpha = alpha;
-    call->beta = beta;
-    call->a = std::get<A>(x);
-    call->lda = lda;
-    call->b = std::get<B>(x);
-    call->ldb = ldb;
-    call->c = std::get<C>(x);
-    call->ldc = ldc;
+    *call = bo_call{kRoutine, {ta, tb},       m,   n, k, alpha, beta, std::get<A>(x), lda, std::get<B>(x),
+                    ldb,      std::get<C>(x), ldc, 0, 0};
     return Prep::kRun;
   }
 

@@ -31,18 +31,8 @@ struct Gemv {
     if (*info) return Prep::kInvalid;
     const T alpha = *std::get<ALPHA>(x), beta = *std::get<BETA>(x);
     if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return Prep::kQuick;
-    *call = new_call<Gemv>();
-    call->op[0] = t;
-    call->m = m;
-    call->n = n;
-    call->alpha = alpha;
-    call->beta = beta;
-    call->a = std::get<A>(x);
-    call->lda = lda;
-    call->b = std::get<X>(x);
-    call->incx = incx;
-    call->c = std::get<Y>(x);
-    call->incy = incy;
+    *call = bo_call{kRoutine,       {t}, m,    n,   0, alpha, beta, std::get<A>(x), lda, std::get<X>(x), 0,
+                    std::get<Y>(x), 0,   incx, incy};
     return Prep::kRun;
   }
 

@@ -39,17 +39,9 @@ struct Syrk {
     // What is left of alpha = 0 or k = 0 is the reference's scaling of C's triangle: no GPU work (the module is
     // promised alpha != 0, k >= 1).
     if (alpha == T(0) || k == 0) return Prep::kQuickCpu;
-    *call = new_call<Syrk>();
-    call->op[0] = ul;
-    call->op[1] = t == 'N' ? 'N' : 'T';  // real: C is T
-    call->n = n;
-    call->k = k;
-    call->alpha = alpha;
-    call->beta = beta;
-    call->a = std::get<A>(x);
-    call->lda = lda;
-    call->c = std::get<C>(x);
-    call->ldc = ldc;
+    const char tr = t == 'N' ? 'N' : 'T';  // real elements: trans C is T
+    *call =
+        bo_call{kRoutine, {ul, tr}, 0, n, k, alpha, beta, std::get<A>(x), lda, nullptr, 0, std::get<C>(x), ldc, 0, 0};
     return Prep::kRun;
   }
 

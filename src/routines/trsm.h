@@ -43,18 +43,8 @@ struct Trsm {
     // The reference zeroes B without reading A: no GPU work (the module is promised alpha != 0).
     const T alpha = *std::get<ALPHA>(x);
     if (alpha == T(0)) return Prep::kQuickCpu;
-    *call = new_call<Trsm>();
-    call->op[0] = sd;
-    call->op[1] = ul;
-    call->op[2] = ta;
-    call->op[3] = dg;
-    call->m = m;
-    call->n = n;
-    call->alpha = alpha;
-    call->a = std::get<A>(x);
-    call->lda = lda;
-    call->c = std::get<B>(x);
-    call->ldc = ldb;
+    *call = bo_call{kRoutine, {sd, ul, ta, dg}, m,   n, 0, alpha, 0, std::get<A>(x), lda, nullptr,
+                    0,        std::get<B>(x),   ldb, 0, 0};
     return Prep::kRun;
   }
 

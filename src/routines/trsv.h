@@ -29,15 +29,7 @@ struct Trsv {
     *info = !is_uplo(ul) ? 1 : !is_trans(t) ? 2 : !is_diag(d) ? 3 : n < 0 ? 4 : lda < max1(n) ? 6 : incx == 0 ? 8 : 0;
     if (*info) return Prep::kInvalid;
     if (n == 0) return Prep::kQuick;
-    *call = new_call<Trsv>();
-    call->op[0] = ul;
-    call->op[1] = t;
-    call->op[2] = d;
-    call->n = n;
-    call->a = std::get<A>(x);
-    call->lda = lda;
-    call->c = std::get<X>(x);
-    call->incx = incx;
+    *call = bo_call{kRoutine, {ul, t, d}, 0, n, 0, 0, 0, std::get<A>(x), lda, nullptr, 0, std::get<X>(x), 0, incx, 0};
     return Prep::kRun;
   }
 

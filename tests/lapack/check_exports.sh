@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# check_exports.sh LIB ROUTINES_DEF CC
+# check_exports.sh LIB ROUTINE_LIST CC
 # 1. `readelf -d LIB` has no NEEDED entry for CUDA (cuda|cublas|nvrtc): the core loads without a toolkit.
-# 2. `nm -D --defined-only LIB` lists exactly the names generated from ROUTINES_DEF: for each
-#    BO_ROUTINE(lower, UPPER): lower_, lower, UPPER, UPPER_, cblas_lower. The list is made by running
-#    ROUTINES_DEF through the C preprocessor (so comments and conditionals count as they do in the build).
+# 2. `nm -D --defined-only LIB` lists exactly the names generated from ROUTINE_LIST (src/routines/routine_list.h,
+#    which expands abi/routines.def per precision): for each BO_ENTRY(p, P, name, NAME, T), e.g. dgemm:
+#    dgemm_, dgemm, DGEMM, DGEMM_, cblas_dgemm - and nothing else. The list is made by running ROUTINE_LIST through
+#    the C preprocessor (so comments and conditionals count as they do in the build).
 set -u
-lib=$1 def=$2 cc=$3
+lib=$1 list=$2 cc=$3
 status=0
 
 needed=$(readelf -d "$lib" | grep '(NEEDED)') || { echo "FAIL: readelf -d $lib found no NEEDED entries"; exit 1; }
@@ -14,14 +15,16 @@ if grep -iE 'cuda|cublas|nvrtc' <<<"$needed"; then
   echo "FAIL: $lib depends on a CUDA library (above)"; status=1
 fi
 
-expected=$(printf '#define BO_ROUTINE(lower, UPPER) @@ lower UPPER\n#include "%s"\n' "$def" |
-  "$cc" -E -P -x c - | awk '$1 == "@@" { print $2 "_"; print $2; print $3; print $3 "_"; print "cblas_" $2 }' | sort)
-[ -n "$expected" ] || { echo "FAIL: no BO_ROUTINE entries found in $def"; exit 1; }
+expected=$(printf '#define BO_ENTRY(p, P, name, NAME, T) @@ p##name P##NAME\n#include "%s"\n' "$list" |
+  "$cc" -E -P -x c - |
+  awk '{ for (i = 1; i + 2 <= NF; ++i) if ($i == "@@") { l = $(i + 1); u = $(i + 2)
+           print l "_"; print l; print u; print u "_"; print "cblas_" l } }' | sort)
+[ -n "$expected" ] || { echo "FAIL: no BO_ENTRY expansions from $list"; exit 1; }
 # Version definitions (type A) are not symbols a program can bind to; everything else counts.
 actual=$(nm -D --defined-only "$lib" | awk '$2 != "A" { print $NF }' | sed 's/@.*//' | sort)
-echo "expected $(wc -l <<<"$expected") exported names from $def, $lib defines $(wc -l <<<"$actual")"
+echo "expected $(wc -l <<<"$expected") exported names from $list, $lib defines $(wc -l <<<"$actual")"
 if [ "$expected" != "$actual" ]; then
-  echo "FAIL: exported symbols differ (< expected from $def, > defined by $lib):"
+  echo "FAIL: exported symbols differ (< expected from $list, > defined by $lib):"
   diff <(echo "$expected") <(echo "$actual")
   status=1
 fi

@@ -16,11 +16,17 @@
 #   --known-failure RE      a LAPACK "N out of M tests failed" line matching RE is tolerated (repeatable);
 #                           only for failures that the CPU BLAS shows without blasoffload too
 #   --stderr-ok RE          stderr lines matching RE are tolerated (otherwise stderr must be empty)
+#   --expect-pass NAME      the program must report NAME (as it prints it: DNRM2, CBLAS_DNRM2, DGEMM, cblas_dgemm)
+#                           tested and passed (repeatable): blas1: its subprogram block says PASS; blas: its error
+#                           exits and its computational tests passed (CBLAS: in both layouts)
+#   --min-calls ROUTINE=N   the summary's row for ROUTINE (e.g. dgemm) must count at least N calls (repeatable):
+#                           shows that the routines under test, in their precision, went through blasoffload;
+#                           ROUTINE "d*" sums the rows of every routine whose name starts with d
 set -u
 
 workdir="" lib="" program="" format="" stdin_file="" ldpath="" loader="" loader_path=""
 expect_mode="" expect_cpu="" expect_gpu="" stderr_ok=""
-sets=() known=()
+sets=() known=() expect_pass=() mincalls=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --workdir) workdir=$2; shift 2 ;;
@@ -37,6 +43,8 @@ while [ $# -gt 0 ]; do
     --expect-gpu) expect_gpu=$2; shift 2 ;;
     --known-failure) known+=("$2"); shift 2 ;;
     --stderr-ok) stderr_ok=$2; shift 2 ;;
+    --expect-pass) expect_pass+=("$2"); shift 2 ;;
+    --min-calls) mincalls+=("$2"); shift 2 ;;
     *) echo "run_suite.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -105,23 +113,43 @@ if [ -s stderr.txt ]; then
 fi
 
 case "$format" in
-  blas1)  # xblat1s / xscblat1: one "----- PASS -----" per subprogram, "FAIL" lines on failure
+  blas1)  # xblat1[sd] / x[sd]cblat1: one "----- PASS -----" per subprogram, "FAIL" lines on failure
     n_pass=$(grep -c -- '----- PASS -----' <<<"$all")
+    n_sub=$(grep -c 'Test of subprogram number' <<<"$all")
     [ "$n_pass" -gt 0 ] || fail "no '----- PASS -----' line"
+    [ "$n_pass" -eq "$n_sub" ] || fail "$n_sub subprograms tested, $n_pass passed"
     grep -nE 'FAIL|\*\*\*|ERROR' <<<"$all" >/dev/null && fail "failure lines: $(grep -E 'FAIL|\*\*\*|ERROR' <<<"$all" | head -5)"
-    echo "subprograms passed: $n_pass"
+    for name in "${expect_pass[@]}"; do
+      # The subprogram's header line, then its verdict on the next non-blank line.
+      verdict=$(awk -v n="$name" '$0 ~ "Test of subprogram number" && $NF == n {
+        while ((getline line) > 0) if (line !~ /^[[:space:]]*$/) { print line; exit }
+        exit }' <<<"$all")
+      grep -q -- '----- PASS -----' <<<"$verdict" || fail "$name: no PASS (${verdict:-not tested})"
+    done
+    echo "subprograms passed: $n_pass of $n_sub"
     ;;
-  blas)  # xblat2s/3s, xscblat2/3: "PASSED THE ..." lines; "******* ... FAILED/SUSPECT/FATAL ERROR" otherwise
+  blas)  # xblat[23][sd], x[sd]cblat[23]: "PASSED THE ..." lines; "******* ... FAILED/SUSPECT/FATAL ERROR" otherwise
     # "PASSED THE TESTS OF ERROR-EXITS" is the one legitimate use of ERROR; drop it before looking.
     scrubbed=$(sed -e 's/PASSED THE TESTS OF ERROR-EXITS//' <<<"$all")
     bad=$(grep -E 'FAIL|\*\*\*\*\*\*|ERROR|SUSPECT' <<<"$scrubbed")
     [ -z "$bad" ] || fail "failure lines: $(echo "$bad" | head -5)"
     n_comp=$(grep -c 'PASSED THE .*COMPUTATIONAL TESTS' <<<"$all")
     [ "$n_comp" -gt 0 ] || fail "no 'PASSED THE COMPUTATIONAL TESTS' line"
+    for name in "${expect_pass[@]}"; do
+      grep -qE "^ *$name +PASSED THE TESTS OF ERROR-EXITS" <<<"$all" || fail "$name: error exits not reported passed"
+      case "$name" in
+        cblas_*) layouts=("COLUMN-MAJOR " "ROW-MAJOR +") ;;  # x[sd]cblat2/3 test both layouts
+        *) layouts=("") ;;
+      esac
+      for lay in "${layouts[@]}"; do
+        grep -qE "^ *$name +PASSED THE ${lay}COMPUTATIONAL TESTS" <<<"$all" ||
+          fail "$name: no 'PASSED THE ${lay}COMPUTATIONAL TESTS' line"
+      done
+    done
     grep -q 'END OF TESTS' <<<"$all" || fail "no 'END OF TESTS' line (program stopped early)"
     echo "computational test groups passed: $n_comp"
     ;;
-  lapack)  # xlintsts / xeigtsts
+  lapack)  # xlintst[sd] / xeigtst[sd]
     grep -q 'End of tests' <<<"$all" || fail "no 'End of tests' line (program stopped early)"
     # "XXX:  N out of M tests failed to pass the threshold" (only printed when N > 0)
     while IFS= read -r line; do
@@ -175,6 +203,18 @@ else
     gpu_line=$(grep -E '^  GPU: ' "$log" | head -n 1)
     grep -qE -- "$expect_gpu" <<<"$gpu_line" || fail "summary: '$gpu_line' does not match /$expect_gpu/"
   fi
+  # Per-routine rows: "  dgemm   <calls> <cpu> <gpu> ...", between the "routine" header and the "total:" line.
+  for rc_ in "${mincalls[@]}"; do
+    r=${rc_%%=*} min=${rc_#*=}
+    calls=$(awk -v r="$r" '$1 == "routine" { on = 1; next } $1 == "total:" { on = 0 }
+      on && ($1 == r || (r ~ /\*$/ && index($1, substr(r, 1, length(r) - 1)) == 1)) { n += $2; found = 1 }
+      END { if (found) print n }' "$log")
+    if [ -z "$calls" ] || [ "$calls" -lt "$min" ]; then
+      fail "summary: $r calls = ${calls:-no row}, expected >= $min"
+    else
+      echo "$r: $calls calls intercepted"
+    fi
+  done
 fi
 
 if [ ${#failures[@]} -gt 0 ]; then

@@ -3,25 +3,32 @@
 #include "support.h"
 
 #include <dlfcn.h>
-#include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdarg>
 #include <cstring>
+#include <ostream>
 
 namespace bt {
 
 std::vector<Names> routine_names() {
   return {
-#define BO_ROUTINE(lower, UPPER) {#lower, #UPPER},
-#include "routines.def"
-#undef BO_ROUTINE
+#define BO_ENTRY(p, P, name, NAME, T) {#p #name, #P #NAME},
+#include "src/routines/routine_list.h"
+#undef BO_ENTRY
   };
+}
+
+std::string upper_name(char letter, const std::string& base) {
+  std::string s(1, letter);
+  for (char c : base) s += char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
 }
 
 std::vector<std::string> exported_fortran_names(const std::string& lower) {
   for (const auto& n : routine_names())
     if (n.lower == lower) return {lower + "_", lower, n.upper, n.upper + "_"};
-  ADD_FAILURE() << "no routine " << lower;
+  ADD_FAILURE() << "no routine " << lower << " in src/routines/routine_list.h";
   return {};
 }
 
@@ -39,6 +46,10 @@ void* reference(const std::string& symbol) {
   return p;
 }
 
+std::ostream& operator<<(std::ostream& os, const ErrorRecord& r) {
+  return os << "{" << r.routine << ", INFO " << r.info << ", passed as \"" << r.raw << "\"}";
+}
+
 std::vector<ErrorRecord>& xerbla_log() {
   static std::vector<ErrorRecord> log;
   return log;
@@ -52,24 +63,17 @@ void clear_error_logs() {
   cblas_xerbla_log().clear();
 }
 
-std::vector<float> random_vector(std::size_t n, std::uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(gen);
-  return v;
-}
-
 }  // namespace bt
 
 // The program's own error handlers win over the CPU library's (the test executable exports them).
 extern "C" void xerbla_(const char* srname, const int* info, std::size_t len) {
-  std::string name(srname, strnlen(srname, len < 32 ? len : 32));
+  const std::string raw(srname, strnlen(srname, len < 32 ? len : 32));
+  std::string name = raw;
   while (!name.empty() && name.back() == ' ') name.pop_back();
-  bt::xerbla_log().push_back({name, *info});
+  bt::xerbla_log().push_back({name, *info, raw});
 }
 
 extern "C" void cblas_xerbla(int info, const char* rout, const char* form, ...) {
   (void)form;
-  bt::cblas_xerbla_log().push_back({rout, info});
+  bt::cblas_xerbla_log().push_back({rout, info, rout});
 }
