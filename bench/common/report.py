@@ -154,7 +154,9 @@ def render(kind, path, raw=None, md=None, policy=None, header=None, repeat_list=
     if rc == 2 and lines and not lines[0].startswith("#"):  # no measurement: the reason, no report
         print("\n".join(lines), file=sys.stderr)
         return rc
-    lines = lines[:1] + ["", "- " + header_line(path, header)] + lines[1:] if lines[0].startswith("#") else lines
+    if lines[0].startswith("#"):  # the header: the first item of the report's context list
+        joined = len(lines) > 2 and lines[1] == "" and lines[2].startswith("- ")
+        lines = lines[:1] + ["", "- " + header_line(path, header)] + lines[2 if joined else 1:]
     text = "\n".join(lines)
     if not quiet:
         print(text)

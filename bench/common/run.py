@@ -16,6 +16,7 @@ Options:
   --pack           pack each raw folder into <name>-<tag>.tar.gz (what a device call brings back)
   --set AXIS=V,V   replace an axis's values in every selected benchmark (e.g. --set n=256,512)
   --args=TEXT      more program arguments for every run (the {args} of the description)
+  --args-for PROGRAM TEXT  more arguments for that program's runs only
   --no-calibrate   never calibrate (auto uses $BLASOFFLOAD_POLICY_FILE, else the built-in defaults)
   --dry-run        print the runs, run nothing
 Environment: BO_BLAS_ROOT (a prepare-carry.sh --openblas folder; default: the carry's blas-libs.tar.xz unpacked into
@@ -166,10 +167,13 @@ class Machine:
         except (OSError, subprocess.CalledProcessError):
             return "unknown"
 
-    def program(self, name):
+    def program(self, name, folder=""):
+        """The carry's bin/NAME, else the build tree's bench/FOLDER/NAME, bench/*/NAME or NAME."""
         cands = [os.path.join(self.carry, "bin", name)] if self.carry else []
-        cands += [os.path.join(self.build, "bench", d, name) for d in sorted(os.listdir(os.path.join(BENCH)))]
-        cands += [os.path.join(self.build, "bench", name), os.path.join(self.build, name)]
+        cands.append(os.path.join(self.build, "bench", folder, name))
+        cands += [os.path.join(self.build, "bench", d, name) for d in sorted(os.listdir(BENCH))
+                  if os.path.isdir(os.path.join(BENCH, d))]
+        cands.append(os.path.join(self.build, name))
         return next((c for c in cands if os.path.exists(c)), cands[0])
 
     def describe(self):
@@ -297,6 +301,18 @@ class Benchmark:
                 return False
         return True
 
+    def stack(self, name):
+        """A stack's keys, those of the stack it names in from first (env and unset added to, the rest replaced)."""
+        if name not in self.stacks:
+            raise SystemExit("run.py: no stack '%s' in bench/common/stacks.ini or the description" % name)
+        s = dict(self.stacks[name])
+        if s.get("from"):
+            base = self.stack(s.pop("from"))
+            for k in ("env", "unset"):
+                s[k] = base.get(k, "") + " " + s.get(k, "")
+            s = dict(base, **s)
+        return s
+
     @staticmethod
     def stack_env(s, values):
         """The process environment of a stack: ours, less its unset names, plus its env (NAME=VALUE templates)."""
@@ -319,10 +335,9 @@ class Benchmark:
         log("=== %s/%s (%ds): %s" % (self.folder, self.name, limit, self.base))
         for run in self.d["runs"]:
             self.run_part(run)
-        rerun = self.d.get("rerun")
-        if rerun:
-            self.rerun(rerun)
-        return self.finish()
+        if self.d.get("rerun") and not self.opts["dry_run"]:
+            self.rerun()
+        return 0 if self.opts["dry_run"] else self.finish()
 
     def left(self):
         return int(self.limit - (elapsed() - self.t0))
@@ -347,7 +362,8 @@ class Benchmark:
         for i, values in enumerate(combos):
             if not self.allowed(run, values):
                 continue
-            values = dict(values, args=" ".join(filter(None, [self.opts["args"], extra_args])), raw=self.raw,
+            more = [self.opts["args"], self.opts["args_for"].get(run["program"], ""), extra_args]
+            values = dict(values, args=" ".join(filter(None, more)), raw=self.raw,
                           lib=self.m.lib, module=self.m.module, blas_path=self.m.blas_path,
                           openblas_dir=self.m.openblas_dir, L=self.m.L, commit=self.m.commit, nvblas=self.m.nvblas,
                           nvblas_dir=os.path.dirname(self.m.nvblas))
@@ -361,9 +377,7 @@ class Benchmark:
 
     def one(self, run, values, part, scale_estimate, record):
         """One process: skipped when its estimate (the same estimate_key's last time, scaled) does not fit."""
-        if "stack" in values and values["stack"] not in self.stacks:
-            raise SystemExit("run.py: no stack '%s' in bench/common/stacks.ini or the description" % values["stack"])
-        stack = self.stacks.get(values.get("stack"), {})
+        stack = self.stack(values["stack"]) if "stack" in values else {}
         values = dict(values, mode=stack.get("label", values.get("stack", "")))
         name = fill(run.get("output", "{part}"), dict(values, part=run["part"]))
         left = self.left()
@@ -401,10 +415,19 @@ class Benchmark:
                 return None
         values = dict(values, limit=limit, inner=limit - 15 if limit > 30 else limit // 2,
                       stack_args=stack.get("args", ""))
-        prog = self.m.program(run["program"])
+        for key, text in run.items():  # args_AXIS = VALUE:ARGUMENT ...: {AXIS_arg}, the argument of this value
+            if key.startswith("args_"):
+                pairs = dict(w.partition(":")[::2] for w in text.split())
+                values[key[5:] + "_arg"] = pairs.get(str(values.get(key[5:])), "")
+        prog = self.m.program(run["program"], self.folder)
         cmd = [prog] + shlex.split(fill(run.get("args", "{args}"), values))
         if self.opts["dry_run"]:
             print(name, " ".join(cmd))
+            return None
+        if not os.path.exists(prog):
+            log("skip %s: no program %s" % (name, prog))
+            self.note(run, values, "no program %s" % run["program"])
+            self.status = 1
             return None
         hard = limit + int(run.get("grace_s", 0))
         hard = min(hard, left + 30)
@@ -447,7 +470,7 @@ class Benchmark:
                 log("WARNING %s: %s_ from %s, not what the stack's name says" % (name, sym, m.group(1)))
         return None
 
-    def rerun(self, how):
+    def rerun(self):
         """rerun = report: the report's repeat_list() names points whose verdict lies within the spread; they run
         once more, every stack, as one more round."""
         mod = common_report.load(self.d["report"])
@@ -455,7 +478,7 @@ class Benchmark:
         if not points:
             return
         run = self.d["runs"][0]
-        rounds = words(run.get("round", "1"))
+        rounds = dict(self.axes(run))["round"]
         nxt = str(int(rounds[-1]) + 1)
         log("re-running %d point(s) within the spread of a threshold: %s" % (
             sum(len(v) for v in points.values()), "; ".join("%s %s" % (k, ",".join(v)) for k, v in points.items())))
@@ -485,7 +508,7 @@ class Benchmark:
 
 
 def parse_args(argv):
-    opts = {"out": os.path.join(BENCH, "results"), "set": {}, "args": "", "pack": False, "dry_run": False,
+    opts = {"out": os.path.join(BENCH, "results"), "set": {}, "args": "", "args_for": {}, "pack": False, "dry_run": False,
             "calibrate": True, "deadline": None}
     sel = []
     it = iter(argv)
@@ -508,6 +531,9 @@ def parse_args(argv):
             opts["set"][k] = words(v)
         elif a.startswith("--args="):
             opts["args"] = a[7:]
+        elif a == "--args-for":
+            prog = next(it)
+            opts["args_for"][prog] = next(it)
         elif a == "--no-calibrate":
             opts["calibrate"] = False
         elif a == "--dry-run":
