@@ -19,6 +19,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 KINDS = ("regret", "overhead", "lapack", "pipeline", "residency", "host_gemm")
+PREFIX_KIND = {"dgemm_host": "host_gemm"}  # result files named after their benchmark, not their report
 # <kind>-<gpu>-<yyyy-mm-dd>-<commit>[-more].jsonl: the result files' names (bench/common/run.py writes them).
 NAME_RE = re.compile(r"^(?P<kind>[a-z_]+?)-(?P<gpu>.+)-(?P<date>\d{4}-\d\d-\d\d)-(?P<commit>[0-9a-f]{7,})")
 
@@ -209,7 +210,7 @@ def main(argv):
     else:
         path = a.args[0]
         m = NAME_RE.match(os.path.basename(path))
-        kind = m.group("kind") if m else ""
+        kind = PREFIX_KIND.get(m.group("kind"), m.group("kind")) if m else ""
     return render(kind, path, raw=a.raw, md=a.md, policy=a.policy, repeat_list=a.repeat_list, plot=a.plot)
 
 
