@@ -1,5 +1,6 @@
-# Shared setup of the policy and LAPACK benchmark scripts (sourced, not run): where the libraries are, the CPU BLAS
-# settings every run must share, and the <gpu>-<date>-<commit> tag of the result files.
+# The shell side of the benchmark set-up (sourced, not run), for scripts not yet described by a bench.ini
+# (bench/level3/run.sh): where the libraries are, the CPU BLAS settings every run must share, the
+# <gpu>-<date>-<commit> tag of the result files. bench/common/run.py does the same for the described benchmarks.
 # Inputs (environment): BO_LIB_DIR (folder of libblasoffload.so), BO_BLAS_ROOT (a folder made by
 # prepare-carry.sh --openblas; default / for the system's Debian packages), OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS.
 # shellcheck shell=bash disable=SC2034

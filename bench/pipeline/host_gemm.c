@@ -253,8 +253,8 @@ static int run_point(const Options* o, int dbl, int n, double t_start) {
                       // product (TF32 in double, a stale operand) by orders of magnitude more
         double worst = 0;
         for (int64_t i = 0; i < count; ++i) {
-          const double d = dbl ? fabs(((double*)c)[i] - ((double*)c2)[i]) : fabs((double)((float*)c)[i] -
-                                                                                  (double)((float*)c2)[i]);
+          const double d =
+              dbl ? fabs(((double*)c)[i] - ((double*)c2)[i]) : fabs((double)((float*)c)[i] - (double)((float*)c2)[i]);
           if (!(d <= worst)) worst = d;  // NaN sticks
         }
         check_value = worst / ((double)n * (dbl ? DBL_EPSILON : FLT_EPSILON));
@@ -271,11 +271,14 @@ static int run_point(const Options* o, int dbl, int n, double t_start) {
   print_times("warmup_times_ms", warm, nwarm);
   print_stats("lib", tl, nl, flops);
   print_stats("cpu", tc, nc, flops);
-  printf("\"reps_wanted\": %d, \"check_value\": %.3g, \"check_limit\": %g, \"check\": \"%s\"}\n", o->reps,
-         check_value, kCheckLimit, !checked ? "not checked" : ok ? "ok" : "FAIL");
+  printf("\"reps_wanted\": %d, \"check_value\": %.3g, \"check_limit\": %g, \"check\": \"%s\"}\n", o->reps, check_value,
+         kCheckLimit,
+         !checked ? "not checked"
+         : ok     ? "ok"
+                  : "FAIL");
   fflush(stdout);
-  fprintf(stderr, "host_gemm: %s n=%d: library %.1f ms, CPU BLAS %.1f ms (medians)\n", routine, n,
-          median_of(tl, nl), median_of(tc, nc));
+  fprintf(stderr, "host_gemm: %s n=%d: library %.1f ms, CPU BLAS %.1f ms (medians)\n", routine, n, median_of(tl, nl),
+          median_of(tc, nc));
   free(a), free(b), free(c), free(c2);
   return ok ? 0 : 1;
 }

@@ -3,8 +3,8 @@
 //
 // The module is dlopen'ed and driven through its C table (src/offload/cuda_module_api.h, one generic call) as the core
 // drives it, with host services whose cpu_call (an sgemm here) runs the CPU BLAS named by BO_CPU_BLAS: the hybrid
-// share runs on the same library as the CPU-alone baseline. Nothing here links CUDA, so the program builds (and says why it cannot measure) on a
-// machine without one.
+// share runs on the same library as the CPU-alone baseline. Nothing here links CUDA, so the program builds (and says
+// why it cannot measure) on a machine without one.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -31,8 +31,8 @@
 #include <utility>
 #include <vector>
 
-#include "offload/cuda_module_api.h"
 #include "../hash_uniform.h"
+#include "offload/cuda_module_api.h"
 
 extern char** environ;
 
@@ -381,7 +381,6 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t, unsigned)>&
   body(0, n / parts, 0);
   for (auto& t : threads) t.join();
 }
-
 
 // Page-aligned malloc'd storage (pageable, as a program's own matrices are); std::vector would zero every byte first.
 class Buffer {
