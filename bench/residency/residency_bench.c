@@ -114,6 +114,16 @@ static void read_first_line(const char* path, char* out, size_t size) {
   fclose(f);
 }
 
+// Where the stack's symbols came from: the context line and every scenario line carry it.
+static void print_resolution(void) {
+  printf(", \"ld_preload\": ");
+  print_json_str(getenv("LD_PRELOAD"));
+  printf(", \"sgemv_from\": ");
+  print_json_str(g_sgemv_from);
+  printf(", \"strsv_from\": ");
+  print_json_str(g_strsv_from);
+}
+
 static void print_context(const Options* o) {
   typedef char* (*str_fn)(void);
   typedef int (*int_fn)(void);
@@ -128,12 +138,7 @@ static void print_context(const Options* o) {
                                      "OPENBLAS_NUM_THREADS"};
   printf("{\"context\": {\"program\": \"blasoffload_residency_bench\", \"stack\": ");
   print_json_str(o->stack);
-  printf(", \"ld_preload\": ");
-  print_json_str(getenv("LD_PRELOAD"));
-  printf(", \"sgemv_from\": ");
-  print_json_str(g_sgemv_from);
-  printf(", \"strsv_from\": ");
-  print_json_str(g_strsv_from);
+  print_resolution();
   for (size_t i = 0; i < sizeof kEnv / sizeof kEnv[0]; ++i) {
     printf(", \"%s\": ", kEnv[i]);
     print_json_str(getenv(kEnv[i]));
@@ -158,12 +163,7 @@ static void begin_line(const char* scenario, const Options* o, int n) {
 }
 
 static void end_line(const Options* o) {
-  printf(", \"ld_preload\": ");
-  print_json_str(getenv("LD_PRELOAD"));
-  printf(", \"sgemv_from\": ");
-  print_json_str(g_sgemv_from);
-  printf(", \"strsv_from\": ");
-  print_json_str(g_strsv_from);
+  print_resolution();
   printf(", \"thp\": %s}\n", o->thp ? "true" : "false");
   fflush(stdout);
 }
