@@ -268,6 +268,10 @@ class Benchmark:
         self.combined = []
 
     def note(self, run, values, why):
+        """A raw line recording a process that did not run or failed (the run's note fields, then skipped)."""
+        if self.opts["dry_run"]:
+            print("(not run: %s)" % why)
+            return
         fields = {}
         for item in words(run.get("note", "")):
             k, _, v = item.partition(":")
@@ -325,13 +329,14 @@ class Benchmark:
         return env
 
     def run_all(self, limit):
-        if os.path.exists(self.raw):
-            subprocess.run(["rm", "-rf", self.raw])
-        os.makedirs(self.raw)
-        open(os.path.join(self.raw, "notes.jsonl"), "w").close()
         self.t0, self.limit = elapsed(), limit
-        with open(os.path.join(self.raw, "env.txt"), "w") as f:
-            f.write(self.m.describe() + "benchmark: %s/%s limit %ds\n" % (self.folder, self.name, limit))
+        if not self.opts["dry_run"]:  # a dry run writes nothing
+            if os.path.exists(self.raw):
+                subprocess.run(["rm", "-rf", self.raw])
+            os.makedirs(self.raw)
+            open(os.path.join(self.raw, "notes.jsonl"), "w").close()
+            with open(os.path.join(self.raw, "env.txt"), "w") as f:
+                f.write(self.m.describe() + "benchmark: %s/%s limit %ds\n" % (self.folder, self.name, limit))
         log("=== %s/%s (%ds): %s" % (self.folder, self.name, limit, self.base))
         for run in self.d["runs"]:
             self.run_part(run)
