@@ -14,7 +14,8 @@ Options:
   --build=DIR      the build tree (default $BUILD_DIR, else build/)
   --deadline-s=S   everything stops S seconds after the start (default: none)
   --pack           pack each raw folder into <name>-<tag>.tar.gz (what a device call brings back)
-  --set AXIS=V,V   replace an axis's values in every selected benchmark (e.g. --set n=256,512)
+  --set AXIS=V,V   replace an axis's values in every selected benchmark (e.g. --set n=256,512); --set BENCH.AXIS=V,V
+                   in one benchmark only (--set regret.precision=d)
   --args=TEXT      more program arguments for every run (the {args} of the description)
   --args-for PROGRAM TEXT  more arguments for that program's runs only
   --no-calibrate   never calibrate (auto uses $BLASOFFLOAD_POLICY_FILE, else the built-in defaults)
@@ -289,8 +290,9 @@ class Benchmark:
             if ax in self.restrict:
                 vals = [v for v in vals if v in self.restrict[ax]] if self.d.get("select") == ax else \
                     list(self.restrict[ax])
-            if ax in self.opts["set"]:
-                vals = list(self.opts["set"][ax])
+            for key in (ax, "%s.%s" % (self.name, ax)):  # --set AXIS=..., then --set BENCHMARK.AXIS=...
+                if key in self.opts["set"]:
+                    vals = list(self.opts["set"][key])
             out.append((ax, vals))
         return out
 
@@ -487,9 +489,12 @@ class Benchmark:
         nxt = str(int(rounds[-1]) + 1)
         log("re-running %d point(s) within the spread of a threshold: %s" % (
             sum(len(v) for v in points.values()), "; ".join("%s %s" % (k, ",".join(v)) for k, v in points.items())))
+        split = "precision" in words(run.get("loop"))  # routine names carry the precision letter
         for routine, shapes in points.items():
-            self.run_part(run, fixed={"round": [nxt], "routine": [routine]}, extra_args="--shapes=" + ",".join(shapes),
-                          scale_estimate=0.25)
+            fixed = {"round": [nxt], "routine": [routine[1:] if split else routine]}
+            if split:
+                fixed["precision"] = [routine[0]]
+            self.run_part(run, fixed=fixed, extra_args="--shapes=" + ",".join(shapes), scale_estimate=0.25)
 
     def jsonl_rows(self):
         lines = []

@@ -12,7 +12,7 @@ import statistics
 
 import report as common
 
-ROUTINE_ORDER = ["sgemm_nn", "sgemm_lu", "sgemv_n", "sgemv_t", "strsv_ln", "strsv_lt", "snrm2"]
+ROUTINE_ORDER = [p + r for p in "sd" for r in ("gemm_nn", "gemm_lu", "gemv_n", "gemv_t", "trsv_ln", "trsv_lt", "nrm2")]
 MODES = ("cpu", "gpu", "auto")
 TARGET_RATIO, TARGET_SHARE, WORST_RATIO = 1.10, 0.95, 1.5
 # Without a second round the spread is unknown; a point this close to a threshold is treated as undecided.
