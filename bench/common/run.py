@@ -386,6 +386,10 @@ class Benchmark:
         """One process: skipped when its estimate (the same estimate_key's last time, scaled) does not fit."""
         stack = self.stack(values["stack"]) if "stack" in values else {}
         values = dict(values, mode=stack.get("label", values.get("stack", "")))
+        for key, text in run.items():  # args_AXIS = VALUE:ARGUMENT ...: {AXIS_arg}, the argument of this value
+            if key.startswith("args_"):
+                pairs = dict(w.partition(":")[::2] for w in text.split())
+                values[key[5:] + "_arg"] = pairs.get(str(values.get(key[5:])), "")
         name = fill(run.get("output", "{part}"), dict(values, part=run["part"]))
         left = self.left()
         key = tuple(values.get(a) for a in words(run.get("estimate_key", "")))
@@ -422,10 +426,6 @@ class Benchmark:
                 return None
         values = dict(values, limit=limit, inner=limit - 15 if limit > 30 else limit // 2,
                       stack_args=stack.get("args", ""))
-        for key, text in run.items():  # args_AXIS = VALUE:ARGUMENT ...: {AXIS_arg}, the argument of this value
-            if key.startswith("args_"):
-                pairs = dict(w.partition(":")[::2] for w in text.split())
-                values[key[5:] + "_arg"] = pairs.get(str(values.get(key[5:])), "")
         prog = self.m.program(run["program"], self.folder)
         cmd = [prog] + shlex.split(fill(run.get("args", "{args}"), values))
         if self.opts["dry_run"]:

@@ -13,7 +13,9 @@ import re
 import report as common
 
 STACKS = ["cpu", "auto", "gpu", "openblas", "nvblas"]
-DRIVERS = ["getrf", "gesv", "geqrf", "potrf"]
+# Double precision drivers are named with their letter (dgetrf); single precision ones without (the older results').
+DRIVERS = ["getrf", "getrf_dominant", "gesv", "geqrf", "potrf"]
+DRIVERS += ["d" + d for d in DRIVERS]
 AUTO_TARGET = 1.05
 GPU_FASTER = 0.95
 # What each stack's context must show for its numbers to mean what the column says.
@@ -37,10 +39,11 @@ def render(rows, context_list, args):
     for ctx in context_list:
         contexts.setdefault(ctx.get("stack"), ctx)
     for obj in rows:
+        driver = ("d" if obj.get("precision") == "d" else "") + str(obj.get("driver"))
         if "skipped" in obj:
-            notes[(obj.get("driver"), obj.get("n"), obj.get("stack"))] = obj["skipped"]
+            notes[(driver, obj.get("n"), obj.get("stack"))] = obj["skipped"]
         elif "seconds" in obj:
-            points[(obj["driver"], obj["n"], obj["stack"])] = obj
+            points[(driver, obj["n"], obj["stack"])] = obj
     if not points:
         return ["report.py: no measurements in %s" % args.path], 2
 
@@ -48,9 +51,12 @@ def render(rows, context_list, args):
     stacks += sorted({k[2] for k in points} - set(STACKS))
     ns = sorted({k[1] for k in points} | {k[1] for k in notes})
     drivers = [d for d in DRIVERS if any(k[0] == d for k in points)]
+    drivers += sorted({k[0] for k in points} - set(DRIVERS))
 
     def why_missing(d, n, s):
-        return notes.get((d, n, s)) or notes.get(("all", n, s))
+        # "all": a whole run (the runner's note) or an order (the program's, "dall" in double precision)
+        return notes.get((d, n, s)) or notes.get(("dall" if d.startswith("d") else "all", n, s)) or \
+            notes.get(("all", n, s))
 
     out = ["## LAPACK drivers under five stacks (reference LAPACK unless noted)", ""]
     ctx = next(iter(contexts.values()), {})
@@ -109,13 +115,14 @@ def render(rows, context_list, args):
     if args.raw:
         rows = []
         for path in sorted(glob.glob(os.path.join(args.raw, "summary-*-n*.log"))):
-            m = re.match(r"summary-(\w+)-n(\d+)\.log$", os.path.basename(path))
+            m = re.match(r"summary-(\w+)-n(\d+)(-d)?\.log$", os.path.basename(path))
             if not m:
                 continue
             table, gpu_line = common.parse_summary(path)
             for routine, v in sorted(table.items()):
                 if v.get("calls", 0):
-                    rows.append((int(m.group(2)), m.group(1), routine, v, gpu_line[4:].strip()))
+                    rows.append((int(m.group(2)), m.group(1) + (" (d)" if m.group(3) else ""), routine, v,
+                                 gpu_line[4:].strip()))
         if rows:
             out += ["### Where blasoffload sent LAPACK's BLAS calls (BLASOFFLOAD_LOG=summary, all drivers of one run)",
                     "", "| n | mode | routine | calls | cpu | gpu | fallback | GPU |",

@@ -48,7 +48,8 @@ def read(path):
             if "scenario" in obj:
                 key, table = (obj["scenario"], obj.get("stack")), scen
             elif "driver" in obj:
-                key, table = (obj["driver"], obj.get("stack")), lapack
+                driver = ("d" if obj.get("precision") == "d" else "") + obj["driver"]
+                key, table = (driver, obj.get("stack")), lapack
             else:
                 continue
             if "skipped" in obj:
