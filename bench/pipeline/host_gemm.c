@@ -33,11 +33,12 @@ static const char kUsage[] =
     "usage: blasoffload_host_gemm [--precision=d,s] [--n=8192,...] [--reps=7] [--cpu-reps=3] [--warmup-calls=3]\n"
     "                             [--warmup-s=3] [--same-operands] [--stack=NAME] [--budget-s=S] [--no-check]\n"
     "  C = A B (NN, alpha 1, beta 0, square n, lda = n) on malloc'd host operands, through the program's gemm_\n"
-    "  (the library under test) and the CPU BLAS's own gemm_, interleaved: per repetition the library's call, then\n"
-    "  (the first cpu-reps repetitions) the CPU BLAS's. Before every call A and B are rewritten with new values\n"
-    "  (untimed), so that no device copy can be reused and each call moves its operands, as a program's would after\n"
-    "  computing them; --same-operands keeps them (the residency cache may then serve them). The warm-up calls the\n"
-    "  library until warmup-calls calls and warmup-s seconds have passed (the library's adaptive GPU start-up).\n"
+    "  (the library under test) and the CPU BLAS's own gemm_: per repetition the library's call and, in the first\n"
+    "  cpu-reps repetitions, the CPU BLAS's, each side first in turn. Before every repetition A and B are rewritten\n"
+    "  with new values (untimed), so that no device copy can be reused and each call moves its operands, as a\n"
+    "  program's would after computing them; --same-operands keeps them (the residency cache may then serve them).\n"
+    "  The warm-up calls the library until warmup-calls calls and warmup-s seconds have passed (the library's\n"
+    "  adaptive GPU start-up).\n"
     "  Check: max |C_lib - C_cpu| / (k eps) of the last repetition both ran (operands in (-1, 1)), limit 30.\n"
     "  Exit status: 0 all checks passed, 1 a check failed, 2 usage or allocation error.\n";
 
@@ -241,13 +242,23 @@ static int run_point(const Options* o, int dbl, int n, double t_start) {
       fill(a, count, seed, dbl);
       fill(b, count, seed + 1000003, dbl);
     }
-    double t0 = now_s();
-    lib("N", "N", &n, &n, &n, one, a, &n, b, &n, zero, c, &n, 1, 1);
-    tl[nl++] = 1e3 * (now_s() - t0);
-    if (r < o->cpu_reps) {
+    // The pair's order alternates, so that neither side always runs right after the rewrite or the other's call.
+    const int both = r < o->cpu_reps, cpu_first = both && r % 2 == 1;
+    double t0;
+    if (cpu_first) {
       t0 = now_s();
       cpu("N", "N", &n, &n, &n, one, a, &n, b, &n, zero, c2, &n, 1, 1);
       tc[nc++] = 1e3 * (now_s() - t0);
+    }
+    t0 = now_s();
+    lib("N", "N", &n, &n, &n, one, a, &n, b, &n, zero, c, &n, 1, 1);
+    tl[nl++] = 1e3 * (now_s() - t0);
+    if (both && !cpu_first) {
+      t0 = now_s();
+      cpu("N", "N", &n, &n, &n, one, a, &n, b, &n, zero, c2, &n, 1, 1);
+      tc[nc++] = 1e3 * (now_s() - t0);
+    }
+    if (both) {
       checked = o->check;
       if (checked) {  // two correct summation orders differ by about k eps / 3 at most here; a reduced-precision
                       // product (TF32 in double, a stale operand) by orders of magnitude more
