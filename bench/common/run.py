@@ -518,8 +518,8 @@ class Benchmark:
 
 
 def parse_args(argv):
-    opts = {"out": os.path.join(BENCH, "results"), "set": {}, "args": "", "args_for": {}, "pack": False, "dry_run": False,
-            "calibrate": True, "deadline": None}
+    opts = {"out": os.path.join(BENCH, "results"), "set": {}, "args": "", "args_for": {}, "pack": False,
+            "dry_run": False, "calibrate": True, "deadline": None}
     sel = []
     it = iter(argv)
     for a in it:

@@ -159,8 +159,9 @@ def render(rows, contexts, args):
             "over rounds of the per-run medians. ratio = auto / min(cpu, gpu); spread = max - min of the per-round "
             "ratios. cpu is the CPU BLAS called through its own symbols inside the auto process, right after auto was "
             "timed (same process and threads: a multi-threaded CPU BLAS varies more than 2x between processes on short "
-            "calls); 'cpu proc' is the separate BLASOFFLOAD_MODE=cpu process, for reference. 'took' is inferred from the times (cpu~/gpu~: auto's time is closest to that side; either: the "
-            "two sides are within 10%). A ! marks a point whose verdict lies within its spread.", ""]
+            "calls); 'cpu proc' is the separate BLASOFFLOAD_MODE=cpu process, for reference. 'took' is inferred "
+            "from the times (cpu~/gpu~: auto's time is closest to that side; either: the two sides are within 10%). "
+            "A ! marks a point whose verdict lies within its spread.", ""]
 
     measured, near, misses = [], [], []
     for routine in [r for r in ROUTINE_ORDER if any(p.routine == r for p in ordered)] + sorted(

@@ -1,5 +1,5 @@
-"""Report of the residency benchmark (bench/residency/bench.ini): per-call times of the residency scenarios and LAPACK seconds per stack, their
-ratios to the CPU and to the same stack without residency, and the residency targets.
+"""Report of the residency benchmark (bench/residency/bench.ini): per-call times of the residency scenarios and LAPACK
+seconds per stack, their ratios to the CPU and to the same stack without residency, and the residency targets.
 
 The raw folder (--raw): each run's <run>.err holds its BLASOFFLOAD_LOG=summary (where the calls went, and the
 residency cache's line: hits, copies, uploads, tracking faults, back-offs).
