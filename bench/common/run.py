@@ -212,7 +212,7 @@ class Machine:
         log("calibrating: %s" % " ".join(cmd))
         with open(os.path.join(outdir, "calibrate-%s.log" % self.tag), "w") as f:
             rc = _run(cmd, dict(os.environ, LD_LIBRARY_PATH=self.blas_path), f, f, 180)
-        if rc == 0 and os.path.getsize(policy) if os.path.exists(policy) else False:
+        if rc == 0 and os.path.exists(policy) and os.path.getsize(policy) > 0:
             os.environ["BLASOFFLOAD_POLICY_FILE"] = policy
             if not (json.load(open(policy)).get("gpu")):
                 log("warning: the policy file has no GPU numbers: auto uses built-in ones")
