@@ -63,7 +63,8 @@ const char kUsage[] =
     "  --sample-us=U      small calls are timed in batches of about U microseconds (default 200)\n"
     "  --rotate-mb=MB     operand copies rotated per call span at least MB (default 256)\n"
     "  --round=N          copied into the output (the runner's round number)\n"
-    "  --tiny             the decision-overhead benchmark instead: sgemv 4x4, snrm2 n=4, sgemm 4x4x4 on hot data\n"
+    "  --tiny             the decision-overhead benchmark instead: [sd]gemv 4x4, [sd]nrm2 n=4, [sd]gemm 4x4x4 on hot\n"
+    "                     data\n"
     "Output: one JSON line of context, then one per shape: routine, shape, mode (BLASOFFLOAD_MODE or \"none\"),\n"
     "median_us, min_us, max_us per call, reps (timed samples), calls_per_rep, copies.\n";
 
@@ -506,11 +507,13 @@ int run_grid(const Options& o) {
 // samples per case; the median is compared across processes (none / cpu / auto) by report.py overhead.
 int run_tiny(const Options& o) {
   float a[16], b[16], c[16], x[4], y[4];
-  for (int i = 0; i < 16; ++i) a[i] = 0.25f + 0.01f * i, b[i] = 1.0f - 0.02f * i, c[i] = 0.5f;
-  for (int i = 0; i < 4; ++i) x[i] = 1.0f - 0.1f * i, y[i] = 0.5f;
+  double ad[16], bd[16], cd[16], xd[4], yd[4];
+  for (int i = 0; i < 16; ++i) a[i] = ad[i] = 0.25f + 0.01f * i, b[i] = bd[i] = 1.0f - 0.02f * i, c[i] = cd[i] = 0.5f;
+  for (int i = 0; i < 4; ++i) x[i] = xd[i] = 1.0f - 0.1f * i, y[i] = yd[i] = 0.5f;
   const int four = 4, one = 1;
   const float alpha = 1.0f, beta = 0.0f;
-  volatile float sink = 0;
+  const double alphad = 1.0, betad = 0.0;
+  volatile double sink = 0;
   struct Case {
     const char* routine;
     const char* shape;
@@ -521,6 +524,10 @@ int run_tiny(const Options& o) {
       {"snrm2", "4", [&] { sink = sink + snrm2_(&four, x, &one); }},
       {"sgemm_nn", "4x4x4",
        [&] { sgemm_("N", "N", &four, &four, &four, &alpha, a, &four, b, &four, &beta, c, &four, 1, 1); }},
+      {"dgemv_n", "4x4", [&] { dgemv_("N", &four, &four, &alphad, ad, &four, xd, &one, &betad, yd, &one, 1); }},
+      {"dnrm2", "4", [&] { sink = sink + dnrm2_(&four, xd, &one); }},
+      {"dgemm_nn", "4x4x4",
+       [&] { dgemm_("N", "N", &four, &four, &four, &alphad, ad, &four, bd, &four, &betad, cd, &four, 1, 1); }},
   };
   const double warm_s = std::min(o.warmup_s, 0.2), sample_s = 0.005;
   const int samples = 41;
