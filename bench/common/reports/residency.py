@@ -22,7 +22,8 @@ import report as common
 
 SCEN_STACKS = ["cpu", "resident", "resident-thp", "noresident", "gpu", "gpu-noresident"]
 LAPACK_STACKS = ["cpu", "resident", "noresident", "openblas"]
-SCENARIOS = ["power", "strsv", "rewrite"]
+# Double precision scenarios are named with their letter (dpower ...); single precision ones without (older results).
+SCENARIOS = ["power", "strsv", "rewrite", "dpower", "dstrsv", "drewrite"]
 DRIVERS = ["potrf", "getrf"]
 NO_RESIDENCY = {"resident": "noresident", "resident-thp": "noresident", "gpu": "gpu-noresident"}
 OFFLOAD = {"resident", "resident-thp", "noresident", "gpu", "gpu-noresident"}
@@ -46,7 +47,8 @@ def read(path):
                 continue
             obj = rows[0]
             if "scenario" in obj:
-                key, table = (obj["scenario"], obj.get("stack")), scen
+                scenario = ("d" if obj.get("precision") == "d" else "") + obj["scenario"]
+                key, table = (scenario, obj.get("stack")), scen
             elif "driver" in obj:
                 driver = ("d" if obj.get("precision") == "d" else "") + obj["driver"]
                 key, table = (driver, obj.get("stack")), lapack
@@ -269,6 +271,13 @@ def render(rows, contexts, args):
         speed_target(primary, "strsv: %s per call vs %s" % (stack, base), med("strsv", base), med("strsv", stack), 3)
         time_target(primary, "rewrite: %s total / %s total" % (stack, base), total("rewrite", stack),
                     total("rewrite", base), 1.05)
+    if any(k[0].startswith("d") for k in scen):  # double precision: the same comparisons, for information
+        speed_target(False, "dpower: resident per call vs cpu", med("dpower", "cpu"), med("dpower", "resident"), 5, 10)
+        speed_target(False, "dstrsv: resident per call vs cpu", med("dstrsv", "cpu"), med("dstrsv", "resident"), 10)
+        speed_target(False, "dstrsv: resident per call vs noresident", med("dstrsv", "noresident"),
+                     med("dstrsv", "resident"), 3)
+        time_target(False, "drewrite: resident total / noresident total", total("drewrite", "resident"),
+                    total("drewrite", "noresident"), 1.05)
     speed_target(False, "power: resident-thp per call vs cpu", med("power", "cpu"), med("power", "resident-thp"), 5,
                  10)
     speed_target(True, "potrf: resident vs openblas", secs("potrf", "openblas"), secs("potrf", "resident"), 4)
