@@ -92,20 +92,8 @@ static void print_skip(const char* driver, int n, const char* why) {
   fflush(stdout);
 }
 
-#define T float
-#define P(name) s##name
-#define EPS FLT_EPSILON
-#include "lapack_drivers_typed.h"
-#undef T
-#undef P
-#undef EPS
-#define T double
-#define P(name) d##name
-#define EPS DBL_EPSILON
-#include "lapack_drivers_typed.h"
-#undef T
-#undef P
-#undef EPS
+#define BO_TYPED_BODY "../lapack/lapack_drivers_typed.h"
+#include "../common/each_precision.h"
 
 static void print_context(void) {
   typedef char* (*str_fn)(void);

@@ -258,20 +258,8 @@ static long anon_huge_kb(const void* p) {
   return kb;
 }
 
-#define T float
-#define P(name) s##name
-#define EPS FLT_EPSILON
-#include "residency_bench_typed.h"
-#undef T
-#undef P
-#undef EPS
-#define T double
-#define P(name) d##name
-#define EPS DBL_EPSILON
-#include "residency_bench_typed.h"
-#undef T
-#undef P
-#undef EPS
+#define BO_TYPED_BODY "../residency/residency_bench_typed.h"
+#include "../common/each_precision.h"
 
 // Whether arg is FLAG=VALUE; then VALUE (a positive int) goes to *field, and *bad says whether it was one.
 static int int_option(const char* arg, const char* flag, int* field, int* bad) {
