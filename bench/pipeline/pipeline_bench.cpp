@@ -1,10 +1,10 @@
 // blasoffload_bench_pipeline: times the CUDA module's sgemm engine on host (pageable) operands against the CPU BLAS,
-// with the engine's per-stage statistics, as JSON lines for bench/pipeline/report.py.
+// with the engine's per-stage statistics, as JSON lines for bench/common/reports/pipeline.py.
 //
-// The module is dlopen'ed and driven through its C table (src/offload/cuda_module_api.h) as the core drives it, with
-// host services whose cpu_sgemm is the CPU BLAS named by BO_CPU_BLAS: the hybrid share runs on the same library as
-// the CPU-alone baseline. Nothing here links CUDA, so the program builds (and says why it cannot measure) on a
-// machine without one.
+// The module is dlopen'ed and driven through its C table (src/offload/cuda_module_api.h, one generic call) as the core
+// drives it, with host services whose cpu_call (an sgemm here) runs the CPU BLAS named by BO_CPU_BLAS: the hybrid
+// share runs on the same library as the CPU-alone baseline. Nothing here links CUDA, so the program builds (and says
+// why it cannot measure) on a machine without one.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -31,8 +31,8 @@
 #include <utility>
 #include <vector>
 
-#include "offload/cuda_module_api.h"
 #include "../hash_uniform.h"
+#include "offload/cuda_module_api.h"
 
 extern char** environ;
 
@@ -180,7 +180,7 @@ std::atomic<int64_t> g_cpu_sgemm_calls{0};
 bool load_cpu_blas(const std::string& wanted) {
   const char* env = std::getenv("BO_CPU_BLAS");
   g_cpu.path = !wanted.empty() ? wanted : (env && *env ? env : "libopenblas.so.0");
-  // RTLD_LOCAL: the module must not find a sgemm_ of ours by accident; it gets the CPU BLAS through cpu_sgemm only.
+  // RTLD_LOCAL: the module must not find a sgemm_ of ours by accident; it gets the CPU BLAS through cpu_call only.
   void* h = dlopen(g_cpu.path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     g_cpu.error = std::string("cannot load the CPU BLAS: ") + dlerror();
@@ -222,13 +222,19 @@ void host_log(int level, const char* message) {
   if (level <= BO_LOG_OFF || g_verbose) std::fprintf(stderr, "blasoffload: %s\n", message);
 }
 
-void host_cpu_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                    const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+// The module's CPU share of a hybrid sgemm (and the tiles a failing GPU left) arrive as one normalised call.
+void host_cpu_call(const bo_call* c) {
+  if (c->routine != BO_R_SGEMM) {
+    std::fprintf(stderr, "blasoffload_bench_pipeline: the module asked the CPU for %s; only sgemm is benchmarked\n",
+                 bo_routine_name(c->routine));
+    std::abort();
+  }
   g_cpu_sgemm_calls.fetch_add(1, std::memory_order_relaxed);
-  cpu_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  cpu_sgemm(c->op[0], c->op[1], c->m, c->n, c->k, float(c->alpha), static_cast<const float*>(c->a), c->lda,
+            static_cast<const float*>(c->b), c->ldb, float(c->beta), static_cast<float*>(c->c), c->ldc);
 }
 
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_sgemm};
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_call};
 
 // ---- GPUs as the driver sees them (libcuda.so.1 through dlopen: no CUDA at build time) ----
 
@@ -330,7 +336,7 @@ Module load_module(const std::string& wanted) {
     return m;
   }
   const bo_cuda_module* mod = entry();
-  if (!mod || mod->version != BO_CUDA_API_VERSION || !mod->sgemm || !mod->last_sgemm_stats) {
+  if (!mod || mod->version != BO_CUDA_API_VERSION || !mod->call || !mod->last_gemm_stats) {
     m.error = "the module's table is not API version " + std::to_string(BO_CUDA_API_VERSION);
     return m;
   }
@@ -375,7 +381,6 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t, unsigned)>&
   body(0, n / parts, 0);
   for (auto& t : threads) t.join();
 }
-
 
 // Page-aligned malloc'd storage (pageable, as a program's own matrices are); std::vector would zero every byte first.
 class Buffer {
@@ -583,7 +588,7 @@ struct Point {
 
 struct Result {
   std::vector<double> ms;
-  std::vector<bo_sgemm_stats> stats;
+  std::vector<bo_gemm_stats> stats;
   std::vector<char> have_stats;
   int status = BO_CUDA_OK;
   std::string skipped;
@@ -619,7 +624,7 @@ double guess_ms(const Variant& v, const Operands& o) {
 }
 
 int run_call(const Context& ctx, const Variant& v, const Operands& o, int set, int64_t sub_n, float alpha, float beta,
-             double* ms, bo_sgemm_stats* st, bool* have_st) {
+             double* ms, bo_gemm_stats* st, bool* have_st) {
   const size_t s = size_t(set);
   const int64_t m = sub_n > 0 ? std::min(sub_n, o.m) : o.m, n = sub_n > 0 ? std::min(sub_n, o.n) : o.n,
                 k = sub_n > 0 ? std::min(sub_n, o.k) : o.k;
@@ -629,13 +634,20 @@ int run_call(const Context& ctx, const Variant& v, const Operands& o, int set, i
   if (!v.engine || ctx.opt.stand_in) {
     cpu_sgemm('N', 'N', m, n, k, alpha, o.a[s].get(), o.m, o.b[s].get(), o.k, beta, o.c[s].get(), o.m);
   } else {
-    status = ctx.module.mod->sgemm('N', 'N', m, n, k, alpha, o.a[s].get(), o.m, o.b[s].get(), o.k, beta, o.c[s].get(),
-                                   o.m, v.cpu_share);
+    bo_call call{};
+    call.routine = BO_R_SGEMM;
+    call.op[0] = call.op[1] = 'N';
+    call.m = m, call.n = n, call.k = k;
+    call.alpha = alpha, call.beta = beta;
+    call.a = o.a[s].get(), call.lda = o.m;
+    call.b = o.b[s].get(), call.ldb = o.k;
+    call.c = o.c[s].get(), call.ldc = o.m;
+    status = ctx.module.mod->call(&call, v.cpu_share);
   }
   *ms = ms_since(t0);
   if (status == BO_CUDA_OK && v.engine && !ctx.opt.stand_in) {
-    *st = bo_sgemm_stats{};
-    *have_st = ctx.module.mod->last_sgemm_stats(st) == 0;
+    *st = bo_gemm_stats{};
+    *have_st = ctx.module.mod->last_gemm_stats(st) == 0;
   }
   return status;
 }
@@ -647,7 +659,7 @@ Result measure(Context& ctx, const Point& pt, const Operands& o) {
   for (const auto& kv : pt.v.env) env.emplace_back(new ScopedEnv(kv.first, kv.second));
   const int64_t calls0 = g_cpu_sgemm_calls.load();
   double ms;
-  bo_sgemm_stats st{};
+  bo_gemm_stats st{};
   bool have;
 
   if (guess_ms(pt.v, o) / 1e3 > ctx.left_s()) {
@@ -691,7 +703,7 @@ Result measure(Context& ctx, const Point& pt, const Operands& o) {
   return r;
 }
 
-std::string stats_json(const bo_sgemm_stats& s) {
+std::string stats_json(const bo_gemm_stats& s) {
   Json j;
   j.integer("path", s.path).integer("devices", s.devices).integer("tile_m", s.tile_m).integer("tile_n", s.tile_n);
   j.integer("k_passes", s.k_passes).integer("tiles", s.tiles).integer("tiles_cpu", s.tiles_cpu);
@@ -740,7 +752,7 @@ void emit_point(Context& ctx, const Point& pt, const Operands& o, const Result& 
     if (pt.v.engine) j.integer("cpu_sgemm_calls", r.cpu_calls);
     const int mr = r.median_rep();
     if (mr >= 0 && r.have_stats[size_t(mr)]) {
-      const bo_sgemm_stats& s = r.stats[size_t(mr)];
+      const bo_gemm_stats& s = r.stats[size_t(mr)];
       j.raw("stats", stats_json(s));
       // Busy rates: the link while it moved data; wall rates: what the call as a whole achieved.
       j.num("h2d_gbs", s.h2d_busy_ms > 0 ? s.bytes_h2d / (s.h2d_busy_ms * 1e6) : NAN);

@@ -1,6 +1,6 @@
 // blasoffload_regret: times one BLAS routine on host operands over a list of shapes, as an unmodified program calls it,
-// so that bench/policy/run.sh can set BLASOFFLOAD_MODE=auto against cpu and gpu (and, with --tiny, measure what a
-// decision costs per call).
+// so that the runner (bench/policy/bench.ini) can set BLASOFFLOAD_MODE=auto against cpu and gpu (and, with --tiny,
+// measure what a decision costs per call). Single and double precision: the routine's first letter.
 //
 // The program links only the Fortran symbols of libblas.so.3: LD_LIBRARY_PATH picks the CPU BLAS and LD_PRELOAD
 // picks libblasoffload.so, so the same binary measures every configuration. One JSON object per line on stdout.
@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+
 #include "../hash_uniform.h"
 
 extern "C" {
@@ -31,6 +32,14 @@ void sgemv_(const char* t, const int* m, const int* n, const float* alpha, const
 void strsv_(const char* uplo, const char* t, const char* diag, const int* n, const float* a, const int* lda, float* x,
             const int* incx, size_t lu, size_t lt, size_t ld);
 float snrm2_(const int* n, const float* x, const int* incx);
+void dgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const double* alpha,
+            const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+            const int* ldc, size_t lta, size_t ltb);
+void dgemv_(const char* t, const int* m, const int* n, const double* alpha, const double* a, const int* lda,
+            const double* x, const int* incx, const double* beta, double* y, const int* incy, size_t lt);
+void dtrsv_(const char* uplo, const char* t, const char* diag, const int* n, const double* a, const int* lda, double* x,
+            const int* incx, size_t lu, size_t lt, size_t ld);
+double dnrm2_(const int* n, const double* x, const int* incx);
 }
 
 namespace {
@@ -42,7 +51,7 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 const char kUsage[] =
     "usage: blasoffload_regret --routine=R [options]     (or: blasoffload_regret --tiny [options])\n"
     "  R: sgemm_nn (square, alpha 1 beta 0), sgemm_lu (LU trailing update m=n, alpha -1 beta 1), sgemv_n, sgemv_t,\n"
-    "     strsv_ln, strsv_lt (lower, non-unit, diagonally dominant), snrm2\n"
+    "     strsv_ln, strsv_lt (lower, non-unit, diagonally dominant), snrm2; the same with d for double precision\n"
     "  --shapes=LIST      comma-separated; sgemm_nn: N or MxNxK; sgemm_lu: NxK or MxNxK; sgemv: N or MxN;\n"
     "                     strsv, snrm2: N (1e9 notation accepted). Default: the routine's full list\n"
     "  --quick            the small end of the default list (a smoke run)\n"
@@ -53,8 +62,9 @@ const char kUsage[] =
     "  --max-reps=N       cap on timed samples per shape (default 20000)\n"
     "  --sample-us=U      small calls are timed in batches of about U microseconds (default 200)\n"
     "  --rotate-mb=MB     operand copies rotated per call span at least MB (default 256)\n"
-    "  --round=N          copied into the output (run.sh's round number)\n"
-    "  --tiny             the decision-overhead benchmark instead: sgemv 4x4, snrm2 n=4, sgemm 4x4x4 on hot data\n"
+    "  --round=N          copied into the output (the runner's round number)\n"
+    "  --tiny             the decision-overhead benchmark instead: [sd]gemv 4x4, [sd]nrm2 n=4, [sd]gemm 4x4x4 on hot\n"
+    "                     data\n"
     "Output: one JSON line of context, then one per shape: routine, shape, mode (BLASOFFLOAD_MODE or \"none\"),\n"
     "median_us, min_us, max_us per call, reps (timed samples), calls_per_rep, copies.\n";
 
@@ -77,6 +87,11 @@ struct Shape {
   int64_t m = 0, n = 0, k = 0;
   std::string text;
 };
+
+// A routine's name without its precision letter ("gemm_nn" of "dgemm_nn"); empty for an unknown precision.
+std::string kind_of(const std::string& routine) {
+  return routine.size() > 1 && (routine[0] == 's' || routine[0] == 'd') ? routine.substr(1) : "";
+}
 
 std::string json_escape(const char* s) {
   std::string out;
@@ -101,7 +116,6 @@ const char* mode_name() {
   return m && *m ? m : "none";
 }
 
-
 // Splits [0, n) over up to 16 threads when the work (n times grain elements) is worth a thread start.
 void parallel_for(size_t n, size_t grain, const std::function<void(size_t, size_t)>& body) {
   // hardware_concurrency() reads /sys on every call: once per process is enough.
@@ -113,7 +127,8 @@ void parallel_for(size_t n, size_t grain, const std::function<void(size_t, size_
   for (auto& t : threads) t.join();
 }
 
-void fill_random(float* p, size_t n, uint64_t seed) {
+template <typename T>
+void fill_random(T* p, size_t n, uint64_t seed) {
   parallel_for(n, 1, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) p[i] = hash_uniform(i, seed);
   });
@@ -154,15 +169,16 @@ bool parse_shape(const std::string& routine, const std::string& text, Shape* s) 
     b = e + 1;
   }
   s->text = text;
-  if (routine == "sgemm_nn") {
+  const std::string kind = kind_of(routine);
+  if (kind == "gemm_nn") {
     if (d.size() == 1) d = {d[0], d[0], d[0]};
     if (d.size() != 3) return false;
     s->m = d[0], s->n = d[1], s->k = d[2];
-  } else if (routine == "sgemm_lu") {
+  } else if (kind == "gemm_lu") {
     if (d.size() == 2) d = {d[0], d[0], d[1]};
     if (d.size() != 3) return false;
     s->m = d[0], s->n = d[1], s->k = d[2];
-  } else if (routine == "sgemv_n" || routine == "sgemv_t") {
+  } else if (kind == "gemv_n" || kind == "gemv_t") {
     if (d.size() == 1) d = {d[0], d[0]};
     if (d.size() != 2) return false;
     s->m = d[0], s->n = d[1];
@@ -177,26 +193,27 @@ bool parse_shape(const std::string& routine, const std::string& text, Shape* s) 
 // n = 512..2048, strsv near 4096, snrm2 near 1e6, the LU updates near m = n = 16384 x 64; sgemv from host memory
 // moves 4 bytes per element over PCIe against the CPU's 100+ GB/s, so it should stay on the CPU and needs fewer
 // points). About 1 s per shape keeps one mode's pass near a minute and the default run.sh under 8 minutes.
-std::vector<std::string> default_shapes(const std::string& r, bool quick, bool large) {
-  if (r == "sgemm_nn") {
+std::vector<std::string> default_shapes(const std::string& routine, bool quick, bool large) {
+  const std::string r = kind_of(routine);
+  if (r == "gemm_nn") {
     if (quick) return {"8", "64", "256"};
     std::vector<std::string> v = {"8", "32", "128", "256", "512", "1024", "2048", "4096", "8192"};
     if (large) v.push_back("16384");
     return v;
   }
-  if (r == "sgemm_lu") {
+  if (r == "gemm_lu") {
     if (quick) return {"256x64", "512x256"};
     return {"2048x64", "4096x64", "8192x64", "16384x64", "4096x256", "8192x256", "16384x256"};
   }
-  if (r == "sgemv_n" || r == "sgemv_t") {
+  if (r == "gemv_n" || r == "gemv_t") {
     if (quick) return {"16", "128", "1024"};
     return {"16", "256", "2048", "8192", "16384", "32768"};
   }
-  if (r == "strsv_ln" || r == "strsv_lt") {
+  if (r == "trsv_ln" || r == "trsv_lt") {
     if (quick) return {"16", "128", "1024"};
     return {"16", "128", "1024", "2048", "4096", "8192", "16384", "32768"};
   }
-  if (r == "snrm2") {
+  if (r == "nrm2") {
     if (quick) return {"4", "1000", "100000"};
     return {"4", "1000", "10000", "100000", "1000000", "1e7", "1e8", "1e9"};
   }
@@ -211,7 +228,11 @@ struct Direct {
   decltype(&sgemv_) sgemv = nullptr;
   decltype(&strsv_) strsv = nullptr;
   decltype(&snrm2_) snrm2 = nullptr;
-  bool ok() const { return sgemm && sgemv && strsv && snrm2; }
+  decltype(&dgemm_) dgemm = nullptr;
+  decltype(&dgemv_) dgemv = nullptr;
+  decltype(&dtrsv_) dtrsv = nullptr;
+  decltype(&dnrm2_) dnrm2 = nullptr;
+  bool ok() const { return sgemm && sgemv && strsv && snrm2 && dgemm && dgemv && dtrsv && dnrm2; }
 };
 Direct load_direct() {
   Direct d;
@@ -221,6 +242,10 @@ Direct load_direct() {
   d.sgemv = reinterpret_cast<decltype(&sgemv_)>(dlsym(h, "sgemv_"));
   d.strsv = reinterpret_cast<decltype(&strsv_)>(dlsym(h, "strsv_"));
   d.snrm2 = reinterpret_cast<decltype(&snrm2_)>(dlsym(h, "snrm2_"));
+  d.dgemm = reinterpret_cast<decltype(&dgemm_)>(dlsym(h, "dgemm_"));
+  d.dgemv = reinterpret_cast<decltype(&dgemv_)>(dlsym(h, "dgemv_"));
+  d.dtrsv = reinterpret_cast<decltype(&dtrsv_)>(dlsym(h, "dtrsv_"));
+  d.dnrm2 = reinterpret_cast<decltype(&dnrm2_)>(dlsym(h, "dnrm2_"));
   return d;
 }
 const Direct g_direct = load_direct();
@@ -246,89 +271,108 @@ Stats summarize(std::vector<double> per_call_s, int64_t batch, double total_s) {
 }
 
 // One shape: operand copies laid out back to back (each array 256-byte aligned) and rotated call by call, so that
-// small operands come from memory as a program's would, not from a cache warmed by the previous call.
+// small operands come from memory as a program's would, not from a cache warmed by the previous call. Elements are
+// float or double after the routine's precision letter; the pool counts 4-byte words.
 class Point {
  public:
-  Point(const std::string& routine, const Shape& s, double rotate_mb) : routine_(routine), s_(s) {
+  Point(const std::string& routine, const Shape& s, double rotate_mb)
+      : kind_(kind_of(routine)), dbl_(routine[0] == 'd'), s_(s) {
     const size_t m = s.m, n = s.n, k = s.k;
-    if (routine == "sgemm_nn" || routine == "sgemm_lu") {
+    if (kind_ == "gemm_nn" || kind_ == "gemm_lu") {
       sizes_ = {m * k, k * n, m * n};
-    } else if (routine == "sgemv_n" || routine == "sgemv_t") {
-      const bool t = routine == "sgemv_t";
+    } else if (kind_ == "gemv_n" || kind_ == "gemv_t") {
+      const bool t = kind_ == "gemv_t";
       sizes_ = {m * n, t ? m : n, t ? n : m};
-    } else if (routine == "strsv_ln" || routine == "strsv_lt") {
+    } else if (kind_ == "trsv_ln" || kind_ == "trsv_lt") {
       sizes_ = {n * n, n};
     } else {
       sizes_ = {n};
     }
-    copy_floats_ = 0;
-    for (size_t v : sizes_) copy_floats_ += round_up64(std::max<size_t>(v, 1));
-    const double copy_bytes = 4.0 * copy_floats_, rotate = rotate_mb * 1048576.0;
+    copy_words_ = 0;
+    for (size_t v : sizes_) copy_words_ += words(v);
+    const double copy_bytes = 4.0 * copy_words_, rotate = rotate_mb * 1048576.0;
     copies_ = static_cast<int64_t>(std::max(1.0, std::ceil(rotate / copy_bytes)));
     if (copy_bytes < rotate / 2) copies_ = std::max<int64_t>(copies_, 2);
-    pool_.reset(new Buffer(copy_floats_ * copies_));
-    fill_random(pool_->p, copy_floats_ * copies_, 1);
-    if (routine == "strsv_ln" || routine == "strsv_lt") prepare_strsv();
+    pool_.reset(new Buffer(copy_words_ * copies_));
+    if (dbl_)
+      fill_random(reinterpret_cast<double*>(pool_->p), copy_words_ * copies_ / 2, 1);
+    else
+      fill_random(pool_->p, copy_words_ * copies_, 1);
+    if (kind_ == "trsv_ln" || kind_ == "trsv_lt") {
+      if (dbl_)
+        prepare_trsv<double>();
+      else
+        prepare_trsv<float>();
+    }
   }
 
   int64_t copies() const { return copies_; }
   bool restores() const { return !rhs_.empty(); }
 
-  float* array(int64_t copy, int which) const {
-    size_t off = copy_floats_ * static_cast<size_t>(copy);
-    for (int i = 0; i < which; ++i) off += round_up64(std::max<size_t>(sizes_[i], 1));
+  void* array(int64_t copy, int which) const {
+    size_t off = copy_words_ * static_cast<size_t>(copy);
+    for (int i = 0; i < which; ++i) off += words(sizes_[i]);
     return pool_->p + off;
   }
 
-  // strsv solves in place: each copy's right-hand side is put back before the copy is used again (untimed), so
+  // trsv solves in place: each copy's right-hand side is put back before the copy is used again (untimed), so
   // every timed solve starts from the same well-scaled vector.
   void restore(int64_t first, int64_t count) const {
-    for (int64_t i = 0; i < count; ++i)
-      std::memcpy(array((first + i) % copies_, 1), rhs_.data(), rhs_.size() * sizeof(float));
+    for (int64_t i = 0; i < count; ++i) std::memcpy(array((first + i) % copies_, 1), rhs_.data(), rhs_.size());
   }
 
   // direct: the CPU BLAS's own entry points (see Direct) instead of the exported ones.
   void set_direct(bool d) { direct_ = d; }
 
   void call(int64_t copy) {
-    auto gemm = direct_ ? g_direct.sgemm : &sgemm_;
-    auto gemv = direct_ ? g_direct.sgemv : &sgemv_;
-    auto trsv = direct_ ? g_direct.strsv : &strsv_;
-    auto nrm2 = direct_ ? g_direct.snrm2 : &snrm2_;
-    const int m = static_cast<int>(s_.m), n = static_cast<int>(s_.n), k = static_cast<int>(s_.k), one = 1;
-    if (routine_ == "sgemm_nn" || routine_ == "sgemm_lu") {
-      const bool lu = routine_ == "sgemm_lu";
-      const float alpha = lu ? -1.0f : 1.0f, beta = lu ? 1.0f : 0.0f;
-      const int lda = std::max(m, 1), ldb = std::max(k, 1), ldc = std::max(m, 1);
-      gemm("N", "N", &m, &n, &k, &alpha, array(copy, 0), &lda, array(copy, 1), &ldb, &beta, array(copy, 2), &ldc, 1, 1);
-    } else if (routine_ == "sgemv_n" || routine_ == "sgemv_t") {
-      const float alpha = 1.0f, beta = 0.0f;
-      const int lda = std::max(m, 1);
-      gemv(routine_ == "sgemv_t" ? "T" : "N", &m, &n, &alpha, array(copy, 0), &lda, array(copy, 1), &one, &beta,
-           array(copy, 2), &one, 1);
-    } else if (routine_ == "strsv_ln" || routine_ == "strsv_lt") {
-      const int lda = std::max(n, 1);
-      trsv("L", routine_ == "strsv_lt" ? "T" : "N", "N", &n, array(copy, 0), &lda, array(copy, 1), &one, 1, 1, 1);
-    } else {
-      sink_ += nrm2(&n, array(copy, 0), &one);
-    }
+    if (dbl_)
+      call_as<double>(copy, direct_ ? g_direct.dgemm : &dgemm_, direct_ ? g_direct.dgemv : &dgemv_,
+                      direct_ ? g_direct.dtrsv : &dtrsv_, direct_ ? g_direct.dnrm2 : &dnrm2_);
+    else
+      call_as<float>(copy, direct_ ? g_direct.sgemm : &sgemm_, direct_ ? g_direct.sgemv : &sgemv_,
+                     direct_ ? g_direct.strsv : &strsv_, direct_ ? g_direct.snrm2 : &snrm2_);
   }
 
  private:
-  bool direct_ = false;
-  void prepare_strsv() {
+  // 4-byte words of one array of v elements, rounded up to 256 bytes.
+  size_t words(size_t v) const { return round_up64(std::max<size_t>(v, 1) * (dbl_ ? 2 : 1)); }
+
+  template <typename T, typename Gemm, typename Gemv, typename Trsv, typename Nrm2>
+  void call_as(int64_t copy, Gemm gemm, Gemv gemv, Trsv trsv, Nrm2 nrm2) {
+    const int m = static_cast<int>(s_.m), n = static_cast<int>(s_.n), k = static_cast<int>(s_.k), one = 1;
+    auto arr = [&](int which) { return static_cast<T*>(array(copy, which)); };
+    if (kind_ == "gemm_nn" || kind_ == "gemm_lu") {
+      const bool lu = kind_ == "gemm_lu";
+      const T alpha = lu ? -1 : 1, beta = lu ? 1 : 0;
+      const int lda = std::max(m, 1), ldb = std::max(k, 1), ldc = std::max(m, 1);
+      gemm("N", "N", &m, &n, &k, &alpha, arr(0), &lda, arr(1), &ldb, &beta, arr(2), &ldc, 1, 1);
+    } else if (kind_ == "gemv_n" || kind_ == "gemv_t") {
+      const T alpha = 1, beta = 0;
+      const int lda = std::max(m, 1);
+      gemv(kind_ == "gemv_t" ? "T" : "N", &m, &n, &alpha, arr(0), &lda, arr(1), &one, &beta, arr(2), &one, 1);
+    } else if (kind_ == "trsv_ln" || kind_ == "trsv_lt") {
+      const int lda = std::max(n, 1);
+      trsv("L", kind_ == "trsv_lt" ? "T" : "N", "N", &n, arr(0), &lda, arr(1), &one, 1, 1, 1);
+    } else {
+      sink_ = sink_ + nrm2(&n, arr(0), &one);
+    }
+  }
+
+  template <typename T>
+  void prepare_trsv() {
     const size_t n = s_.n;
-    rhs_.resize(n);
-    for (size_t i = 0; i < n; ++i) rhs_[i] = hash_uniform(i, 7);
-    const float scale = 1.0f / static_cast<float>(std::max<size_t>(n, 1));
+    rhs_.resize(n * sizeof(T));
+    T* rhs = reinterpret_cast<T*>(rhs_.data());
+    for (size_t i = 0; i < n; ++i) rhs[i] = hash_uniform(i, 7);
+    const T scale = T(1) / static_cast<T>(std::max<size_t>(n, 1));
     // Diagonally dominant lower triangle (diagonal in [1.5, 2.5], off-diagonal below 1/n): the solution stays of
     // the right-hand side's size. The upper triangle keeps its random values; it must not be read.
     for (int64_t c = 0; c < copies_; ++c) {
-      float* a = array(c, 0);
+      T* a = static_cast<T*>(array(c, 0));
       parallel_for(n, n, [&](size_t b, size_t e) {
         for (size_t j = b; j < e; ++j) {
-          float* col = a + j * n;
-          col[j] = 2.0f + 0.5f * col[j];
+          T* col = a + j * n;
+          col[j] = T(2) + T(0.5) * col[j];
           for (size_t i = j + 1; i < n; ++i) col[i] *= scale;
         }
       });
@@ -336,14 +380,16 @@ class Point {
     restore(0, copies_);
   }
 
-  std::string routine_;
+  bool direct_ = false;
+  std::string kind_;
+  bool dbl_;
   Shape s_;
   std::vector<size_t> sizes_;
-  size_t copy_floats_ = 0;
+  size_t copy_words_ = 0;
   int64_t copies_ = 1;
   std::unique_ptr<Buffer> pool_;
-  std::vector<float> rhs_;
-  volatile float sink_ = 0;
+  std::vector<char> rhs_;  // the right-hand side's bytes (trsv)
+  volatile double sink_ = 0;
 };
 
 Stats measure(Point& p, const Options& o) {
@@ -391,17 +437,19 @@ void print_context(const char* program, const Options& o) {
   auto threads = reinterpret_cast<threads_t>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
   Dl_info info{};
   const char* sgemm_from = dladdr(reinterpret_cast<void*>(&sgemm_), &info) && info.dli_fname ? info.dli_fname : "";
+  const char* dgemm_from = dladdr(reinterpret_cast<void*>(&dgemm_), &info) && info.dli_fname ? info.dli_fname : "";
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   const char* preload = std::getenv("LD_PRELOAD");
   std::printf(
       "{\"context\": {\"program\": \"%s\", \"routine\": \"%s\", \"mode\": \"%s\", \"round\": %d, \"host\": \"%s\", "
-      "\"sgemm_from\": \"%s\", \"ld_preload\": \"%s\", \"openblas_corename\": \"%s\", \"openblas_config\": \"%s\", "
+      "\"sgemm_from\": \"%s\", \"dgemm_from\": \"%s\", \"ld_preload\": \"%s\", \"openblas_corename\": \"%s\", "
+      "\"openblas_config\": \"%s\", "
       "\"openblas_threads\": %d, \"warmup_s\": %g, \"min_s\": %g}}\n",
       program, json_escape(o.tiny ? "tiny" : o.routine.c_str()).c_str(), json_escape(mode_name()).c_str(), o.round,
-      json_escape(host).c_str(), json_escape(sgemm_from).c_str(), json_escape(preload ? preload : "").c_str(),
-      json_escape(corename ? corename() : "").c_str(), json_escape(config ? config() : "").c_str(),
-      threads ? threads() : 0, o.warmup_s, o.min_s);
+      json_escape(host).c_str(), json_escape(sgemm_from).c_str(), json_escape(dgemm_from).c_str(),
+      json_escape(preload ? preload : "").c_str(), json_escape(corename ? corename() : "").c_str(),
+      json_escape(config ? config() : "").c_str(), threads ? threads() : 0, o.warmup_s, o.min_s);
   std::fflush(stdout);
 }
 
@@ -459,11 +507,13 @@ int run_grid(const Options& o) {
 // samples per case; the median is compared across processes (none / cpu / auto) by report.py overhead.
 int run_tiny(const Options& o) {
   float a[16], b[16], c[16], x[4], y[4];
-  for (int i = 0; i < 16; ++i) a[i] = 0.25f + 0.01f * i, b[i] = 1.0f - 0.02f * i, c[i] = 0.5f;
-  for (int i = 0; i < 4; ++i) x[i] = 1.0f - 0.1f * i, y[i] = 0.5f;
+  double ad[16], bd[16], cd[16], xd[4], yd[4];
+  for (int i = 0; i < 16; ++i) a[i] = ad[i] = 0.25f + 0.01f * i, b[i] = bd[i] = 1.0f - 0.02f * i, c[i] = cd[i] = 0.5f;
+  for (int i = 0; i < 4; ++i) x[i] = xd[i] = 1.0f - 0.1f * i, y[i] = yd[i] = 0.5f;
   const int four = 4, one = 1;
   const float alpha = 1.0f, beta = 0.0f;
-  volatile float sink = 0;
+  const double alphad = 1.0, betad = 0.0;
+  volatile double sink = 0;
   struct Case {
     const char* routine;
     const char* shape;
@@ -474,6 +524,10 @@ int run_tiny(const Options& o) {
       {"snrm2", "4", [&] { sink = sink + snrm2_(&four, x, &one); }},
       {"sgemm_nn", "4x4x4",
        [&] { sgemm_("N", "N", &four, &four, &four, &alpha, a, &four, b, &four, &beta, c, &four, 1, 1); }},
+      {"dgemv_n", "4x4", [&] { dgemv_("N", &four, &four, &alphad, ad, &four, xd, &one, &betad, yd, &one, 1); }},
+      {"dnrm2", "4", [&] { sink = sink + dnrm2_(&four, xd, &one); }},
+      {"dgemm_nn", "4x4x4",
+       [&] { dgemm_("N", "N", &four, &four, &four, &alphad, ad, &four, bd, &four, &betad, cd, &four, 1, 1); }},
   };
   const double warm_s = std::min(o.warmup_s, 0.2), sample_s = 0.005;
   const int samples = 41;

@@ -1,11 +1,8 @@
-#!/usr/bin/env python3
-"""Report of bench/residency/run.sh: per-call times of the residency scenarios and LAPACK seconds per stack, their
-ratios to the CPU and to the same stack without residency, and the residency targets.
+"""Report of the residency benchmark (bench/residency/bench.ini): per-call times of the residency scenarios and LAPACK
+seconds per stack, their ratios to the CPU and to the same stack without residency, and the residency targets.
 
-Usage: report.py RAW.jsonl [--raw DIR] [--md OUT.md]
-  RAW.jsonl  every line of one run (run.sh's <name>.jsonl): the programs' context and result lines, run.sh's notes
-  --raw DIR  the run folder: each run's <run>.err holds its BLASOFFLOAD_LOG=summary (where the calls went, and the
-             residency cache's line: hits, copies, uploads, tracking faults, back-offs)
+The raw folder (--raw): each run's <run>.err holds its BLASOFFLOAD_LOG=summary (where the calls went, and the
+residency cache's line: hits, copies, uploads, tracking faults, back-offs).
 Speedups are base time / this time (> 1: faster). Per-call times are the median over the last half of a scenario's
 iterations (steady state). "no residency" is noresident for the auto stacks (resident, resident-thp) and
 gpu-noresident for gpu. Targets (primary: the auto stack users get):
@@ -18,16 +15,15 @@ gpu-noresident for gpu. Targets (primary: the auto stack users get):
 The same comparisons for the gpu stack (against gpu-noresident) are listed as well but do not make the verdict.
 Exit status 0 when every primary target is met, 1 otherwise, 2 on bad input.
 """
-import argparse
-import importlib.util
-import json
 import os
 import re
-import sys
+
+import report as common
 
 SCEN_STACKS = ["cpu", "resident", "resident-thp", "noresident", "gpu", "gpu-noresident"]
 LAPACK_STACKS = ["cpu", "resident", "noresident", "openblas"]
-SCENARIOS = ["power", "strsv", "rewrite"]
+# Double precision scenarios are named with their letter (dpower ...); single precision ones without (older results).
+SCENARIOS = ["power", "strsv", "rewrite", "dpower", "dstrsv", "drewrite"]
 DRIVERS = ["potrf", "getrf"]
 NO_RESIDENCY = {"resident": "noresident", "resident-thp": "noresident", "gpu": "gpu-noresident"}
 OFFLOAD = {"resident", "resident-thp", "noresident", "gpu", "gpu-noresident"}
@@ -37,35 +33,25 @@ RESIDENCY_RE = re.compile(
     r"(\d+) by unmap/remap/discard, (\d+) evicted, (\d+) back-offs")
 
 
-def load_policy_report():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "policy", "report.py")
-    sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
-    spec = importlib.util.spec_from_file_location("policy_report", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def read(path):
     """Scenario and driver rows keyed (name, stack), each with the context line its program printed before it."""
     scen, lapack, notes, contexts = {}, {}, {}, {}
     ctx = {}
-    with open(path) as f:
+    with open(path, errors="replace") as f:
         for line in f:
-            line = line.strip()
-            if not line.startswith("{"):
+            rows, ctxs = common.read_lines([line])
+            if ctxs:
+                ctx = ctxs[0]
                 continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
+            if not rows:
                 continue
-            if "context" in obj:
-                ctx = obj["context"]
-                continue
+            obj = rows[0]
             if "scenario" in obj:
-                key, table = (obj["scenario"], obj.get("stack")), scen
+                scenario = ("d" if obj.get("precision") == "d" else "") + obj["scenario"]
+                key, table = (scenario, obj.get("stack")), scen
             elif "driver" in obj:
-                key, table = (obj["driver"], obj.get("stack")), lapack
+                driver = ("d" if obj.get("precision") == "d" else "") + obj["driver"]
+                key, table = (driver, obj.get("stack")), lapack
             else:
                 continue
             if "skipped" in obj:
@@ -99,12 +85,11 @@ def summaries(raw):
     out = {}
     if not raw or not os.path.isdir(raw):
         return out
-    pr = load_policy_report()
     for name in sorted(os.listdir(raw)):
         if not name.endswith(".err"):
             continue
         path = os.path.join(raw, name)
-        table, gpu_line = pr.parse_summary(path)
+        table, gpu_line = common.parse_summary(path)
         try:
             text = open(path, errors="replace").read()
         except OSError:
@@ -117,20 +102,10 @@ def summaries(raw):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("jsonl")
-    ap.add_argument("--raw")
-    ap.add_argument("--md")
-    args = ap.parse_args()
-    try:
-        scen, lapack, notes, contexts = read(args.jsonl)
-    except OSError as e:
-        print("report.py: %s" % e, file=sys.stderr)
-        return 2
+def render(rows, contexts, args):
+    scen, lapack, notes, contexts = read(args.path)
     if not scen and not lapack:
-        print("report.py: no measurements in %s" % args.jsonl, file=sys.stderr)
-        return 2
+        return ["report.py: no measurements in %s" % args.path], 2
 
     out = ["## Residency: repeated calls on one host matrix, and LAPACK, under several stacks", ""]
     # The context: what each stack really ran.
@@ -296,6 +271,13 @@ def main():
         speed_target(primary, "strsv: %s per call vs %s" % (stack, base), med("strsv", base), med("strsv", stack), 3)
         time_target(primary, "rewrite: %s total / %s total" % (stack, base), total("rewrite", stack),
                     total("rewrite", base), 1.05)
+    if any(k[0].startswith("d") for k in scen):  # double precision: the same comparisons, for information
+        speed_target(False, "dpower: resident per call vs cpu", med("dpower", "cpu"), med("dpower", "resident"), 5, 10)
+        speed_target(False, "dstrsv: resident per call vs cpu", med("dstrsv", "cpu"), med("dstrsv", "resident"), 10)
+        speed_target(False, "dstrsv: resident per call vs noresident", med("dstrsv", "noresident"),
+                     med("dstrsv", "resident"), 3)
+        time_target(False, "drewrite: resident total / noresident total", total("drewrite", "resident"),
+                    total("drewrite", "noresident"), 1.05)
     speed_target(False, "power: resident-thp per call vs cpu", med("power", "cpu"), med("power", "resident-thp"), 5,
                  10)
     speed_target(True, "potrf: resident vs openblas", secs("potrf", "openblas"), secs("potrf", "resident"), 4)
@@ -316,13 +298,4 @@ def main():
     verdict = "PASS" if ok else "MISS"
     out += ["", "**Verdict: %s** (%d of %d primary targets met%s)" % (
         verdict, sum(1 for t in prim if t[4]), len(prim), "; no data: " + ", ".join(missing) if missing else ""), ""]
-    text = "\n".join(out)
-    print(text)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(text)
-    return 0 if ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return out, 0 if ok else 1

@@ -1,49 +1,22 @@
-#!/usr/bin/env python3
-"""Reports for the offload-policy benchmarks (bench/policy/run.sh and overhead.sh).
-
-  report.py regret RAW.jsonl [--summaries DIR] [--md OUT.md] [--repeat-list OUT.txt]
-      Per point (routine, shape): auto / min(cpu, gpu) from the per-mode medians over the rounds, the run-to-run
-      spread of that ratio, the side auto appears to take, and the targets (auto within 1.10x of the better side on
-      >= 95% of points, never worse than 1.5x). --repeat-list writes "routine shape" for the points whose verdict is
-      within the run-to-run spread (run.sh re-runs those once more). --summaries: the BLASOFFLOAD_LOG=summary logs.
-  report.py overhead RAW.jsonl [--md OUT.md] [--policy FILE] [--summary FILE]
-      Per tiny case: ns per call with no preload, BLASOFFLOAD_MODE=cpu and auto; forwarding cost (cpu - none) and
-      decision cost (auto - cpu), target <= 50 ns.
-Exit status: 0 when every target is met, 1 when one is missed, 2 on bad input.
+"""Report of the offload policy's regret grid (bench/policy/bench.ini, benchmark regret): per point (routine, shape)
+auto / min(cpu, gpu) from the per-mode medians over the rounds, the run-to-run spread of that ratio, the side auto
+appears to take, and the targets (auto within 1.10x of the better side on >= 95% of points, never worse than 1.5x).
+repeat_list() names the points whose verdict is within the run-to-run spread (the runner re-runs those once more);
+the raw folder's BLASOFFLOAD_LOG=summary logs show where the calls went.
 """
-import argparse
 import glob
-import json
 import math
 import os
 import re
 import statistics
-import sys
 
-ROUTINE_ORDER = ["sgemm_nn", "sgemm_lu", "sgemv_n", "sgemv_t", "strsv_ln", "strsv_lt", "snrm2"]
+import report as common
+
+ROUTINE_ORDER = [p + r for p in "sd" for r in ("gemm_nn", "gemm_lu", "gemv_n", "gemv_t", "trsv_ln", "trsv_lt", "nrm2")]
 MODES = ("cpu", "gpu", "auto")
 TARGET_RATIO, TARGET_SHARE, WORST_RATIO = 1.10, 0.95, 1.5
-DECISION_NS = 50.0
 # Without a second round the spread is unknown; a point this close to a threshold is treated as undecided.
 DEFAULT_SPREAD = 0.05
-
-
-def read_lines(path):
-    rows, contexts = [], []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if "context" in obj:
-                contexts.append(obj["context"])
-            else:
-                rows.append(obj)
-    return rows, contexts
 
 
 def fmt_us(v):
@@ -65,45 +38,8 @@ def shape_key(row):
 
 
 def context_lines(contexts):
-    def values(key):
-        return sorted({str(c.get(key)) for c in contexts if c.get(key) not in (None, "")})
-
-    out = []
-    for label, key in (("host", "host"), ("OpenBLAS core", "openblas_corename"), ("OpenBLAS", "openblas_config"),
-                       ("OpenBLAS threads", "openblas_threads"), ("sgemm_ resolved to", "sgemm_from"),
-                       ("warm-up s", "warmup_s"), ("timed s", "min_s")):
-        v = values(key)
-        if v:
-            out.append("%s: %s" % (label, ", ".join(v)))
-    return out
-
-
-def parse_summary(path):
-    """Per routine {calls, cpu, gpu, fallback, errors} from a BLASOFFLOAD_LOG=summary log, plus its GPU line."""
-    table, gpu_line, header = {}, "", None
-    try:
-        text = open(path, errors="replace").read()
-    except OSError:
-        return table, gpu_line
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith("GPU:"):
-            gpu_line = s
-        tok = s.split()
-        if tok and tok[0] == "routine":
-            header = tok
-            continue
-        if header and tok and tok[0] in ("sgemm", "sgemv", "strsv", "snrm2") and len(tok) >= 6:
-            row = {}
-            for name, val in zip(header[1:6], tok[1:6]):
-                try:
-                    row[name] = int(val)
-                except ValueError:
-                    pass
-            prev = table.setdefault(tok[0], {})
-            for k2, v2 in row.items():
-                prev[k2] = prev.get(k2, 0) + v2
-    return table, gpu_line
+    return common.openblas_context(contexts, (("sgemm_ resolved to", "sgemm_from"), ("warm-up s", "warmup_s"),
+                                              ("timed s", "min_s")))
 
 
 class Point:
@@ -174,8 +110,8 @@ class Point:
         return "cpu~" if dc < dg else "gpu~"
 
 
-def regret(args):
-    rows, contexts = read_lines(args.raw)
+def points_of(rows):
+    """The regret points of the raw rows, and the processes that did not run."""
     points, not_run = {}, []
     for row in rows:
         if "skipped" in row:
@@ -185,12 +121,28 @@ def regret(args):
         if row.get("kind") == "tiny" or "routine" not in row or "shape" not in row:
             continue
         points.setdefault((row["routine"], row["shape"]), Point(row["routine"], row["shape"])).add(row)
+    return points, not_run
+
+
+def repeat_list(lines):
+    """{routine: [shape]} of the points whose verdict lies within the run-to-run spread and that have not been
+    re-run yet (the runner runs them once more)."""
+    points, _ = points_of(common.read_lines(lines)[0])
     if not points:
-        print("report.py: no regret points in %s" % args.raw, file=sys.stderr)
-        return 2
-    rounds = sorted({k for p in points.values() for k in p.by_round})
-    # The regular number of rounds is what most points have; the re-run ones have one more.
+        return {}
     base_rounds = statistics.mode(sorted(len(p.by_round) for p in points.values()))
+    out = {}
+    for p in sorted(points.values(), key=lambda p: p.dims):
+        if p.near_threshold() and len(p.by_round) <= base_rounds:
+            out.setdefault(p.routine, []).append(p.shape)
+    return out
+
+
+def render(rows, contexts, args):
+    points, not_run = points_of(rows)
+    if not points:
+        return ["report.py: no regret points in %s" % args.path], 2
+    rounds = sorted({k for p in points.values() for k in p.by_round})
 
     def order(p):
         r = ROUTINE_ORDER.index(p.routine) if p.routine in ROUTINE_ORDER else len(ROUTINE_ORDER)
@@ -207,8 +159,9 @@ def regret(args):
             "over rounds of the per-run medians. ratio = auto / min(cpu, gpu); spread = max - min of the per-round "
             "ratios. cpu is the CPU BLAS called through its own symbols inside the auto process, right after auto was "
             "timed (same process and threads: a multi-threaded CPU BLAS varies more than 2x between processes on short "
-            "calls); 'cpu proc' is the separate BLASOFFLOAD_MODE=cpu process, for reference. 'took' is inferred from the times (cpu~/gpu~: auto's time is closest to that side; either: the "
-            "two sides are within 10%). A ! marks a point whose verdict lies within its spread.", ""]
+            "calls); 'cpu proc' is the separate BLASOFFLOAD_MODE=cpu process, for reference. 'took' is inferred "
+            "from the times (cpu~/gpu~: auto's time is closest to that side; either: the two sides are within 10%). "
+            "A ! marks a point whose verdict lies within its spread.", ""]
 
     measured, near, misses = [], [], []
     for routine in [r for r in ROUTINE_ORDER if any(p.routine == r for p in ordered)] + sorted(
@@ -237,11 +190,11 @@ def regret(args):
         out.append("")
 
     summaries = {}
-    if args.summaries:
-        for path in sorted(glob.glob(os.path.join(args.summaries, "summary-*-r*.log"))):
+    if args.raw:
+        for path in sorted(glob.glob(os.path.join(args.raw, "summary-*-r*.log"))):
             m = re.match(r"summary-(.+)-(auto|gpu)-r(\d+)\.log$", os.path.basename(path))
             if m:
-                table, gpu_line = parse_summary(path)
+                table, gpu_line = common.parse_summary(path)
                 summaries.setdefault(m.group(1), []).append((m.group(2), int(m.group(3)), table, gpu_line))
     if summaries:
         out += ["### Where the auto and gpu runs sent their calls (BLASOFFLOAD_LOG=summary over the whole process: "
@@ -289,97 +242,8 @@ def regret(args):
     partial = incomplete or not_run
     out += ["", "**Verdict: %s**%s" % (verdict, " (on the %d complete points of a partial run)" % n if partial else ""),
             ""]
-    text = "\n".join(out)
-    print(text)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(text)
     if args.repeat_list is not None:
         with open(args.repeat_list, "w") as f:
-            for p in near:
-                if len(p.by_round) <= base_rounds:
-                    f.write("%s %s\n" % (p.routine, p.shape))
-    return 0 if verdict == "PASS" else 1
-
-
-def overhead(args):
-    rows, contexts = read_lines(args.raw)
-    cases = {}
-    for row in rows:
-        if row.get("kind") != "tiny":
-            continue
-        cases.setdefault((row["routine"], row["shape"]), {}).setdefault(row["mode"], []).append(
-            float(row["median_ns"]))
-    if not cases:
-        print("report.py: no tiny-call lines in %s" % args.raw, file=sys.stderr)
-        return 2
-    out = ["## Offload policy: per-call cost of the decision (tiny calls, hot data)", ""]
-    for c in context_lines(contexts):
-        out.append("- " + c)
-    if args.policy:
-        try:
-            pol = json.load(open(args.policy))
-            gpu = pol.get("gpu") or {}
-            out.append("- policy file: %s (GPU section: %s)" % (args.policy,
-                                                                gpu.get("name", "none") if gpu else "none"))
-        except (OSError, ValueError) as e:
-            out.append("- policy file: %s (unreadable: %s)" % (args.policy, e))
-    else:
-        out.append("- policy file: none given (auto used the built-in defaults)")
-    if args.summary:
-        table, gpu_line = parse_summary(args.summary)
-        sent = sum(t.get("gpu", 0) for t in table.values())
-        out.append("- decisions of a separate auto run with BLASOFFLOAD_LOG=summary: %s call(s) went to the GPU%s" % (
-            sent, "; " + gpu_line if gpu_line else ""))
-    out += ["",
-            "ns per call: median over rounds of each process's median; spread = max - min over rounds. forwarding = "
-            "cpu - none; decision = auto - cpu (target <= %.0f ns)." % DECISION_NS, "",
-            "| call | none | cpu | auto | forwarding | decision | spread none/cpu/auto |",
-            "|---|---|---|---|---|---|---|"]
-    worst = None
-    for (routine, shape), modes in sorted(cases.items()):
-        med = {m: statistics.median(v) for m, v in modes.items()}
-        spr = {m: max(v) - min(v) for m, v in modes.items()}
-
-        def f(m):
-            return "%.1f" % med[m] if m in med else "-"
-
-        fwd = med["cpu"] - med["none"] if "cpu" in med and "none" in med else None
-        dec = med["auto"] - med["cpu"] if "auto" in med and "cpu" in med else None
-        if dec is not None and (worst is None or dec > worst[1]):
-            worst = ("%s %s" % (routine, shape), dec)
-        out.append("| %s %s | %s | %s | %s | %s | %s | %s |" % (
-            routine, shape, f("none"), f("cpu"), f("auto"), "-" if fwd is None else "%+.1f" % fwd,
-            "-" if dec is None else "%+.1f" % dec,
-            " / ".join("%.1f" % spr[m] if m in spr else "-" for m in ("none", "cpu", "auto"))))
-    ok = worst is not None and worst[1] <= DECISION_NS
-    out += ["", "**Verdict: %s** (decision cost at most %.0f ns per call when the answer is cpu; worst %s)" % (
-        "PASS" if ok else ("NO DATA" if worst is None else "MISS"), DECISION_NS,
-        "-" if worst is None else "%+.1f ns at %s" % (worst[1], worst[0])), ""]
-    text = "\n".join(out)
-    print(text)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(text)
-    return 0 if ok else 1
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="what", required=True)
-    r = sub.add_parser("regret")
-    r.add_argument("raw")
-    r.add_argument("--summaries")
-    r.add_argument("--md")
-    r.add_argument("--repeat-list")
-    o = sub.add_parser("overhead")
-    o.add_argument("raw")
-    o.add_argument("--md")
-    o.add_argument("--policy")
-    o.add_argument("--summary")
-    args = ap.parse_args()
-    return regret(args) if args.what == "regret" else overhead(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+            for routine, shapes in repeat_list(args.path).items():
+                f.write("".join("%s %s\n" % (routine, shape) for shape in shapes))
+    return out, 0 if verdict == "PASS" else 1

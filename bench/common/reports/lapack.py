@@ -1,22 +1,21 @@
-#!/usr/bin/env python3
-"""Report of bench/lapack/run.sh: seconds per factorization and stack, the ratios to the CPU alone, and the targets.
+"""Report of the LAPACK benchmark (bench/lapack/bench.ini): seconds per factorization and stack, the ratios to the
+CPU alone, and the targets.
 
-Usage: report.py RAW.jsonl [--summaries DIR] [--md OUT.md]
 Rows are driver x n; columns the stacks (cpu = reference LAPACK + OpenBLAS, auto / gpu = cpu with libblasoffload.so
 preloaded, openblas = OpenBLAS's own LAPACK, nvblas = cpu with NVBLAS preloaded). Targets: auto / cpu <= 1.05 at every
 point, and auto faster than cpu wherever forced gpu is (gpu / cpu < 0.95, so that noise does not count as faster).
-Every factorization must pass its check. Exit status 0 when every target is met, 1 otherwise, 2 on bad input.
+Every factorization must pass its check. The raw folder's summary-<stack>-n<n>.log show where the BLAS calls went.
 """
-import argparse
 import glob
-import importlib.util
-import json
 import os
 import re
-import sys
+
+import report as common
 
 STACKS = ["cpu", "auto", "gpu", "openblas", "nvblas"]
-DRIVERS = ["getrf", "gesv", "geqrf", "potrf"]
+# Double precision drivers are named with their letter (dgetrf); single precision ones without (the older results').
+DRIVERS = ["getrf", "getrf_dominant", "gesv", "geqrf", "potrf"]
+DRIVERS += ["d" + d for d in DRIVERS]
 AUTO_TARGET = 1.05
 GPU_FASTER = 0.95
 # What each stack's context must show for its numbers to mean what the column says.
@@ -29,48 +28,35 @@ EXPECT = {
 }
 
 
-def load_policy_report():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "policy", "report.py")
-    sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
-    spec = importlib.util.spec_from_file_location("policy_report", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def fmt_s(v):
     if v is None:
         return "-"
     return "%.3g" % v if v < 100 else "%.0f" % v
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("raw")
-    ap.add_argument("--summaries")
-    ap.add_argument("--md")
-    args = ap.parse_args()
-
+def render(rows, context_list, args):
     points, notes, contexts = {}, {}, {}
-    rows, context_list = load_policy_report().read_lines(args.raw)
     for ctx in context_list:
         contexts.setdefault(ctx.get("stack"), ctx)
     for obj in rows:
+        driver = ("d" if obj.get("precision") == "d" else "") + str(obj.get("driver"))
         if "skipped" in obj:
-            notes[(obj.get("driver"), obj.get("n"), obj.get("stack"))] = obj["skipped"]
+            notes[(driver, obj.get("n"), obj.get("stack"))] = obj["skipped"]
         elif "seconds" in obj:
-            points[(obj["driver"], obj["n"], obj["stack"])] = obj
+            points[(driver, obj["n"], obj["stack"])] = obj
     if not points:
-        print("report.py: no measurements in %s" % args.raw, file=sys.stderr)
-        return 2
+        return ["report.py: no measurements in %s" % args.path], 2
 
     stacks = [s for s in STACKS if any(k[2] == s for k in points) or any(k[2] == s for k in notes)]
     stacks += sorted({k[2] for k in points} - set(STACKS))
     ns = sorted({k[1] for k in points} | {k[1] for k in notes})
     drivers = [d for d in DRIVERS if any(k[0] == d for k in points)]
+    drivers += sorted({k[0] for k in points} - set(DRIVERS))
 
     def why_missing(d, n, s):
-        return notes.get((d, n, s)) or notes.get(("all", n, s))
+        # "all": a whole run (the runner's note) or an order (the program's, "dall" in double precision)
+        return notes.get((d, n, s)) or notes.get(("dall" if d.startswith("d") else "all", n, s)) or \
+            notes.get(("all", n, s))
 
     out = ["## LAPACK drivers under five stacks (reference LAPACK unless noted)", ""]
     ctx = next(iter(contexts.values()), {})
@@ -126,17 +112,17 @@ def main():
                 faster))
     out.append("")
 
-    if args.summaries:
-        pr = load_policy_report()
+    if args.raw:
         rows = []
-        for path in sorted(glob.glob(os.path.join(args.summaries, "summary-*-n*.log"))):
-            m = re.match(r"summary-(\w+)-n(\d+)\.log$", os.path.basename(path))
+        for path in sorted(glob.glob(os.path.join(args.raw, "summary-*-n*.log"))):
+            m = re.match(r"summary-(\w+)-n(\d+)(-d)?\.log$", os.path.basename(path))
             if not m:
                 continue
-            table, gpu_line = pr.parse_summary(path)
+            table, gpu_line = common.parse_summary(path)
             for routine, v in sorted(table.items()):
                 if v.get("calls", 0):
-                    rows.append((int(m.group(2)), m.group(1), routine, v, gpu_line[4:].strip()))
+                    rows.append((int(m.group(2)), m.group(1) + (" (d)" if m.group(3) else ""), routine, v,
+                                 gpu_line[4:].strip()))
         if rows:
             out += ["### Where blasoffload sent LAPACK's BLAS calls (BLASOFFLOAD_LOG=summary, all drivers of one run)",
                     "", "| n | mode | routine | calls | cpu | gpu | fallback | GPU |",
@@ -163,13 +149,4 @@ def main():
                    "returns wrong results): %s" % "; ".join(other_fail))
     verdict = "PASS" if auto_ok and not faster_miss and not check_fail else "MISS"
     out += ["", "**Verdict: %s**" % verdict, ""]
-    text = "\n".join(out)
-    print(text)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(text)
-    return 0 if verdict == "PASS" else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return out, 0 if verdict == "PASS" else 1

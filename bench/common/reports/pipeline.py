@@ -1,38 +1,13 @@
-#!/usr/bin/env python3
-"""Turns blasoffload_bench_pipeline's JSON lines into a markdown report: context, the targets met or missed with the
-measured ratio and its spread, and per-case tables with the engine's per-stage statistics.
-
-Usage: report.py RAW.jsonl [--md OUT.md]
+"""Report of the sgemm engine benchmark (bench/pipeline/bench.ini, benchmark engine): context, the targets met or
+missed with the measured ratio and its spread, and per-case tables with the engine's per-stage statistics.
 Exit status: 0 every target met and every check passed, 1 otherwise, 2 no measurement at all.
 """
-import argparse
-import json
-import sys
 
 CASES = ["sgemm_host", "rank_update", "out_of_core", "multi_gpu"]
 # Other runs on the lent H100 (../shared/anchors/README.md), shown for orientation only: ratios count within one run.
 ANCHORS = ("Anchors from another run (H100, 2026-11-21), for orientation only: pageable cudaMemcpy + cuBLAS + copy "
            "back 27 / 114 / 515 ms at n = 4096 / 8192 / 16384; NVBLAS 23.5 / 171 ms at 4096 / 8192; OpenBLAS "
            "SkylakeX 113 / 974 ms at 4096 / 8192.")
-
-
-def read(path):
-    contexts, rows = [], []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError as e:
-                print("report.py: %s:%d: %s" % (path, n, e), file=sys.stderr)
-                continue
-            if "context" in obj:
-                contexts.append(obj["context"])
-            elif "end" not in obj:
-                rows.append(obj)
-    return contexts, rows
 
 
 def f_ms(v):
@@ -158,12 +133,7 @@ def points_table(rows):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("raw")
-    ap.add_argument("--md")
-    args = ap.parse_args()
-    contexts, rows = read(args.raw)
+def render(rows, contexts, args):
     points = [r for r in rows if r.get("variant") not in ("summary", "case", "process")]
     summaries = [r for r in rows if r.get("variant") == "summary"]
     notes = [r for r in rows if r.get("variant") in ("case", "process") and "skipped" in r]
@@ -297,15 +267,6 @@ def main():
         out += ["**Verdict: %s**%s" % ("all targets met" if met and not missing else
                                        "targets missed" if not met else "met where measured",
                                        " (no data: %s)" % "; ".join(t.text for t in missing) if missing else ""), ""]
-    text = "\n".join(out)
-    print(text)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(text)
     if not measured:
-        return 2
-    return 0 if all(t.ok for t in targets) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        return out, 2
+    return out, 0 if all(t.ok for t in targets) else 1

@@ -1,0 +1,254 @@
+/* The element-typed half of blasoffload_lapack_drivers, included once per precision by lapack_drivers.c with
+ * T (float, double), P(name) (s##name, d##name) and EPS (FLT_EPSILON, DBL_EPSILON) defined: the LAPACK routines of
+ * that precision, the inputs, the O(n^2) checks (in double precision, without BLAS: the stack under test) and one
+ * order's timed factorizations. No include guard: it is meant to be included twice. */
+
+void P(getrf_)(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info);
+void P(gesv_)(const int* n, const int* nrhs, T* a, const int* lda, int* ipiv, T* b, const int* ldb, int* info);
+void P(geqrf_)(const int* m, const int* n, T* a, const int* lda, T* tau, T* work, const int* lwork, int* info);
+void P(potrf_)(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t luplo);
+
+// Matrices whose elimination really pivots: hash_uniform (bench/hash_uniform.h) entries.
+static void P(fill_uniform)(T* a, size_t count, uint64_t seed) {
+  for (size_t i = 0; i < count; ++i) a[i] = hash_uniform(i, seed);
+}
+
+// Symmetric, off-diagonal uniform in (-1, 1), diagonal n + 1: strictly diagonally dominant, hence SPD; built
+// element by element (no BLAS: the stack under test must not be trusted to build its own input).
+static void P(fill_spd)(T* a, int n) {
+  for (size_t j = 0; j < (size_t)n; ++j)
+    for (size_t i = 0; i < (size_t)n; ++i) {
+      const size_t lo = i < j ? i : j, hi = i < j ? j : i;
+      a[i + j * n] = i == j ? (T)n + 1 : hash_uniform(lo + hi * (size_t)n, 3);
+    }
+}
+
+// getrf: sampled entries of L*U against the same entries of P*A, each relative to sum_k |L_ik||U_kj| (the
+// componentwise backward-error bound, about n eps).
+static double P(check_getrf)(const T* lu, const T* a0, const int* ipiv, int n, int samples) {
+  int* perm = malloc(sizeof(int) * (size_t)n);
+  for (int i = 0; i < n; ++i) perm[i] = i;
+  for (int i = 0; i < n; ++i) {
+    const int p = ipiv[i] - 1, t = perm[i];
+    if (p < i || p >= n) {  // LAPACK only swaps with a later row: anything else is a wrong result
+      free(perm);
+      return NAN;
+    }
+    perm[i] = perm[p];
+    perm[p] = t;
+  }
+  uint64_t seed = 12345;
+  double worst = 0;
+  const double eps = EPS * 0.5;
+  for (int s = 0; s < samples; ++s) {
+    int i = (int)(lcg(&seed) % (uint64_t)n), j = (int)(lcg(&seed) % (uint64_t)n);
+    if (s == 0) i = j = n - 1;  // the last pivot sees every update
+    if (s == 1) i = n - 1, j = 0;
+    const int kmax = i < j ? i : j;
+    double sum = 0, mag = 0;
+    for (int k = 0; k <= kmax; ++k) {
+      const double l = k == i ? 1.0 : lu[i + (size_t)k * n];
+      const double u = lu[k + (size_t)j * n];
+      sum += l * u;
+      mag += fabs(l * u);
+    }
+    const double ref = a0[perm[i] + (size_t)j * n];
+    const double r = fabs(sum - ref) / ((mag > 0 ? mag : 1.0) * n * eps);
+    if (!(r <= worst)) worst = r;  // a NaN stays
+  }
+  free(perm);
+  return worst;
+}
+
+// potrf (lower): sampled entries of L*L^T against A.
+static double P(check_potrf)(const T* l, const T* a0, int n, int samples) {
+  uint64_t seed = 777;
+  double worst = 0;
+  const double eps = EPS * 0.5;
+  for (int s = 0; s < samples; ++s) {
+    int i = (int)(lcg(&seed) % (uint64_t)n), j = (int)(lcg(&seed) % (uint64_t)n);
+    if (s == 0) i = j = n - 1;
+    if (j > i) {
+      const int t = i;
+      i = j;
+      j = t;
+    }
+    double sum = 0, mag = 0;
+    for (int k = 0; k <= j; ++k) {
+      const double p = (double)l[i + (size_t)k * n] * l[j + (size_t)k * n];
+      sum += p;
+      mag += fabs(p);
+    }
+    const double r = fabs(sum - a0[i + (size_t)j * n]) / ((mag > 0 ? mag : 1.0) * n * eps);
+    if (!(r <= worst)) worst = r;
+  }
+  return worst;
+}
+
+// geqrf: Q is orthogonal, so column j of R has the 2-norm of column j of A; every column is compared (O(n^2)).
+static double P(check_geqrf)(const T* qr, const T* a0, int n) {
+  double worst = 0;
+  const double eps = EPS * 0.5;
+  for (size_t j = 0; j < (size_t)n; ++j) {
+    double na = 0, nr = 0;
+    for (size_t i = 0; i < (size_t)n; ++i) na += (double)a0[i + j * n] * a0[i + j * n];
+    for (size_t i = 0; i <= j; ++i) nr += (double)qr[i + j * n] * qr[i + j * n];
+    const double r = fabs(sqrt(nr) - sqrt(na)) / (sqrt(na) * n * eps);
+    if (!(r <= worst)) worst = r;
+  }
+  return worst;
+}
+
+// gesv: ||b - A x||_inf / (||A||_inf ||x||_inf n eps), the residual in double.
+static double P(check_gesv)(const T* a0, const T* x, const T* b0, int n) {
+  double* r = calloc((size_t)n, sizeof(double));
+  double* rowsum = calloc((size_t)n, sizeof(double));
+  for (int i = 0; i < n; ++i) r[i] = b0[i];
+  for (size_t j = 0; j < (size_t)n; ++j) {
+    const double xj = x[j];
+    const T* col = a0 + j * n;
+    for (size_t i = 0; i < (size_t)n; ++i) {
+      r[i] -= col[i] * xj;
+      rowsum[i] += fabs(col[i]);
+    }
+  }
+  double rn = 0, an = 0, xn = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!(fabs(r[i]) <= rn)) rn = fabs(r[i]);
+    if (rowsum[i] > an) an = rowsum[i];
+    if (!(fabs((double)x[i]) <= xn)) xn = fabs((double)x[i]);
+  }
+  free(r);
+  free(rowsum);
+  return rn / (an * xn * n * (EPS * 0.5));
+}
+
+// One order n: every wanted driver, reps timed calls each (the matrix restored before every one, only the LAPACK
+// call timed), one JSON line per driver. Returns the number of failures.
+static int P(run_order)(int n, int reps, const Wanted* w, double budget, double start) {
+  const int one = 1;
+  int failures = 0;
+  const size_t nn = (size_t)n * (size_t)n;
+  T* a = xmalloc(nn * sizeof(T));
+  T* a0 = xmalloc(nn * sizeof(T));
+  T* b = xmalloc((size_t)n * sizeof(T));
+  T* b0 = xmalloc((size_t)n * sizeof(T));
+  T* tau = xmalloc((size_t)n * sizeof(T));
+  int* ipiv = xmalloc((size_t)n * sizeof(int));
+  if (!a || !a0 || !b || !b0 || !tau || !ipiv) {
+    print_skip("all", n, "allocation failed");
+    ++failures;
+    free(a), free(a0), free(b), free(b0), free(tau), free(ipiv);
+    return failures;
+  }
+  P(fill_uniform)(a0, nn, 1);
+  P(fill_uniform)(b0, (size_t)n, 2);
+  double t[16];
+  int info = 0;
+  // The matrix is restored from its saved copy before every repetition; only the LAPACK call is timed.
+#define BUDGET_LEFT() (budget <= 0 || now_s() - start < budget)
+  if (w->getrf) {
+    if (!BUDGET_LEFT()) {
+      print_skip("getrf", n, "budget");
+    } else {
+      for (int r = 0; r < reps; ++r) {
+        memcpy(a, a0, nn * sizeof(T));
+        const double t0 = now_s();
+        P(getrf_)(&n, &n, a, &n, ipiv, &info);
+        t[r] = now_s() - t0;
+      }
+      const double ratio = info == 0 ? P(check_getrf)(a, a0, ipiv, n, 64) : NAN;
+      print_point("getrf", n, reps, t, info, ratio, "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps)");
+      failures += !(info == 0 && ratio <= kThreshold);
+    }
+  }
+  if (w->getrf_dominant) {
+    if (!BUDGET_LEFT()) {
+      print_skip("getrf_dominant", n, "budget");
+    } else {
+      T* d0 = xmalloc(nn * sizeof(T));
+      if (!d0) {
+        print_skip("getrf_dominant", n, "allocation failed");
+        ++failures;
+      } else {
+        memcpy(d0, a0, nn * sizeof(T));
+        for (int i = 0; i < n; ++i) d0[(size_t)i * (size_t)n + (size_t)i] += (T)n;
+        for (int r = 0; r < reps; ++r) {
+          memcpy(a, d0, nn * sizeof(T));
+          const double t0 = now_s();
+          P(getrf_)(&n, &n, a, &n, ipiv, &info);
+          t[r] = now_s() - t0;
+        }
+        int swaps = 0;
+        for (int i = 0; i < n && info == 0; ++i) swaps += ipiv[i] != i + 1;
+        const double ratio = info == 0 ? P(check_getrf)(a, d0, ipiv, n, 64) : NAN;
+        print_point("getrf_dominant", n, reps, t, info, ratio,
+                    swaps ? "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps); ROWS WERE SWAPPED"
+                          : "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps); no row swapped");
+        failures += !(info == 0 && ratio <= kThreshold);
+        free(d0);
+      }
+    }
+  }
+  if (w->gesv) {
+    if (!BUDGET_LEFT()) {
+      print_skip("gesv", n, "budget");
+    } else {
+      for (int r = 0; r < reps; ++r) {
+        memcpy(a, a0, nn * sizeof(T));
+        memcpy(b, b0, (size_t)n * sizeof(T));
+        const double t0 = now_s();
+        P(gesv_)(&n, &one, a, &n, ipiv, b, &n, &info);
+        t[r] = now_s() - t0;
+      }
+      const double ratio = info == 0 ? P(check_gesv)(a0, b, b0, n) : NAN;
+      print_point("gesv", n, reps, t, info, ratio, "||b-Ax||inf/(||A||inf ||x||inf n eps), nrhs 1");
+      failures += !(info == 0 && ratio <= kThreshold);
+    }
+  }
+  if (w->geqrf) {
+    if (!BUDGET_LEFT()) {
+      print_skip("geqrf", n, "budget");
+    } else {
+      T query = 0;
+      int lwork = -1;
+      P(geqrf_)(&n, &n, a, &n, tau, &query, &lwork, &info);
+      lwork = (int)query > n ? (int)query : n;
+      T* work = xmalloc((size_t)lwork * sizeof(T));
+      for (int r = 0; r < reps && work; ++r) {
+        memcpy(a, a0, nn * sizeof(T));
+        const double t0 = now_s();
+        P(geqrf_)(&n, &n, a, &n, tau, work, &lwork, &info);
+        t[r] = now_s() - t0;
+      }
+      if (!work) {
+        print_skip("geqrf", n, "allocation failed");
+        ++failures;
+      } else {
+        const double ratio = info == 0 ? P(check_geqrf)(a, a0, n) : NAN;
+        print_point("geqrf", n, reps, t, info, ratio, "max over columns | ||R_j|| - ||A_j|| | / (||A_j|| n eps)");
+        failures += !(info == 0 && ratio <= kThreshold);
+      }
+      free(work);
+    }
+  }
+  if (w->potrf) {
+    if (!BUDGET_LEFT()) {
+      print_skip("potrf", n, "budget");
+    } else {
+      P(fill_spd)(a0, n);
+      for (int r = 0; r < reps; ++r) {
+        memcpy(a, a0, nn * sizeof(T));
+        const double t0 = now_s();
+        P(potrf_)("L", &n, a, &n, &info, 1);
+        t[r] = now_s() - t0;
+      }
+      const double ratio = info == 0 ? P(check_potrf)(a, a0, n, 64) : NAN;
+      print_point("potrf", n, reps, t, info, ratio, "max over 64 sampled entries |LL^T-A|/(sum|L||L| n eps)");
+      failures += !(info == 0 && ratio <= kThreshold);
+    }
+  }
+#undef BUDGET_LEFT
+  free(a), free(a0), free(b), free(b0), free(tau), free(ipiv);
+  return failures;
+}

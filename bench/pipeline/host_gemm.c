@@ -1,0 +1,363 @@
+// blasoffload_host_gemm: times dgemm_ (or sgemm_) on host operands as a user's program calls it, through whatever
+// BLAS the dynamic linker and LD_PRELOAD provide (libblasoffload.so in BLASOFFLOAD_MODE=auto, as the issue's
+// "host dgemm n = 8192" point asks), against the CPU BLAS's own symbol called directly in the same process, with
+// the same threads and the same operands: median, min, max over repetitions, and the ratio with its spread.
+//
+// Linked with -lblas by its Debian name (libblas.so.3), so the runner chooses the stack at run time; the CPU BLAS is
+// that libblas.so.3 (OpenBLAS from LD_LIBRARY_PATH), its symbols found with dlopen(RTLD_NOLOAD) + dlsym. One JSON
+// object per line on stdout (bench/common/reports/host_gemm.py); progress on stderr.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../hash_uniform.h"
+
+typedef void gemm_fn(const char* ta, const char* tb, const int* m, const int* n, const int* k, const void* alpha,
+                     const void* a, const int* lda, const void* b, const int* ldb, const void* beta, void* c,
+                     const int* ldc, size_t lta, size_t ltb);
+// The symbols the dynamic linker binds for this program: libblasoffload.so's when it is preloaded.
+void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
+            const double*, const int*, const double*, double*, const int*, size_t, size_t);
+void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
+            const float*, const int*, const float*, float*, const int*, size_t, size_t);
+
+static const char kUsage[] =
+    "usage: blasoffload_host_gemm [--precision=d,s] [--n=8192,...] [--reps=7] [--cpu-reps=3] [--warmup-calls=3]\n"
+    "                             [--warmup-s=3] [--same-operands] [--stack=NAME] [--budget-s=S] [--no-check]\n"
+    "  C = A B (NN, alpha 1, beta 0, square n, lda = n) on malloc'd host operands, through the program's gemm_\n"
+    "  (the library under test) and the CPU BLAS's own gemm_: per repetition the library's call and, in the first\n"
+    "  cpu-reps repetitions, the CPU BLAS's, each side first in turn. Before every repetition A and B are rewritten\n"
+    "  with new values (untimed), so that no device copy can be reused and each call moves its operands, as a\n"
+    "  program's would after computing them; --same-operands keeps them (the residency cache may then serve them).\n"
+    "  The warm-up calls the library until warmup-calls calls and warmup-s seconds have passed (the library's\n"
+    "  adaptive GPU start-up).\n"
+    "  Check: max |C_lib - C_cpu| / (k eps) of the last repetition both ran (operands in (-1, 1)), limit 30.\n"
+    "  Exit status: 0 all checks passed, 1 a check failed, 2 usage or allocation error.\n";
+
+// Units of k eps: LAPACK's test suites' threshold for their ratios.
+static const double kCheckLimit = 30.0;
+
+typedef struct {
+  int precs[2], nprec;
+  int ns[16], nn;
+  int reps, cpu_reps, warmup_calls;
+  double warmup_s, budget_s;
+  int rewrite, check;
+  const char* stack;
+} Options;
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median_of(const double* v, int n) {
+  double s[256];
+  memcpy(s, v, sizeof(double) * (size_t)n);
+  qsort(s, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+// ---- Filling: all cores, counter-based values (the same whatever the thread count) ----
+
+typedef struct {
+  void* p;
+  int64_t begin, end;
+  uint64_t seed;
+  int dbl;
+} FillJob;
+
+static void* fill_part(void* arg) {
+  const FillJob* j = (const FillJob*)arg;
+  for (int64_t i = j->begin; i < j->end; ++i) {
+    const float v = hash_uniform((uint64_t)i, j->seed);
+    if (j->dbl)
+      ((double*)j->p)[i] = v;
+    else
+      ((float*)j->p)[i] = v;
+  }
+  return NULL;
+}
+
+static void fill(void* p, int64_t count, uint64_t seed, int dbl) {
+  enum { kMaxThreads = 64 };
+  long t = sysconf(_SC_NPROCESSORS_ONLN);
+  const int threads = t < 1 ? 1 : t > kMaxThreads ? kMaxThreads : (int)t;
+  pthread_t tid[kMaxThreads];
+  FillJob job[kMaxThreads];
+  for (int i = 0; i < threads; ++i) {
+    job[i] = (FillJob){p, count * i / threads, count * (i + 1) / threads, seed, dbl};
+    if (pthread_create(&tid[i], NULL, fill_part, &job[i]) != 0) {
+      fill_part(&job[i]);
+      tid[i] = 0;
+    }
+  }
+  for (int i = 0; i < threads; ++i)
+    if (tid[i]) pthread_join(tid[i], NULL);
+}
+
+// ---- The CPU BLAS and the context line ----
+
+static gemm_fn* g_cpu[2];  // [0] sgemm_, [1] dgemm_ of libblas.so.3 itself
+static char g_cpu_from[512], g_lib_from[512], g_corename[64], g_config[256];
+static int g_threads = -1;
+
+static const char* where(void* sym, char* buf, size_t size) {
+  Dl_info info;
+  snprintf(buf, size, "%s", dladdr(sym, &info) && info.dli_fname ? info.dli_fname : "?");
+  return buf;
+}
+
+static int find_cpu_blas(void) {
+  void* h = dlopen("libblas.so.3", RTLD_NOW | RTLD_NOLOAD);
+  if (!h) h = dlopen("libblas.so.3", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return 0;
+  g_cpu[0] = (gemm_fn*)dlsym(h, "sgemm_");
+  g_cpu[1] = (gemm_fn*)dlsym(h, "dgemm_");
+  if (!g_cpu[0] || !g_cpu[1]) return 0;
+  where((void*)g_cpu[1], g_cpu_from, sizeof g_cpu_from);
+  where((void*)&dgemm_, g_lib_from, sizeof g_lib_from);
+  char* (*corename)(void) = (char* (*)(void))dlsym(h, "openblas_get_corename");
+  char* (*config)(void) = (char* (*)(void))dlsym(h, "openblas_get_config");
+  int (*threads)(void) = (int (*)(void))dlsym(h, "openblas_get_num_threads");
+  snprintf(g_corename, sizeof g_corename, "%s", corename ? corename() : "");
+  snprintf(g_config, sizeof g_config, "%s", config ? config() : "");
+  if (threads) g_threads = threads();
+  return 1;
+}
+
+static void json_str(const char* key, const char* v, int comma) {
+  printf("\"%s\": \"", key);
+  for (const char* p = v ? v : ""; *p; ++p) {
+    if (*p == '"' || *p == '\\') putchar('\\');
+    if ((unsigned char)*p >= 0x20) putchar(*p);
+  }
+  printf("\"%s", comma ? ", " : "");
+}
+
+static void print_context(const Options* o) {
+  extern char** environ;
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  printf("{\"context\": {\"program\": \"blasoffload_host_gemm\", ");
+  json_str("stack", o->stack, 1);
+  json_str("host", host, 1);
+  json_str("dgemm_from", g_lib_from, 1);
+  json_str("cpu_dgemm_from", g_cpu_from, 1);
+  json_str("ld_preload", getenv("LD_PRELOAD"), 1);
+  json_str("commit", getenv("BO_COMMIT"), 1);
+  json_str("openblas_corename", g_corename, 1);
+  json_str("openblas_config", g_config, 1);
+  printf("\"openblas_threads\": %d, \"env\": {", g_threads);
+  int first = 1;
+  for (char** e = environ; *e; ++e) {
+    if (strncmp(*e, "BLASOFFLOAD_", 12) != 0 && strncmp(*e, "OPENBLAS_", 9) != 0) continue;
+    const char* eq = strchr(*e, '=');
+    if (!eq) continue;
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+    if (!first) printf(", ");
+    json_str(key, eq + 1, 0);
+    first = 0;
+  }
+  printf("}}}\n");
+  fflush(stdout);
+}
+
+// ---- One point: precision x n ----
+
+static void print_times(const char* key, const double* t, int n) {
+  printf("\"%s\": [", key);
+  for (int i = 0; i < n; ++i) printf("%s%.4g", i ? ", " : "", t[i]);
+  printf("], ");
+}
+
+static void print_stats(const char* side, const double* t, int n, double flops) {
+  char key[64];
+  const double med = median_of(t, n);
+  double lo = t[0], hi = t[0];
+  for (int i = 1; i < n; ++i) {
+    lo = t[i] < lo ? t[i] : lo;
+    hi = t[i] > hi ? t[i] : hi;
+  }
+  printf("\"%s_median_ms\": %.6g, \"%s_min_ms\": %.6g, \"%s_max_ms\": %.6g, \"%s_reps\": %d, \"%s_gflops\": %.6g, ",
+         side, med, side, lo, side, hi, side, n, side, flops / (med * 1e6));
+  snprintf(key, sizeof key, "%s_times_ms", side);
+  print_times(key, t, n);
+}
+
+// Runs one point; returns 0 ok, 1 check failed, 2 not run (allocation or budget).
+static int run_point(const Options* o, int dbl, int n, double t_start) {
+  const char* routine = dbl ? "dgemm" : "sgemm";
+  const size_t es = dbl ? sizeof(double) : sizeof(float);
+  const int64_t count = (int64_t)n * n;
+  void *a = malloc(es * (size_t)count), *b = malloc(es * (size_t)count);
+  void *c = malloc(es * (size_t)count), *c2 = malloc(es * (size_t)count);
+  if (!a || !b || !c || !c2) {
+    printf("{\"routine\": \"%s\", \"n\": %d, \"stack\": \"%s\", \"skipped\": \"allocation of 4 x %.1f GiB failed\"}\n",
+           routine, n, o->stack, (double)es * (double)count / (1 << 30));
+    free(a), free(b), free(c), free(c2);
+    return 2;
+  }
+  gemm_fn* lib = dbl ? (gemm_fn*)&dgemm_ : (gemm_fn*)&sgemm_;
+  gemm_fn* cpu = g_cpu[dbl];
+  const double one_d = 1.0, zero_d = 0.0;
+  const float one_f = 1.0f, zero_f = 0.0f;
+  const void* one = dbl ? (const void*)&one_d : (const void*)&one_f;
+  const void* zero = dbl ? (const void*)&zero_d : (const void*)&zero_f;
+  uint64_t seed = 1;
+  fill(a, count, seed, dbl);
+  fill(b, count, seed + 1000003, dbl);
+  const double flops = 2.0 * n * (double)n * n;
+
+  double warm[64];
+  int nwarm = 0;
+  const double w0 = now_s();
+  while (nwarm < 64 && (nwarm < o->warmup_calls || now_s() - w0 < o->warmup_s)) {
+    const double t0 = now_s();
+    lib("N", "N", &n, &n, &n, one, a, &n, b, &n, zero, c, &n, 1, 1);
+    warm[nwarm++] = 1e3 * (now_s() - t0);
+  }
+  double tl[256], tc[256];
+  int nl = 0, nc = 0, checked = 0;
+  double check_value = -1;
+  for (int r = 0; r < o->reps && r < 256; ++r) {
+    if (o->budget_s > 0 && now_s() - t_start > o->budget_s && nl >= 1 && nc >= 1) break;
+    if (o->rewrite) {
+      seed += 2;
+      fill(a, count, seed, dbl);
+      fill(b, count, seed + 1000003, dbl);
+    }
+    // The pair's order alternates, so that neither side always runs right after the rewrite or the other's call.
+    const int both = r < o->cpu_reps, cpu_first = both && r % 2 == 1;
+    double t0;
+    if (cpu_first) {
+      t0 = now_s();
+      cpu("N", "N", &n, &n, &n, one, a, &n, b, &n, zero, c2, &n, 1, 1);
+      tc[nc++] = 1e3 * (now_s() - t0);
+    }
+    t0 = now_s();
+    lib("N", "N", &n, &n, &n, one, a, &n, b, &n, zero, c, &n, 1, 1);
+    tl[nl++] = 1e3 * (now_s() - t0);
+    if (both && !cpu_first) {
+      t0 = now_s();
+      cpu("N", "N", &n, &n, &n, one, a, &n, b, &n, zero, c2, &n, 1, 1);
+      tc[nc++] = 1e3 * (now_s() - t0);
+    }
+    if (both) {
+      checked = o->check;
+      if (checked) {  // two correct summation orders differ by about k eps / 3 at most here; a reduced-precision
+                      // product (TF32 in double, a stale operand) by orders of magnitude more
+        double worst = 0;
+        for (int64_t i = 0; i < count; ++i) {
+          const double d =
+              dbl ? fabs(((double*)c)[i] - ((double*)c2)[i]) : fabs((double)((float*)c)[i] - (double)((float*)c2)[i]);
+          if (!(d <= worst)) worst = d;  // NaN sticks
+        }
+        check_value = worst / ((double)n * (dbl ? DBL_EPSILON : FLT_EPSILON));
+      }
+    }
+  }
+  const int ok = !checked || check_value <= kCheckLimit;
+  printf("{\"bench\": \"host_gemm\", \"routine\": \"%s\", \"precision\": \"%c\", \"n\": %d, ", routine, dbl ? 'd' : 's',
+         n);
+  json_str("stack", o->stack, 1);
+  json_str("mode", getenv("BLASOFFLOAD_MODE") ? getenv("BLASOFFLOAD_MODE") : "none", 1);
+  json_str("policy_file", getenv("BLASOFFLOAD_POLICY_FILE"), 1);
+  json_str("operands", o->rewrite ? "fresh" : "same", 1);
+  print_times("warmup_times_ms", warm, nwarm);
+  print_stats("lib", tl, nl, flops);
+  print_stats("cpu", tc, nc, flops);
+  printf("\"reps_wanted\": %d, \"check_value\": %.3g, \"check_limit\": %g, \"check\": \"%s\"}\n", o->reps, check_value,
+         kCheckLimit,
+         !checked ? "not checked"
+         : ok     ? "ok"
+                  : "FAIL");
+  fflush(stdout);
+  fprintf(stderr, "host_gemm: %s n=%d: library %.1f ms, CPU BLAS %.1f ms (medians)\n", routine, n, median_of(tl, nl),
+          median_of(tc, nc));
+  free(a), free(b), free(c), free(c2);
+  return ok ? 0 : 1;
+}
+
+static int parse_list(const char* s, int* out, int max) {
+  int n = 0;
+  for (char* end; *s && n < max; s = *end ? end + 1 : end) {
+    const long v = strtol(s, &end, 10);
+    if (end == s || v <= 0 || v > 1 << 20 || (*end && *end != ',')) return -1;
+    out[n++] = (int)v;
+  }
+  return n;
+}
+
+int main(int argc, char** argv) {
+  Options o = {{1}, 1, {8192}, 1, 7, 3, 3, 3.0, 0, 1, 1, "unnamed"};
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    int bad = 0;
+    if (strncmp(a, "--precision=", 12) == 0) {
+      o.nprec = 0;
+      for (const char* p = a + 12; *p; ++p)
+        if ((*p == 's' || *p == 'd') && o.nprec < 2)
+          o.precs[o.nprec++] = *p == 'd';
+        else if (*p != ',')
+          bad = 1;
+      bad |= o.nprec == 0;
+    } else if (strncmp(a, "--n=", 4) == 0) {
+      o.nn = parse_list(a + 4, o.ns, 16);
+      bad = o.nn <= 0;
+    } else if (strncmp(a, "--reps=", 7) == 0) {
+      o.reps = atoi(a + 7);
+      bad = o.reps < 1 || o.reps > 256;
+    } else if (strncmp(a, "--cpu-reps=", 11) == 0) {
+      o.cpu_reps = atoi(a + 11);
+      bad = o.cpu_reps < 1;
+    } else if (strncmp(a, "--warmup-calls=", 15) == 0) {
+      o.warmup_calls = atoi(a + 15);
+    } else if (strncmp(a, "--warmup-s=", 11) == 0) {
+      o.warmup_s = atof(a + 11);
+    } else if (strncmp(a, "--budget-s=", 11) == 0) {
+      o.budget_s = atof(a + 11);
+    } else if (strcmp(a, "--same-operands") == 0) {
+      o.rewrite = 0;
+    } else if (strcmp(a, "--no-check") == 0) {
+      o.check = 0;
+    } else if (strncmp(a, "--stack=", 8) == 0) {
+      o.stack = a + 8;
+    } else {
+      bad = 1;
+    }
+    if (bad) {
+      fputs(kUsage, strcmp(a, "--help") == 0 ? stdout : stderr);
+      return strcmp(a, "--help") == 0 ? 0 : 2;
+    }
+  }
+  if (o.cpu_reps > o.reps) o.cpu_reps = o.reps;
+  if (!find_cpu_blas()) {
+    fprintf(stderr, "host_gemm: libblas.so.3 has no sgemm_/dgemm_ (%s)\n", dlerror());
+    return 2;
+  }
+  print_context(&o);
+  const double t_start = now_s();
+  int status = 0;
+  for (int p = 0; p < o.nprec; ++p)
+    for (int i = 0; i < o.nn; ++i) {
+      const int rc = run_point(&o, o.precs[p], o.ns[i], t_start);
+      status = rc > status ? rc : status;
+    }
+  return status;
+}
