@@ -1,17 +1,18 @@
-// GPU tests of the level-3 routines strsm and ssyrk: every registry entry (ours and cuBLAS) on device memory and the
-// module's entry points with host and with device operands, against double-precision references, with guard zones,
-// NaN where nothing may be read, and two runs that must agree bit for bit. Without a CUDA device they report SKIPPED
+// GPU tests of the level-3 routines trsm and syrk in both precisions: every registry entry of the routine (ours and
+// cuBLAS's) on device memory and the module's call() with host and with device operands, against references
+// accumulated in a wider type (Real<T>::Acc: double for float, x87 long double for double), with guard zones, NaN
+// where nothing may be read, and two runs that must agree bit for bit. Without a CUDA device they report SKIPPED
 // (except the check of the test's own ill-conditioned data, which needs no GPU).
 //
-// Bounds (eps = 2^-24). strsm is checked per independent system of order t: a column of X for side L (t = m), a row
-// of X for side R (t = n); M below is that system's matrix (op(A), or op(A)^T for side R).
-//   strsm, diagonally dominant triangle (cond ~ 1):  |x - x_ref| <= 32 t eps max|x_ref|
-//   strsm, ill-conditioned triangle (cond far above 1e4): the normwise backward error
-//       ||M x - alpha b||_inf / ((|M| |x|)_inf + |alpha| ||b||_inf) <= 4 (1000 + t) eps
+// Bounds (u = unit roundoff of the element type). trsm is checked per independent system of order t: a column of X
+// for side L (t = m), a row of X for side R (t = n); M below is that system's matrix (op(A), or op(A)^T for side R).
+//   trsm, diagonally dominant triangle (cond ~ 1):  |x - x_ref| <= 32 t u max|x_ref|
+//   trsm, ill-conditioned triangle (cond far above 1e4): the normwise backward error
+//       ||M x - alpha b||_inf / ((|M| |x|)_inf + |alpha| ||b||_inf) <= 4 (1000 + t) u
 //     1000 is the largest 1-norm condition number of a diagonal block that our inversion path inverts (the rest
-//     are solved by substitution); the backward error of the double-precision solution rounded to float (about
-//     eps) is printed beside it for comparison.
-//   ssyrk: |c_ij - ref| <= 4 (k + 2) eps (|alpha| (|op(A)| |op(A)|^T)_ij + |beta c_ij|)
+//     are solved by substitution); the backward error of the wide reference solution rounded to T (about u) is
+//     printed beside it for comparison.
+//   syrk: |c_ij - ref| <= 4 (k + 2) u (|alpha| (|op(A)| |op(A)|^T)_ij + |beta c_ij|) + tiny
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -24,48 +25,26 @@ using namespace gt;
 
 namespace {
 
-constexpr double kEps = 1.0 / (1 << 24);
-constexpr double kTiny = 1e-30;
 // Host-reference work (multiply-adds) above which a shape runs one alpha/conditioning variant per combination
-// instead of all of them, so that the double-precision references stay within seconds.
+// instead of all of them, so that the references stay within seconds.
 constexpr double kBigWork = 1e8;
 
 int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
-// A 256-byte aligned address, as DevImage operands are, for select() and can_implement before operands exist.
-float* fake_dev_ptr() { return reinterpret_cast<float*>(uintptr_t(1) << 20); }
-
-// ---------------------------------------------------------------- what runs a case
-enum class Mode { kEntry, kModuleHost, kModuleDevice };
-struct Runner {
-  Mode mode;
-  const bo_kernel_entry* e;  // kEntry only
-  std::string name() const {
-    if (mode == Mode::kEntry) return std::string(e->name) + (e->vendor ? " (vendor)" : "");
-    return mode == Mode::kModuleHost ? "module, host operands" : "module, device operands";
-  }
-};
-std::vector<Runner> runners_for(int routine) {
-  std::vector<Runner> v;
-  for (const bo_kernel_entry* e : configs(routine)) v.push_back({Mode::kEntry, e});
-  v.push_back({Mode::kModuleHost, nullptr});
-  v.push_back({Mode::kModuleDevice, nullptr});
-  return v;
-}
 
 // Per runner, for the summary a test prints: how many cases ran, how close to its bound the worst one came, and
-// (strsm, ill-conditioned data) the worst backward error in eps and relative to the rounded double solution's.
+// (trsm, ill-conditioned data) the worst backward error in u and relative to the rounded reference solution's.
 struct Stat {
   int ran = 0, declined = 0;
-  double worst = 0, worst_be_eps = 0, worst_be_vs_ref = 0;
+  double worst = 0, worst_be_u = 0, worst_be_vs_ref = 0;
 };
 using Tally = std::map<std::string, Stat>;
-void print_tally(const char* what, const Tally& t) {
-  std::printf("%s:\n", what);
+void print_tally(const std::string& what, const Tally& t) {
+  std::printf("%s:\n", what.c_str());
   for (const auto& [name, s] : t) {
     std::printf("  %-40s %5d cases (%d declined), worst error %.3f of its bound", name.c_str(), s.ran, s.declined,
                 s.worst);
-    if (s.worst_be_eps > 0)
-      std::printf("; worst backward error %.1f eps, %.2fx the rounded double solution's", s.worst_be_eps,
+    if (s.worst_be_u > 0)
+      std::printf("; worst backward error %.1f u, %.2fx the rounded reference solution's", s.worst_be_u,
                   s.worst_be_vs_ref);
     std::printf("\n");
   }
@@ -79,8 +58,9 @@ void expect_all_ran(const std::vector<Runner>& rs, const Tally& t) {
 }
 
 // Everything in the image outside the rows x cols block (of leading dimension ld) must be bit-identical.
-::testing::AssertionResult only_block_written(const Image& before, const Image& after, int64_t rows, int64_t cols,
-                                              int64_t ld) {
+template <typename T>
+::testing::AssertionResult only_block_written(const Image<T>& before, const Image<T>& after, int64_t rows,
+                                              int64_t cols, int64_t ld) {
   size_t changed = 0;
   std::ostringstream msg;
   const size_t span = before.size() - 2 * kGuard;
@@ -92,24 +72,27 @@ void expect_all_ran(const std::vector<Runner>& rs, const Tally& t) {
   if (changed) return ::testing::AssertionFailure() << changed << " elements outside the output changed:" << msg.str();
   return ::testing::AssertionSuccess();
 }
-
-// An operand that must come back bit-identical (cheaper than check_image for a GiB of A).
-::testing::AssertionResult unchanged(const Image& before, const Image& after) {
-  if (before.size() != after.size()) return ::testing::AssertionFailure() << "image sizes differ";
-  for (size_t k = 0; k < before.size(); ++k)
-    if (bits(before.v[k]) != bits(after.v[k]))
-      return ::testing::AssertionFailure() << "changed, first at operand offset " << int64_t(k) - int64_t(kGuard);
-  return ::testing::AssertionSuccess();
-}
 bool has_host_mode(const std::vector<Runner>& rs) {
   return std::any_of(rs.begin(), rs.end(), [](const Runner& r) { return r.mode == Mode::kModuleHost; });
 }
+// select() names an entry of the routine that takes the case (pointers: aligned stand-ins).
+template <typename T>
+void expect_select_takes(bo_call g) {
+  g.a = g.c = fake_dev_ptr<T>();
+  const int idx = module().reg->select(g.routine, &g);
+  EXPECT_GE(idx, 0) << "select() found no " << bo_routine_name(g.routine) << " entry";
+  if (idx >= 0) {
+    const bo_kernel_entry& e = module().reg->entries[idx];
+    EXPECT_EQ(e.routine, g.routine) << e.name;
+    EXPECT_TRUE(e.can_implement(&g)) << "select() chose " << e.name << ", which declines the case";
+  }
+}
 
-// ================================================================ strsm
+// ================================================================ trsm
 struct TrsmCase {
   char side, uplo, trans, diag;
   int64_t m, n;
-  float alpha;
+  double alpha;
   bool ill;
   int64_t lda, ldb;
   int64_t t() const { return side == 'L' ? m : n; }
@@ -124,73 +107,74 @@ struct TrsmCase {
   }
 };
 
-bo_kernel_args trsm_args(const TrsmCase& c, const float* a, float* b) {
-  bo_kernel_args g{};
-  g.opa = c.side;
-  g.opb = c.uplo;
-  g.opc = c.trans;
-  g.opd = c.diag;
+bo_call trsm_call(int routine, const TrsmCase& c) {
+  bo_call g{};
+  g.routine = routine;
+  g.op[0] = c.side;
+  g.op[1] = c.uplo;
+  g.op[2] = c.trans;
+  g.op[3] = c.diag;
   g.m = c.m;
   g.n = c.n;
   g.alpha = c.alpha;
-  g.a = a;
   g.lda = c.lda;
-  g.c = b;
   g.ldc = c.ldb;
   return g;
 }
 
 // The matrix M of every system of a case, read from A as stored: M(r, q) = A(r, q) when `direct` (side L with
 // transa N, side R with T), else A(q, r). Column p of A is column p of M (direct) or row p of M; both ways the loops
-// below walk A by columns.
+// below walk A by columns. Arithmetic in Acc.
+template <typename T>
 struct Tri {
-  const float* a;
+  using Acc = typename Real<T>::Acc;
+  const T* a;
   int64_t lda, t;
   bool direct, upper, unit;
-  Tri(const TrsmCase& c, const float* a_)
+  Tri(const TrsmCase& c, const T* a_)
       : a(a_),
         lda(c.lda),
         t(c.t()),
         direct((c.side == 'L') == (c.trans == 'N')),
         upper(c.uplo == 'U'),
         unit(c.diag == 'U') {}
-  double d(int64_t p) const { return unit ? 1.0 : double(a[p + p * lda]); }
+  Acc d(int64_t p) const { return unit ? Acc(1) : Acc(a[p + p * lda]); }
   int64_t lo(int64_t p) const { return upper ? 0 : p + 1; }  // stored off-diagonal rows of column p of A
   int64_t hi(int64_t p) const { return upper ? p : t; }
   bool ascending() const { return direct != upper; }  // M lower triangular: solved first to last
   // x := M^-1 x, by substitution, in the reference BLAS's order (a NaN reaches everything after it).
-  void solve(double* x) const {
+  void solve(Acc* x) const {
     for (int64_t i = 0; i < t; ++i) {
       const int64_t p = ascending() ? i : t - 1 - i;
-      const float* col = a + p * lda;
+      const T* col = a + p * lda;
       if (direct) {
         x[p] /= d(p);
-        const double xp = x[p];
-        for (int64_t r = lo(p); r < hi(p); ++r) x[r] -= double(col[r]) * xp;
+        const Acc xp = x[p];
+        for (int64_t r = lo(p); r < hi(p); ++r) x[r] -= Acc(col[r]) * xp;
       } else {
-        double s = x[p];
-        for (int64_t q = lo(p); q < hi(p); ++q) s -= double(col[q]) * x[q];
+        Acc s = x[p];
+        for (int64_t q = lo(p); q < hi(p); ++q) s -= Acc(col[q]) * x[q];
         x[p] = s / d(p);
       }
     }
   }
   // y := M x, z := |M| |x|.
-  void apply(const double* x, double* y, double* z) const {
+  void apply(const Acc* x, Acc* y, Acc* z) const {
     for (int64_t p = 0; p < t; ++p) {
       y[p] = d(p) * x[p];
       z[p] = std::fabs(y[p]);
     }
     for (int64_t p = 0; p < t; ++p) {
-      const float* col = a + p * lda;
+      const T* col = a + p * lda;
       if (direct) {
         for (int64_t r = lo(p); r < hi(p); ++r) {
-          const double v = double(col[r]) * x[p];
+          const Acc v = Acc(col[r]) * x[p];
           y[r] += v;
           z[r] += std::fabs(v);
         }
       } else {
         for (int64_t q = lo(p); q < hi(p); ++q) {
-          const double v = double(col[q]) * x[q];
+          const Acc v = Acc(col[q]) * x[q];
           y[p] += v;
           z[p] += std::fabs(v);
         }
@@ -198,17 +182,17 @@ struct Tri {
     }
   }
   // ||M x - alpha b||_inf / ((|M| |x|)_inf + |alpha| ||b||_inf) for one system (b already unscaled).
-  double backward_error(const double* x, const double* b, double alpha) const {
-    std::vector<double> y(t), z(t);
+  double backward_error(const Acc* x, const Acc* b, double alpha) const {
+    std::vector<Acc> y(t), z(t);
     apply(x, y.data(), z.data());
-    double num = 0, mz = 0, mb = 0;
+    Acc num = 0, mz = 0, mb = 0;
     for (int64_t r = 0; r < t; ++r) {
-      num = std::max(num, std::fabs(y[r] - alpha * b[r]));
+      num = std::max(num, std::fabs(y[r] - Acc(alpha) * b[r]));
       mz = std::max(mz, z[r]);
       mb = std::max(mb, std::fabs(b[r]));
     }
-    const double den = mz + std::fabs(alpha) * mb;
-    return num == 0 ? 0 : num / den;
+    const Acc den = mz + std::fabs(Acc(alpha)) * mb;
+    return num == 0 ? 0 : double(num / den);
   }
 };
 
@@ -219,17 +203,18 @@ struct Tri {
 // has a condition number far above the inversion limit (1000), the others put blocks near it on either side. With
 // a unit diagonal the ill-conditioning comes from larger off-diagonal entries (5 sqrt(3/t)). The other triangle,
 // and the diagonal when diag = U, hold NaN; the padding rows keep the image's sentinel NaN.
-void fill_triangle(Image& im, const TrsmCase& c) {
+template <typename T>
+void fill_triangle(Image<T>& im, const TrsmCase& c) {
   const int64_t t = c.t(), lda = c.lda;
   const bool unit = c.diag == 'U';
   const double s = c.ill ? (unit ? 5.0 : 3.0) * std::sqrt(3.0 / double(t)) : 1.0 / double(t);
-  float* a = im.p();
+  T* a = im.p();
   for (int64_t j = 0; j < t; ++j)
     for (int64_t i = 0; i < t; ++i) {
       const bool stored = c.uplo == 'U' ? i < j : i > j;
-      float v = std::nanf("");
-      if (stored) v = float(uni() * s);
-      if (i == j && !unit) v = (c.ill ? uni(1.0f, 2.0f) : uni(1.5f, 2.5f)) * (uni() < 0 ? -1.0f : 1.0f);
+      T v = NAN;
+      if (stored) v = T(double(uni<T>()) * s);
+      if (i == j && !unit) v = (c.ill ? uni<T>(1, 2) : uni<T>(1.5, 2.5)) * (uni<T>() < 0 ? -1 : 1);
       a[i + j * lda] = v;
     }
   if (c.ill && !unit) {
@@ -238,8 +223,8 @@ void fill_triangle(Image& im, const TrsmCase& c) {
     for (int64_t q = 0; q < count; ++q) {
       // One in each quarter, so that they fall into different diagonal blocks where t allows.
       const int64_t p = t < 4 ? q : q * part + int64_t(rng()() % uint64_t(part));
-      float& d = a[p + p * lda];
-      d = float(std::copysign(std::pow(10.0, small[q]), double(d)));
+      T& d = a[p + p * lda];
+      d = T(std::copysign(std::pow(10.0, small[q]), double(d)));
     }
   }
 }
@@ -247,41 +232,45 @@ void fill_triangle(Image& im, const TrsmCase& c) {
 // A non-finite value placed into B before the call: element r of system s.
 struct Inject {
   int64_t s, r;
-  float v;
+  double v;
 };
 
+template <typename T>
 struct TrsmProblem {
+  using Acc = typename Real<T>::Acc;
   TrsmCase c;
-  Image a, b;
-  std::vector<double> xref;    // element r of system s at r + s t
-  std::vector<double> be_ref;  // ill-conditioned: backward error of xref rounded to float, per system
+  Image<T> a, b;
+  std::vector<Acc> xref;       // element r of system s at r + s t
+  std::vector<double> be_ref;  // ill-conditioned: backward error of xref rounded to T, per system
   std::vector<char> poisoned;  // per system: 0, 1 (a NaN injected), 2 (an Inf)
 };
 
-TrsmProblem make_trsm(const TrsmCase& c, const std::vector<Inject>& inject = {}) {
+template <typename T>
+TrsmProblem<T> make_trsm(const TrsmCase& c, const std::vector<Inject>& inject = {}) {
+  using Acc = typename Real<T>::Acc;
   const int64_t t = c.t(), ns = c.systems();
-  TrsmProblem P{c, Image(mspan(t, t, c.lda)), Image(mspan(c.m, c.n, c.ldb)), {}, {}, {}};
+  TrsmProblem<T> P{c, Image<T>(mspan(t, t, c.lda)), Image<T>(mspan(c.m, c.n, c.ldb)), {}, {}, {}};
   fill_triangle(P.a, c);
   for (int64_t j = 0; j < c.n; ++j)
-    for (int64_t i = 0; i < c.m; ++i) P.b.p()[i + j * c.ldb] = uni();
+    for (int64_t i = 0; i < c.m; ++i) P.b.p()[i + j * c.ldb] = uni<T>();
   P.poisoned.assign(size_t(ns), 0);
   for (const Inject& in : inject) {
-    P.b.p()[c.off(in.s, in.r)] = in.v;
+    P.b.p()[c.off(in.s, in.r)] = T(in.v);
     P.poisoned[size_t(in.s)] = std::isnan(in.v) ? 1 : 2;
   }
   P.xref.resize(size_t(t * ns));
   if (c.ill) P.be_ref.resize(size_t(ns));
-  const Tri M(c, P.a.p());
+  const Tri<T> M(c, P.a.p());
   parallel_for(ns, [&](int64_t s) {
-    double* x = P.xref.data() + s * t;
-    std::vector<double> b(t);
+    Acc* x = P.xref.data() + s * t;
+    std::vector<Acc> b(t);
     for (int64_t r = 0; r < t; ++r) b[r] = P.b.p()[c.off(s, r)];
-    for (int64_t r = 0; r < t; ++r) x[r] = double(c.alpha) * b[r];
+    for (int64_t r = 0; r < t; ++r) x[r] = Acc(c.alpha) * b[r];
     M.solve(x);
     if (c.ill) {
-      std::vector<double> xf(t);
-      for (int64_t r = 0; r < t; ++r) xf[r] = double(float(x[r]));
-      P.be_ref[size_t(s)] = M.backward_error(xf.data(), b.data(), c.alpha);
+      std::vector<Acc> xt(t);
+      for (int64_t r = 0; r < t; ++r) xt[r] = Acc(T(x[r]));
+      P.be_ref[size_t(s)] = M.backward_error(xt.data(), b.data(), c.alpha);
     }
   });
   return P;
@@ -290,24 +279,28 @@ TrsmProblem make_trsm(const TrsmCase& c, const std::vector<Inject>& inject = {})
 struct Verdict {
   bool ok = true;
   std::string msg;
-  double worst = 0, worst_be_eps = 0, worst_be_vs_ref = 0;
+  double worst = 0, worst_be_u = 0, worst_be_vs_ref = 0;
 };
 
 // Checks X (the B image after a call) system by system against the case's rule (see the file's header). Systems
 // holding an injected NaN (Inf): wherever the reference is NaN (non-finite) the result must be NaN (non-finite), and
 // elsewhere in that system it may be non-finite (an inverted block multiplies a NaN by its zeros) or else correct.
-Verdict judge_trsm(const TrsmProblem& P, const Image& out) {
+template <typename T>
+Verdict judge_trsm(const TrsmProblem<T>& P, const Image<T>& out) {
+  using Acc = typename Real<T>::Acc;
+  const double u = Real<T>::u;
   const TrsmCase& c = P.c;
   const int64_t t = c.t(), ns = c.systems();
-  const Tri M(c, P.a.p());
-  const double be_bound = 4.0 * (1000.0 + double(t)) * kEps;
+  const Tri<T> M(c, P.a.p());
+  const double be_bound = 4.0 * (1000.0 + double(t)) * u;
   std::vector<double> worst(ns, 0), be(ns, 0);
   std::vector<std::string> bad(ns);
   parallel_for(ns, [&](int64_t s) {
-    const double* xr = P.xref.data() + s * t;
+    const Acc* xr = P.xref.data() + s * t;
     std::ostringstream o;
+    o.precision(std::numeric_limits<T>::max_digits10);
     if (c.ill && !P.poisoned[s]) {
-      std::vector<double> x(t), b(t);
+      std::vector<Acc> x(t), b(t);
       bool finite = true;
       for (int64_t r = 0; r < t; ++r) {
         x[r] = out.p()[c.off(s, r)];
@@ -317,18 +310,18 @@ Verdict judge_trsm(const TrsmProblem& P, const Image& out) {
       be[s] = finite ? M.backward_error(x.data(), b.data(), c.alpha) : INFINITY;
       worst[s] = be[s] / be_bound;
       if (!(be[s] <= be_bound))
-        o << "system " << s << ": backward error " << be[s] / kEps << " eps > " << be_bound / kEps
-          << " eps (rounded double solution: " << P.be_ref[s] / kEps << " eps)";
+        o << "system " << s << ": backward error " << be[s] / u << " u > " << be_bound / u
+          << " u (rounded reference solution: " << P.be_ref[s] / u << " u)";
       bad[s] = o.str();
       return;
     }
-    double xmax = 0;
+    Acc xmax = 0;
     for (int64_t r = 0; r < t; ++r)
       if (std::isfinite(xr[r])) xmax = std::max(xmax, std::fabs(xr[r]));
-    const double bound = 32.0 * double(t) * kEps * xmax + kTiny;
+    const Acc bound = 32 * Acc(t) * Acc(u) * xmax + tiny<T>();
     int nbad = 0;
     for (int64_t r = 0; r < t; ++r) {
-      const double got = out.p()[c.off(s, r)], want = xr[r];
+      const Acc got = out.p()[c.off(s, r)], want = xr[r];
       bool ok;
       if (P.poisoned[s] && !std::isfinite(want))
         ok = P.poisoned[s] == 1 ? std::isnan(got) : !std::isfinite(got);
@@ -336,7 +329,7 @@ Verdict judge_trsm(const TrsmProblem& P, const Image& out) {
         ok = true;
       else {
         ok = std::isfinite(got) && std::fabs(got - want) <= bound;
-        if (std::isfinite(got)) worst[s] = std::max(worst[s], std::fabs(got - want) / bound);
+        if (std::isfinite(got)) worst[s] = std::max(worst[s], double(std::fabs(got - want) / bound));
       }
       if (!ok && nbad++ < 3)
         o << " [system " << s << " element " << r << ": got " << got << " want " << want << " +- " << bound << "]";
@@ -349,8 +342,8 @@ Verdict judge_trsm(const TrsmProblem& P, const Image& out) {
   for (int64_t s = 0; s < ns; ++s) {
     v.worst = std::max(v.worst, worst[s]);
     if (c.ill && !P.poisoned[s]) {
-      v.worst_be_eps = std::max(v.worst_be_eps, be[s] / kEps);
-      v.worst_be_vs_ref = std::max(v.worst_be_vs_ref, be[s] / std::max(P.be_ref[s], kEps / 64));
+      v.worst_be_u = std::max(v.worst_be_u, be[s] / u);
+      v.worst_be_vs_ref = std::max(v.worst_be_vs_ref, be[s] / std::max(P.be_ref[s], u / 64));
     }
     if (!bad[s].empty()) {
       v.ok = false;
@@ -361,62 +354,33 @@ Verdict judge_trsm(const TrsmProblem& P, const Image& out) {
   return v;
 }
 
-// Runs one case on one runner; false when a registry entry declines it (can_implement). *status: the module's
-// return code, or BO_CUDA_OK for an entry.
-bool run_trsm(const Runner& rn, const TrsmCase& c, const float* a_host, DevImage& da, const Image& b, Image* x,
-              int* status) {
-  *status = BO_CUDA_OK;
-  if (rn.mode == Mode::kModuleHost) {
-    *x = b;
-    *status = module().mod->strsm(c.side, c.uplo, c.trans, c.diag, c.m, c.n, c.alpha, a_host, c.lda, x->p(), c.ldb);
-    return true;
-  }
-  DevImage db(b);
-  if (rn.mode == Mode::kModuleDevice) {
-    *status = module().mod->strsm(c.side, c.uplo, c.trans, c.diag, c.m, c.n, c.alpha, da.p(), c.lda, db.p(), c.ldb);
-  } else {
-    const bo_kernel_args g = trsm_args(c, da.p(), db.p());
-    if (!rn.e->can_implement(&g)) return false;
-    run_entry(rn.e, g);
-  }
-  *x = db.back();
-  return true;
-}
-
 // Runs a case on every runner (each twice: the two results must be bit-identical), checks each result, A left
 // unchanged on the device and on the host, and that select() names an entry that takes the case.
+template <typename T>
 void check_trsm_case(const TrsmCase& c, const std::vector<Runner>& rs, Tally& tally,
                      const std::vector<Inject>& inject = {}) {
-  SCOPED_TRACE("strsm " + c.str());
-  const TrsmProblem P = make_trsm(c, inject);
+  SCOPED_TRACE(std::string(Real<T>::name) + " trsm " + c.str());
+  const TrsmProblem<T> P = make_trsm<T>(c, inject);
   if (c.ill) {
     for (size_t s = 0; s < P.be_ref.size(); ++s)
-      ASSERT_LE(P.be_ref[s], 4.0 * (1000.0 + double(c.t())) * kEps) << "the test's own reference, system " << s;
+      ASSERT_LE(P.be_ref[s], 4.0 * (1000.0 + double(c.t())) * Real<T>::u) << "the test's own reference, system " << s;
   }
-  {
-    const bo_kernel_args g = trsm_args(c, fake_dev_ptr(), fake_dev_ptr());
-    const int idx = module().reg->select(BO_K_STRSM, &g);
-    EXPECT_GE(idx, 0) << "select() found no strsm entry";
-    if (idx >= 0) {
-      const bo_kernel_entry& e = module().reg->entries[idx];
-      EXPECT_EQ(e.routine, BO_K_STRSM) << e.name;
-      EXPECT_TRUE(e.can_implement(&g)) << "select() chose " << e.name << ", which declines the case";
-    }
-  }
-  DevImage da(P.a);
+  const bo_call call = trsm_call(routine_of<T>(BO_KIND_TRSM), c);
+  expect_select_takes<T>(call);
+  DevImage<T> da(P.a);
   // The host operand of the module's host-operand calls, checked unchanged afterwards.
-  const Image ah = has_host_mode(rs) ? P.a : Image(0);
+  Image<T> ah = has_host_mode(rs) ? P.a : Image<T>(0);
   // Results already judged, so that bit-identical results of several runners (the module and the entry it
   // selects) are judged once: the backward errors of big ill-conditioned cases cost as much as the reference.
-  std::vector<std::pair<const Image*, Verdict>> judged;
-  std::vector<Image> keep;
+  std::vector<std::pair<const Image<T>*, Verdict>> judged;
+  std::vector<Image<T>> keep;
   keep.reserve(rs.size());
   for (const Runner& rn : rs) {
     SCOPED_TRACE(rn.name());
     Stat& st = tally[rn.name()];
-    Image x1(0), x2(0);
-    int status = 0;
-    if (!run_trsm(rn, c, ah.p(), da, P.b, &x1, &status)) {
+    Image<T> x1 = P.b, x2 = P.b;
+    const int status = run_call<T>(rn, call, &ah, nullptr, &x1, &da);
+    if (status == -1) {
       ++st.declined;
       continue;
     }
@@ -429,7 +393,7 @@ void check_trsm_case(const TrsmCase& c, const std::vector<Runner>& rs, Tally& ta
     EXPECT_TRUE(only_block_written(P.b, x1, c.m, c.n, c.ldb)) << "B's guard zone or padding";
     const Verdict* v = nullptr;
     for (const auto& [img, verdict] : judged)
-      if (std::memcmp(img->v.data(), x1.v.data(), 4 * x1.size()) == 0) v = &verdict;
+      if (std::memcmp(img->v.data(), x1.v.data(), sizeof(T) * x1.size()) == 0) v = &verdict;
     if (!v) {
       keep.push_back(x1);
       judged.emplace_back(&keep.back(), judge_trsm(P, x1));
@@ -437,20 +401,23 @@ void check_trsm_case(const TrsmCase& c, const std::vector<Runner>& rs, Tally& ta
     }
     EXPECT_TRUE(v->ok) << v->msg;
     st.worst = std::max(st.worst, v->worst);
-    st.worst_be_eps = std::max(st.worst_be_eps, v->worst_be_eps);
+    st.worst_be_u = std::max(st.worst_be_u, v->worst_be_u);
     st.worst_be_vs_ref = std::max(st.worst_be_vs_ref, v->worst_be_vs_ref);
-    run_trsm(rn, c, ah.p(), da, P.b, &x2, &status);
+    run_call<T>(rn, call, &ah, nullptr, &x2, &da);
     EXPECT_TRUE(same_bits(x1, x2));
   }
   EXPECT_TRUE(unchanged(P.a, da.back())) << "A on the device";
-  if (has_host_mode(rs)) EXPECT_TRUE(unchanged(P.a, ah)) << "A on the host";
+  if (has_host_mode(rs)) {
+    EXPECT_TRUE(unchanged(P.a, ah)) << "A on the host";
+  }
 }
 
 // Every uplo/transa/diag combination of one side at every shape. Shapes whose reference is big run one
 // alpha/conditioning variant per combination (the four variants rotate over the combinations).
-void strsm_side(char side) {
-  const std::vector<Runner> rs = runners_for(BO_K_STRSM);
-  ASSERT_GT(rs.size(), 2u) << "the registry has no strsm entry";
+template <typename T>
+void trsm_side(char side) {
+  const std::vector<Runner> rs = runners_for(routine_of<T>(BO_KIND_TRSM));
+  ASSERT_GT(rs.size(), 2u) << "the registry has no trsm entry";
   const int64_t shapes[][2] = {{1, 1},   {2, 3},    {31, 33},  {33, 1},   {1, 40},
                                {100, 7}, {257, 64}, {3000, 5}, {5, 3000}, {1000, 1000}};
   Tally tally;
@@ -466,57 +433,64 @@ void strsm_side(char side) {
           for (int v = 0; v < 4; ++v) {
             if (big && v != combo % 4) continue;
             const size_t h = size_t(combo) * 31 + si * 7 + size_t(v);
-            TrsmCase c{side, uplo, trans, diag, m, n, (v & 1) ? -0.75f : 1.0f, (v & 2) != 0, 0, 0};
+            TrsmCase c{side, uplo, trans, diag, m, n, (v & 1) ? -0.75 : 1.0, (v & 2) != 0, 0, 0};
             if (trans == 'T' && (si == 1 || si == 5)) c.trans = 'C';  // 'C' means 'T' for real matrices
             // Leading dimensions above the rows, some multiples of 4 (the vector paths), some odd.
             c.lda = h % 2 ? t + 3 : round_up(t + 1, 4);
             c.ldb = h % 3 ? m + 1 : round_up(m + 1, 4);
-            check_trsm_case(c, rs, tally);
+            check_trsm_case<T>(c, rs, tally);
           }
         }
       }
-  print_tally(side == 'L' ? "strsm, side L" : "strsm, side R", tally);
+  print_tally(std::string(Real<T>::name) + " trsm, side " + side, tally);
   expect_all_ran(rs, tally);
 }
 
-TEST(Level3Strsm, LeftSideAllEntries) {
+template <typename T>
+class Level3Trsm : public ::testing::Test {};
+TYPED_TEST_SUITE(Level3Trsm, Precisions, PrecisionNames);
+
+TYPED_TEST(Level3Trsm, LeftSideAllEntries) {
   GPU_TEST_PREAMBLE();
-  strsm_side('L');
+  trsm_side<TypeParam>('L');
 }
-TEST(Level3Strsm, RightSideAllEntries) {
+TYPED_TEST(Level3Trsm, RightSideAllEntries) {
   GPU_TEST_PREAMBLE();
-  strsm_side('R');
+  trsm_side<TypeParam>('R');
 }
 
 // M >> N: 16384 x 16 on each side, on the configuration select() takes (and, when that is cuBLAS, also on the
 // first own configuration that takes it: the size is ours to get right).
-TEST(Level3Strsm, Large16384x16) {
+TYPED_TEST(Level3Trsm, Large16384x16) {
+  using T = TypeParam;
   GPU_TEST_PREAMBLE();
   for (char side : {'L', 'R'}) {
     const TrsmCase c{
-        side, side == 'L' ? 'L' : 'U', side == 'L' ? 'N' : 'T', 'N', 16384, 16, -0.75f, false, side == 'L' ? 16387 : 20,
+        side, side == 'L' ? 'L' : 'U', side == 'L' ? 'N' : 'T', 'N', 16384, 16, -0.75, false, side == 'L' ? 16387 : 20,
         16388};
-    const bo_kernel_args g = trsm_args(c, fake_dev_ptr(), fake_dev_ptr());
-    const int idx = module().reg->select(BO_K_STRSM, &g);
+    bo_call g = trsm_call(routine_of<T>(BO_KIND_TRSM), c);
+    g.a = g.c = fake_dev_ptr<T>();
+    const int idx = module().reg->select(g.routine, &g);
     ASSERT_GE(idx, 0);
-    std::vector<Runner> rs{{Mode::kEntry, &module().reg->entries[idx]}};
+    std::vector<Runner> rs{entry_runner(&module().reg->entries[idx])};
     if (rs[0].e->vendor)
-      for (const bo_kernel_entry* e : configs(BO_K_STRSM))
+      for (const bo_kernel_entry* e : configs(g.routine))
         if (!e->vendor && e->can_implement(&g)) {
-          rs.push_back({Mode::kEntry, e});
+          rs.push_back(entry_runner(e));
           break;
         }
     Tally tally;
-    check_trsm_case(c, rs, tally);
-    print_tally(side == 'L' ? "strsm 16384x16, side L" : "strsm 16384x16, side R", tally);
+    check_trsm_case<T>(c, rs, tally);
+    print_tally(std::string(Real<T>::name) + " trsm 16384x16, side " + side, tally);
   }
 }
 
 // A NaN and an Inf in B, in different systems: they stay in their system (column for side L, row for side R), the
 // NaN gives NaN (the Inf a non-finite value) wherever the substitution carries it, every other system is correct.
-TEST(Level3Strsm, NanAndInfInBStayInTheirSystem) {
+TYPED_TEST(Level3Trsm, NanAndInfInBStayInTheirSystem) {
+  using T = TypeParam;
   GPU_TEST_PREAMBLE();
-  const std::vector<Runner> rs = runners_for(BO_K_STRSM);
+  const std::vector<Runner> rs = runners_for(routine_of<T>(BO_KIND_TRSM));
   Tally tally;
   int h = 0;
   for (char side : {'L', 'R'})
@@ -525,55 +499,56 @@ TEST(Level3Strsm, NanAndInfInBStayInTheirSystem) {
         for (char diag : {'N', 'U'})
           for (auto [m, n] : {std::pair<int64_t, int64_t>{257, 64}, {31, 33}, {100, 7}, {120, 1}, {1, 120}}) {
             ++h;
-            TrsmCase c{side, uplo, trans, diag, m, n, h % 2 ? -0.75f : 1.0f, false, 0, m + 2};
+            TrsmCase c{side, uplo, trans, diag, m, n, h % 2 ? -0.75 : 1.0, false, 0, m + 2};
             c.lda = c.t() + 1;
             const int64_t t = c.t(), ns = c.systems();
-            check_trsm_case(c, rs, tally,
-                            {{0, t / 2, std::nanf("")}, {ns - 1, t / 3, h % 4 < 2 ? INFINITY : -INFINITY}});
+            check_trsm_case<T>(c, rs, tally, {{0, t / 2, NAN}, {ns - 1, t / 3, h % 4 < 2 ? INFINITY : -INFINITY}});
           }
-  print_tally("strsm with NaN/Inf in B", tally);
+  print_tally(std::string(Real<T>::name) + " trsm with NaN/Inf in B", tally);
   expect_all_ran(rs, tally);
 }
 
 // The ill-conditioned data must really be: a 1-norm condition number far above 1e4 (computed from the exact inverse
-// in double), and solutions far from overflow at the largest orders. No GPU needed.
-TEST(Level3Strsm, IllConditionedTestDataIsIllConditioned) {
+// in Acc), and solutions far from overflow at the largest orders. No GPU needed.
+TYPED_TEST(Level3Trsm, IllConditionedTestDataIsIllConditioned) {
+  using T = TypeParam;
+  using Acc = typename Real<T>::Acc;
   for (char diag : {'N', 'U'})
     for (char uplo : {'L', 'U'})
       for (int64_t t : {64, 257, 1000}) {
         SCOPED_TRACE(std::string("diag=") + diag + " uplo=" + uplo + " t=" + std::to_string(t));
-        const TrsmCase c{'L', uplo, 'N', diag, t, 1, 1.0f, true, t, t};
-        Image a(mspan(t, t, t));
+        const TrsmCase c{'L', uplo, 'N', diag, t, 1, 1.0, true, t, t};
+        Image<T> a(mspan(t, t, t));
         fill_triangle(a, c);
-        const Tri M(c, a.p());
-        double norm = 0, inv_norm = 0;
+        const Tri<T> M(c, a.p());
+        Acc norm = 0, inv_norm = 0;
         for (int64_t j = 0; j < t; ++j) {
-          double s = std::fabs(M.d(j));
-          for (int64_t i = M.lo(j); i < M.hi(j); ++i) s += std::fabs(a.p()[i + j * t]);
+          Acc s = std::fabs(M.d(j));
+          for (int64_t i = M.lo(j); i < M.hi(j); ++i) s += std::fabs(Acc(a.p()[i + j * t]));
           norm = std::max(norm, s);
         }
-        std::vector<double> sums(t);
+        std::vector<Acc> sums(t);
         parallel_for(t, [&](int64_t j) {
-          std::vector<double> e(t, 0.0);
+          std::vector<Acc> e(t, Acc(0));
           e[j] = 1;
           M.solve(e.data());
-          double s = 0;
-          for (double v : e) s += std::fabs(v);
+          Acc s = 0;
+          for (Acc v : e) s += std::fabs(v);
           sums[j] = s;
         });
-        for (double s : sums) inv_norm = std::max(inv_norm, s);
-        const double cond = norm * inv_norm;
+        for (Acc s : sums) inv_norm = std::max(inv_norm, s);
+        const double cond = double(norm * inv_norm);
         std::printf("  ill-conditioned %c%c t=%lld: cond_1 = %.3g\n", uplo, diag, (long long)t, cond);
         EXPECT_GT(cond, 1e4);
-        EXPECT_LT(inv_norm, 1e25) << "solutions could overflow float";
+        EXPECT_LT(double(inv_norm), 1e25) << "solutions could overflow float";
       }
 }
 
-// ================================================================ ssyrk
+// ================================================================ syrk
 struct SyrkCase {
   char uplo, trans;
   int64_t n, k;
-  float alpha, beta;
+  double alpha, beta;
   int64_t lda, ldc;
   int64_t arows() const { return trans == 'N' ? n : k; }
   int64_t acols() const { return trans == 'N' ? k : n; }
@@ -586,109 +561,83 @@ struct SyrkCase {
   }
 };
 
-bo_kernel_args syrk_args(const SyrkCase& c, const float* a, float* cc) {
-  bo_kernel_args g{};
-  g.opa = c.uplo;
-  g.opb = c.trans;
+bo_call syrk_call(int routine, const SyrkCase& c) {
+  bo_call g{};
+  g.routine = routine;
+  g.op[0] = c.uplo;
+  g.op[1] = c.trans;
   g.n = c.n;
   g.k = c.k;
   g.alpha = c.alpha;
   g.beta = c.beta;
-  g.a = a;
   g.lda = c.lda;
-  g.c = cc;
   g.ldc = c.ldc;
   return g;
 }
 
-bool run_syrk(const Runner& rn, const SyrkCase& c, const float* a_host, DevImage& da, const Image& cc, Image* out,
-              int* status) {
-  *status = BO_CUDA_OK;
-  if (rn.mode == Mode::kModuleHost) {
-    *out = cc;
-    *status = module().mod->ssyrk(c.uplo, c.trans, c.n, c.k, c.alpha, a_host, c.lda, c.beta, out->p(), c.ldc);
-    return true;
-  }
-  DevImage dc(cc);
-  if (rn.mode == Mode::kModuleDevice) {
-    *status = module().mod->ssyrk(c.uplo, c.trans, c.n, c.k, c.alpha, da.p(), c.lda, c.beta, dc.p(), c.ldc);
-  } else {
-    const bo_kernel_args g = syrk_args(c, da.p(), dc.p());
-    if (!rn.e->can_implement(&g)) return false;
-    run_entry(rn.e, g);
-  }
-  *out = dc.back();
-  return true;
-}
-
 // A: U(-1,1) (nan_row >= 0: row nan_row of op(A) gets a NaN). C: the uplo triangle U(-1,1), or NaN when beta = 0
 // (it must not be read); the other triangle finite values that any write would change; padding the sentinel.
+template <typename T>
 void check_syrk_case(const SyrkCase& c, const std::vector<Runner>& rs, Tally& tally, int64_t nan_row = -1) {
-  SCOPED_TRACE("ssyrk " + c.str() + (nan_row >= 0 ? " NaN in row " + std::to_string(nan_row) + " of op(A)" : ""));
+  using Acc = typename Real<T>::Acc;
+  SCOPED_TRACE(std::string(Real<T>::name) + " syrk " + c.str() +
+               (nan_row >= 0 ? " NaN in row " + std::to_string(nan_row) + " of op(A)" : ""));
   const int64_t n = c.n, k = c.k, lda = c.lda, ldc = c.ldc;
-  Image a(mspan(c.arows(), c.acols(), lda)), cc(mspan(n, n, ldc));
+  Image<T> a(mspan(c.arows(), c.acols(), lda)), cc(mspan(n, n, ldc));
   for (int64_t j = 0; j < c.acols(); ++j)
-    for (int64_t i = 0; i < c.arows(); ++i) a.p()[i + j * lda] = uni();
+    for (int64_t i = 0; i < c.arows(); ++i) a.p()[i + j * lda] = uni<T>();
   for (int64_t j = 0; j < n; ++j)
-    for (int64_t i = 0; i < n; ++i) cc.p()[i + j * ldc] = c.in_tri(i, j) && c.beta == 0.0f ? std::nanf("") : uni();
+    for (int64_t i = 0; i < n; ++i) cc.p()[i + j * ldc] = c.in_tri(i, j) && c.beta == 0.0 ? T(NAN) : uni<T>();
   if (nan_row >= 0) {
     const int64_t l = k / 3;
-    a.p()[c.trans == 'N' ? nan_row + l * lda : l + nan_row * lda] = std::nanf("");
+    a.p()[c.trans == 'N' ? nan_row + l * lda : l + nan_row * lda] = NAN;
   }
-  auto opa = [&](int64_t i, int64_t l) -> double { return c.trans == 'N' ? a.p()[i + l * lda] : a.p()[l + i * lda]; };
+  auto opa = [&](int64_t i, int64_t l) -> Acc { return c.trans == 'N' ? a.p()[i + l * lda] : a.p()[l + i * lda]; };
   // The triangle's reference, column by column (column j's entries start at start[j]).
   std::vector<size_t> start(n + 1, 0);
   for (int64_t j = 0; j < n; ++j) start[j + 1] = start[j] + size_t(c.uplo == 'U' ? j + 1 : n - j);
   std::vector<Expect> out(start[n]);
+  const long double rel = 4 * Acc(k + 2) * Real<T>::u;
   parallel_for(n, [&](int64_t j) {
     const int64_t i0 = c.uplo == 'U' ? 0 : j, i1 = c.uplo == 'U' ? j + 1 : n;
-    std::vector<double> s(n, 0.0), sa(n, 0.0);
-    if (c.trans == 'N') {
+    std::vector<Acc> s(n, 0), sa(n, 0);
+    if (c.trans == 'N') {  // walk A by columns
       for (int64_t l = 0; l < k; ++l) {
-        const double ajl = opa(j, l);
-        const float* col = a.p() + l * lda;
+        const Acc ajl = opa(j, l);
+        const T* col = a.p() + l * lda;
         for (int64_t i = i0; i < i1; ++i) {
-          const double v = double(col[i]) * ajl;
+          const Acc v = Acc(col[i]) * ajl;
           s[i] += v;
           sa[i] += std::fabs(v);
         }
       }
-    } else {
-      const float* cj = a.p() + j * lda;
+    } else {  // rows of op(A) are columns of A
+      const T* cj = a.p() + j * lda;
       for (int64_t i = i0; i < i1; ++i) {
-        const float* ci = a.p() + i * lda;
+        const T* ci = a.p() + i * lda;
         for (int64_t l = 0; l < k; ++l) {
-          const double v = double(ci[l]) * double(cj[l]);
+          const Acc v = Acc(ci[l]) * Acc(cj[l]);
           s[i] += v;
           sa[i] += std::fabs(v);
         }
       }
     }
     for (int64_t i = i0; i < i1; ++i) {
-      const double c0 = c.beta != 0.0f ? double(c.beta) * cc.p()[i + j * ldc] : 0.0;
-      out[start[j] + size_t(i - i0)] = {
-          size_t(i + j * ldc), double(c.alpha) * s[i] + c0,
-          4.0 * double(k + 2) * kEps * (std::fabs(c.alpha) * sa[i] + std::fabs(c0)) + kTiny};
+      const Acc c0 = c.beta != 0.0 ? Acc(c.beta) * Acc(cc.p()[i + j * ldc]) : Acc(0);
+      out[start[j] + size_t(i - i0)] = {size_t(i + j * ldc), Acc(c.alpha) * s[i] + c0,
+                                        rel * (std::fabs(Acc(c.alpha)) * sa[i] + std::fabs(c0)) + tiny<T>()};
     }
   });
-  {
-    const bo_kernel_args g = syrk_args(c, fake_dev_ptr(), fake_dev_ptr());
-    const int idx = module().reg->select(BO_K_SSYRK, &g);
-    EXPECT_GE(idx, 0) << "select() found no ssyrk entry";
-    if (idx >= 0) {
-      const bo_kernel_entry& e = module().reg->entries[idx];
-      EXPECT_EQ(e.routine, BO_K_SSYRK) << e.name;
-      EXPECT_TRUE(e.can_implement(&g)) << "select() chose " << e.name << ", which declines the case";
-    }
-  }
-  DevImage da(a);
-  const Image ah = a;
+  const bo_call call = syrk_call(routine_of<T>(BO_KIND_SYRK), c);
+  expect_select_takes<T>(call);
+  DevImage<T> da(a);
+  Image<T> ah = a;
   for (const Runner& rn : rs) {
     SCOPED_TRACE(rn.name());
     Stat& st = tally[rn.name()];
-    Image c1(0), c2(0);
-    int status = 0;
-    if (!run_syrk(rn, c, ah.p(), da, cc, &c1, &status)) {
+    Image<T> c1 = cc, c2 = cc;
+    const int status = run_call<T>(rn, call, &ah, nullptr, &c1, &da);
+    if (status == -1) {
       ++st.declined;
       continue;
     }
@@ -701,11 +650,11 @@ void check_syrk_case(const SyrkCase& c, const std::vector<Runner>& rs, Tally& ta
     EXPECT_TRUE(check_image(cc, c1, out))
         << "C (the other triangle, the padding and the guard zones must keep their bits)";
     for (const Expect& e : out) {
-      const double got = c1.v[e.off + kGuard];
+      const long double got = c1.v[e.off + kGuard];
       if (std::isfinite(e.value) && std::isfinite(got))
-        st.worst = std::max(st.worst, std::fabs(got - e.value) / e.bound);
+        st.worst = std::max(st.worst, double(std::fabs(got - e.value) / e.bound));
     }
-    run_syrk(rn, c, ah.p(), da, cc, &c2, &status);
+    run_call<T>(rn, call, &ah, nullptr, &c2, &da);
     EXPECT_TRUE(same_bits(c1, c2));
   }
   EXPECT_TRUE(unchanged(a, da.back())) << "A on the device";
@@ -714,11 +663,12 @@ void check_syrk_case(const SyrkCase& c, const std::vector<Runner>& rs, Tally& ta
 
 // Every trans and alpha/beta combination of one uplo at every shape; big shapes run one alpha/beta variant per
 // trans (rotating).
-void ssyrk_uplo(char uplo) {
-  const std::vector<Runner> rs = runners_for(BO_K_SSYRK);
-  ASSERT_GT(rs.size(), 2u) << "the registry has no ssyrk entry";
+template <typename T>
+void syrk_uplo(char uplo) {
+  const std::vector<Runner> rs = runners_for(routine_of<T>(BO_KIND_SYRK));
+  ASSERT_GT(rs.size(), 2u) << "the registry has no syrk entry";
   const int64_t shapes[][2] = {{1, 1}, {2, 3}, {31, 33}, {33, 1}, {100, 7}, {257, 64}, {1000, 1000}, {2049, 300}};
-  const float ab[][2] = {{1.0f, 0.0f}, {-0.5f, 1.0f}, {1.0f, 0.25f}, {-0.5f, 0.0f}, {1.0f, 1.0f}, {-0.5f, 0.25f}};
+  const double ab[][2] = {{1.0, 0.0}, {-0.5, 1.0}, {1.0, 0.25}, {-0.5, 0.0}, {1.0, 1.0}, {-0.5, 0.25}};
   Tally tally;
   int ti = 0;
   for (char trans : {'N', 'T', 'C'}) {
@@ -732,64 +682,45 @@ void ssyrk_uplo(char uplo) {
         SyrkCase c{uplo, trans, n, k, ab[v][0], ab[v][1], 0, 0};
         c.lda = h % 2 ? c.arows() + 1 + int64_t(h % 3) : round_up(c.arows() + 1, 4);
         c.ldc = h % 3 ? n + 2 : round_up(n + 1, 4);
-        check_syrk_case(c, rs, tally);
+        check_syrk_case<T>(c, rs, tally);
       }
     }
   }
-  print_tally(uplo == 'U' ? "ssyrk, uplo U" : "ssyrk, uplo L", tally);
+  print_tally(std::string(Real<T>::name) + " syrk, uplo " + uplo, tally);
   expect_all_ran(rs, tally);
 }
 
-TEST(Level3Ssyrk, UpperAllEntries) {
+template <typename T>
+class Level3Syrk : public ::testing::Test {};
+TYPED_TEST_SUITE(Level3Syrk, Precisions, PrecisionNames);
+
+TYPED_TEST(Level3Syrk, UpperAllEntries) {
   GPU_TEST_PREAMBLE();
-  ssyrk_uplo('U');
+  syrk_uplo<TypeParam>('U');
 }
-TEST(Level3Ssyrk, LowerAllEntries) {
+TYPED_TEST(Level3Syrk, LowerAllEntries) {
   GPU_TEST_PREAMBLE();
-  ssyrk_uplo('L');
+  syrk_uplo<TypeParam>('L');
 }
 
 // A NaN in row r of op(A) reaches row r and column r of C (within the triangle) and nothing else.
-TEST(Level3Ssyrk, NanInAReachesOnlyItsRowAndColumn) {
+TYPED_TEST(Level3Syrk, NanInAReachesOnlyItsRowAndColumn) {
+  using T = TypeParam;
   GPU_TEST_PREAMBLE();
-  const std::vector<Runner> rs = runners_for(BO_K_SSYRK);
+  const std::vector<Runner> rs = runners_for(routine_of<T>(BO_KIND_SYRK));
   Tally tally;
   int h = 0;
   for (char uplo : {'U', 'L'})
     for (char trans : {'N', 'T'})
       for (auto [n, k] : {std::pair<int64_t, int64_t>{257, 64}, {33, 1}, {100, 7}, {31, 33}}) {
         ++h;
-        SyrkCase c{uplo, trans, n, k, h % 2 ? 1.0f : -0.5f, h % 3 ? 0.25f : 0.0f, 0, n + 3};
+        SyrkCase c{uplo, trans, n, k, h % 2 ? 1.0 : -0.5, h % 3 ? 0.25 : 0.0, 0, n + 3};
         c.lda = c.arows() + 1;
-        check_syrk_case(c, rs, tally, n / 2);
-        check_syrk_case(c, rs, tally, h % 2 ? 0 : n - 1);
+        check_syrk_case<T>(c, rs, tally, n / 2);
+        check_syrk_case<T>(c, rs, tally, h % 2 ? 0 : n - 1);
       }
-  print_tally("ssyrk with NaN in A", tally);
+  print_tally(std::string(Real<T>::name) + " syrk with NaN in A", tally);
   expect_all_ran(rs, tally);
-}
-
-// ================================================================ registry
-// The level-3 entries are there, named, and of the right routine; cuBLAS's are vendor entries. Needs the module
-// file only (no GPU).
-TEST(Level3Registry, StrsmAndSsyrkEntries) {
-  if (!module().reg) GTEST_SKIP() << "module not loadable: " << module().error;
-  EXPECT_GE(module().reg->version, 3u);
-  for (auto [routine, word] : {std::pair<int, const char*>{BO_K_STRSM, "strsm"}, {BO_K_SSYRK, "ssyrk"}}) {
-    int own = 0;
-    std::vector<std::string> names;
-    for (const bo_kernel_entry* e : configs(routine)) {
-      ASSERT_NE(e->name, nullptr);
-      names.push_back(e->name);
-      EXPECT_NE(names.back().find(word), std::string::npos) << names.back() << " is listed as " << word;
-      EXPECT_NE(e->family, nullptr) << e->name;
-      EXPECT_TRUE(e->can_implement && e->workspace_bytes && e->launch) << e->name;
-      own += e->vendor == 0;
-      std::printf("  %s config %s%s\n", word, e->name, e->vendor ? " (vendor)" : "");
-    }
-    EXPECT_GT(own, 0) << "no own " << word << " configuration";
-    std::sort(names.begin(), names.end());
-    EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << "duplicate " << word << " names";
-  }
 }
 
 }  // namespace
