@@ -56,8 +56,8 @@ Loaded load(const std::string& path) {
   const bo_cuda_module* mod = module_fn();
   const bo_kernel_registry* reg = registry_fn();
   if (!mod || mod->version != BO_CUDA_API_VERSION) {
-    r.error = format("%s: module API version %u, expected %u", path.c_str(), mod ? mod->version : 0,
-                     BO_CUDA_API_VERSION);
+    r.error =
+        format("%s: module API version %u, expected %u", path.c_str(), mod ? mod->version : 0, BO_CUDA_API_VERSION);
     return r;
   }
   if (!reg || reg->version != 4 || !reg->select || !reg->select_ex) {

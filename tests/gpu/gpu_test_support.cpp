@@ -13,8 +13,7 @@ int g_dev_shift = 0;
 
 namespace {
 void host_log(int level, const char* msg) {
-  if (level <= BO_LOG_SUMMARY || bo_gpu::env_config("BO_GPU_TEST_VERBOSE"))
-    std::fprintf(stderr, "[module] %s\n", msg);
+  if (level <= BO_LOG_SUMMARY || bo_gpu::env_config("BO_GPU_TEST_VERBOSE")) std::fprintf(stderr, "[module] %s\n", msg);
 }
 
 std::atomic<int64_t> g_cpu_calls{0}, g_cpu_bad_calls{0};
@@ -183,8 +182,8 @@ template <typename T>
       msg << " [element outside the output changed at image index " << i << " (operand offset "
           << (long long)(i) - (long long)kGuard << ")]";
   if (bad || touched)
-    return ::testing::AssertionFailure() << bad << " wrong outputs, " << touched << " foreign elements written:"
-                                         << msg.str();
+    return ::testing::AssertionFailure() << bad << " wrong outputs, " << touched
+                                         << " foreign elements written:" << msg.str();
   return ::testing::AssertionSuccess();
 }
 template ::testing::AssertionResult check_image<float>(const Image<float>&, const Image<float>&,

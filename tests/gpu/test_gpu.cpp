@@ -1,8 +1,9 @@
 // GPU tests of nrm2, gemv, trsv and gemm in both precisions: every registered kernel configuration (through the
 // registry, on device memory) and the module's call() (host operands staged by the runtime, and device operands used
 // in place) against references accumulated in a wider type (Real<T>::Acc), with guard zones around every operand and
-// poisoned outputs. One typed test per routine kind, run for float and double. Without a CUDA device every test
-// reports SKIPPED.
+// poisoned outputs. One typed test per routine kind, run for float and double. Each case's data and reference are made
+// once and run on every runner that takes the case (the references of the double suites accumulate in long double,
+// which costs several times a double one). Without a CUDA device every test reports SKIPPED.
 //
 // Error bounds (u = unit roundoff of the element type: 2^-24 float, 2^-53 double; u_acc the reference's; tiny = the
 // smallest normal number of the element type):
@@ -34,6 +35,18 @@ bool shared_case(size_t config, size_t ncase, size_t nconfigs) {
 std::string where(const Runner& rn) { return rn.mode == Mode::kEntry ? rn.name() : "module/" + rn.name(); }
 const Runner kHost{Mode::kModuleHost, nullptr}, kDevice{Mode::kModuleDevice, nullptr};
 
+// The entries of a routine that take a case (can(entry)), for the case's runner list; counts each entry's cases.
+std::vector<Runner> takers(const std::vector<const bo_kernel_entry*>& ks, std::vector<int>* ran,
+                           const std::function<bool(size_t)>& can) {
+  std::vector<Runner> rs;
+  for (size_t ki = 0; ki < ks.size(); ++ki)
+    if (can(ki)) {
+      rs.push_back(entry_runner(ks[ki]));
+      if (ran) ++(*ran)[ki];
+    }
+  return rs;
+}
+
 // ---------------------------------------------------------------- nrm2
 template <typename T>
 class GpuNrm2 : public ::testing::Test {};
@@ -41,9 +54,9 @@ TYPED_TEST_SUITE(GpuNrm2, Precisions, PrecisionNames);
 
 // kind: 0 U(-1,1), 1 huge scale, 2 small scale, 3 an Inf, 4 a NaN, 5 -Inf and NaN.
 template <typename T>
-void check_nrm2(const Runner& rn, int64_t n, int64_t incx, int kind) {
+void check_nrm2(const std::vector<Runner>& rs, int64_t n, int64_t incx, int kind) {
   using Acc = typename Real<T>::Acc;
-  SCOPED_TRACE(where(rn) + " n=" + std::to_string(n) + " incx=" + std::to_string(incx) +
+  SCOPED_TRACE(std::string(Real<T>::name) + " n=" + std::to_string(n) + " incx=" + std::to_string(incx) +
                " kind=" + std::to_string(kind));
   Image<T> x(vspan(n, incx));
   const double scale = kind == 1 ? Real<T>::huge : kind == 2 ? Real<T>::small : 1.0;
@@ -63,52 +76,55 @@ void check_nrm2(const Runner& rn, int64_t n, int64_t incx, int kind) {
     s += v * v;
   }
   const long double ref = nan ? NAN : inf ? INFINITY : std::sqrt(s) * Acc(scale);
-  // A reference-only vendor entry is never chosen because its special values differ: check finite data only.
-  if (rn.e && rn.e->vendor == 2 && (inf || nan)) return;
   const double u = Real<T>::u;
-  const bool wide_acc = std::is_same_v<T, float>;  // our float kernels accumulate in double: one final rounding
-  double rel = wide_acc ? 2 * u : (double(n) / 2 + 2) * u;
-  if (rn.e && rn.e->vendor) rel = wide_acc ? (2 * std::sqrt(double(n)) + 2) * u : (double(n) / 2 + 2) * u;
-  bo_call call{};
-  call.routine = routine_of<T>(BO_KIND_NRM2);
-  call.n = n;
-  call.incx = incx;
-  Image<T> x1 = x, r1(1);
-  ASSERT_EQ(run_call<T>(rn, call, nullptr, &x1, &r1), BO_CUDA_OK);
-  const T got = r1.p()[0];
-  if (std::isnan(ref))
-    EXPECT_TRUE(std::isnan(got)) << got;
-  else if (std::isinf(ref))
-    EXPECT_EQ(got, T(INFINITY));
-  else
-    EXPECT_LE(std::fabs((long double)got - ref), rel * ref + tiny<T>()) << "got " << got << " want " << double(ref);
-  EXPECT_TRUE(check_image(x, x1, {}));
-  EXPECT_TRUE(check_image(Image<T>(1), r1, {{0, ref, rel * ref + tiny<T>()}})) << "the result and its guard zone";
-  // Deterministic: the same input gives the same bits.
-  Image<T> x2 = x, r2(1);
-  run_call<T>(rn, call, nullptr, &x2, &r2);
-  EXPECT_EQ(bits(got), bits(r2.p()[0]));
+  for (const Runner& rn : rs) {
+    SCOPED_TRACE(where(rn));
+    // A reference-only vendor entry is never chosen because its special values differ: check finite data only.
+    if (rn.e && rn.e->vendor == 2 && (inf || nan)) continue;
+    const bool wide_acc = std::is_same_v<T, float>;  // our float kernels accumulate in double: one final rounding
+    double rel = wide_acc ? 2 * u : (double(n) / 2 + 2) * u;
+    if (rn.e && rn.e->vendor) rel = wide_acc ? (2 * std::sqrt(double(n)) + 2) * u : (double(n) / 2 + 2) * u;
+    bo_call call{};
+    call.routine = routine_of<T>(BO_KIND_NRM2);
+    call.n = n;
+    call.incx = incx;
+    Image<T> x1 = x, r1(1);
+    ASSERT_EQ(run_call<T>(rn, call, nullptr, &x1, &r1), BO_CUDA_OK);
+    const T got = r1.p()[0];
+    if (std::isnan(ref))
+      EXPECT_TRUE(std::isnan(got)) << got;
+    else if (std::isinf(ref))
+      EXPECT_EQ(got, T(INFINITY));
+    else
+      EXPECT_LE(std::fabs((long double)got - ref), rel * ref + tiny<T>()) << "got " << got << " want " << double(ref);
+    EXPECT_TRUE(check_image(x, x1, {}));
+    EXPECT_TRUE(check_image(Image<T>(1), r1, {{0, ref, rel * ref + tiny<T>()}})) << "the result and its guard zone";
+    // Deterministic: the same input gives the same bits.
+    Image<T> x2 = x, r2(1);
+    run_call<T>(rn, call, nullptr, &x2, &r2);
+    EXPECT_EQ(bits(got), bits(r2.p()[0]));
+  }
 }
 
 TYPED_TEST(GpuNrm2, AllConfigs) {
   GPU_TEST_PREAMBLE();
-  for (const bo_kernel_entry* k : configs(routine_of<TypeParam>(BO_KIND_NRM2)))
-    for (int64_t n : {1, 2, 3, 31, 1000, 1027, 65537, 1000003})
-      for (int64_t incx : {1, 3})
-        for (int kind = 0; kind < 6; ++kind)
-          if (kind == 0 || n > 2) check_nrm2<TypeParam>(entry_runner(k), n, incx, kind);
+  const auto ks = configs(routine_of<TypeParam>(BO_KIND_NRM2));
+  const auto rs = takers(ks, nullptr, [](size_t) { return true; });
+  for (int64_t n : {1, 2, 3, 31, 1000, 1027, 65537, 1000003})
+    for (int64_t incx : {1, 3})
+      for (int kind = 0; kind < 6; ++kind)
+        if (kind == 0 || n > 2) check_nrm2<TypeParam>(rs, n, incx, kind);
 }
 TYPED_TEST(GpuNrm2, Large) {
   GPU_TEST_PREAMBLE();
-  for (const bo_kernel_entry* k : configs(routine_of<TypeParam>(BO_KIND_NRM2)))
-    check_nrm2<TypeParam>(entry_runner(k), (1 << 24) + 5, 1, 0);
+  const auto ks = configs(routine_of<TypeParam>(BO_KIND_NRM2));
+  check_nrm2<TypeParam>(takers(ks, nullptr, [](size_t) { return true; }), (1 << 24) + 5, 1, 0);
 }
 TYPED_TEST(GpuNrm2, Module) {
   GPU_TEST_PREAMBLE();
-  for (const Runner& rn : {kHost, kDevice})
-    for (int64_t n : {1, 7, 4099, 300001})
-      for (int64_t incx : {1, 2})
-        for (int kind : {0, 1, 2, 3, 4}) check_nrm2<TypeParam>(rn, n, incx, kind);
+  for (int64_t n : {1, 7, 4099, 300001})
+    for (int64_t incx : {1, 2})
+      for (int kind : {0, 1, 2, 3, 4}) check_nrm2<TypeParam>({kHost, kDevice}, n, incx, kind);
 }
 
 // ---------------------------------------------------------------- gemv
@@ -132,11 +148,11 @@ bo_call gemv_call(int routine, const GemvCase& c) {
 }
 
 template <typename T>
-void check_gemv(const Runner& rn, const GemvCase& c, bool nan_in_y = false) {
+void check_gemv(const std::vector<Runner>& rs, const GemvCase& c, bool nan_in_y = false) {
   using Acc = typename Real<T>::Acc;
-  SCOPED_TRACE(where(rn) + " " + c.t + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
-               " lda=" + std::to_string(c.lda) + " incx=" + std::to_string(c.incx) + " incy=" +
-               std::to_string(c.incy) + " alpha=" + std::to_string(c.alpha) + " beta=" + std::to_string(c.beta));
+  SCOPED_TRACE(std::string(Real<T>::name) + " " + c.t + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+               " lda=" + std::to_string(c.lda) + " incx=" + std::to_string(c.incx) + " incy=" + std::to_string(c.incy) +
+               " alpha=" + std::to_string(c.alpha) + " beta=" + std::to_string(c.beta));
   const int64_t lenx = c.t == 'N' ? c.n : c.m, leny = c.t == 'N' ? c.m : c.n;
   Image<T> a(mspan(c.m, c.n, c.lda)), x(vspan(lenx, c.incx)), y(vspan(leny, c.incy));
   for (int64_t j = 0; j < c.n; ++j)
@@ -160,14 +176,17 @@ void check_gemv(const Runner& rn, const GemvCase& c, bool nan_in_y = false) {
               rel * (std::fabs(Acc(c.alpha)) * sa + std::fabs(y0)) + tiny<T>()};
   });
   const bo_call call = gemv_call(routine_of<T>(BO_KIND_GEMV), c);
-  Image<T> ra = a, rx = x, ry = y;
-  ASSERT_EQ(run_call<T>(rn, call, &ra, &rx, &ry), BO_CUDA_OK) << "declined or failed";
-  EXPECT_TRUE(check_image(a, ra, {})) << "A";
-  EXPECT_TRUE(check_image(x, rx, {})) << "x";
-  EXPECT_TRUE(check_image(y, ry, out)) << "y";
-  Image<T> ra2 = a, rx2 = x, ry2 = y;
-  run_call<T>(rn, call, &ra2, &rx2, &ry2);
-  EXPECT_TRUE(same_bits(ry, ry2));
+  for (const Runner& rn : rs) {
+    SCOPED_TRACE(where(rn));
+    Image<T> ra = a, rx = x, ry = y;
+    ASSERT_EQ(run_call<T>(rn, call, &ra, &rx, &ry), BO_CUDA_OK) << "declined or failed";
+    EXPECT_TRUE(check_image(a, ra, {})) << "A";
+    EXPECT_TRUE(check_image(x, rx, {})) << "x";
+    EXPECT_TRUE(check_image(y, ry, out)) << "y";
+    Image<T> ra2 = a, rx2 = x, ry2 = y;
+    run_call<T>(rn, call, &ra2, &rx2, &ry2);
+    EXPECT_TRUE(same_bits(ry, ry2));
+  }
 }
 
 std::vector<GemvCase> gemv_cases(char t, bool big) {
@@ -211,51 +230,51 @@ TYPED_TEST_SUITE(GpuGemv, Precisions, PrecisionNames);
 TYPED_TEST(GpuGemv, AllConfigs) {
   GPU_TEST_PREAMBLE();
   const auto ks = configs(routine_of<TypeParam>(BO_KIND_GEMV));
-  for (size_t ki = 0; ki < ks.size(); ++ki) {
-    int ran = 0;
-    for (char t : {'N', 'T'}) {
-      const auto cases = gemv_cases(t, false);
-      for (size_t ci = 0; ci < cases.size(); ++ci) {
-        if (!gemv_can<TypeParam>(ks[ki], cases[ci]) || !shared_case(ki, ci, ks.size())) continue;
-        check_gemv<TypeParam>(entry_runner(ks[ki]), cases[ci]);
-        ++ran;
-      }
+  std::vector<int> ran(ks.size());
+  for (char t : {'N', 'T'}) {
+    const auto cases = gemv_cases(t, false);
+    for (size_t ci = 0; ci < cases.size(); ++ci) {
+      const auto rs = takers(ks, &ran, [&](size_t ki) {
+        return gemv_can<TypeParam>(ks[ki], cases[ci]) && shared_case(ki, ci, ks.size());
+      });
+      if (!rs.empty()) check_gemv<TypeParam>(rs, cases[ci]);
     }
-    EXPECT_GT(ran, 20) << ks[ki]->name;
   }
+  for (size_t ki = 0; ki < ks.size(); ++ki) EXPECT_GT(ran[ki], 20) << ks[ki]->name;
 }
 TYPED_TEST(GpuGemv, LargeAndShapes) {
   GPU_TEST_PREAMBLE();
   const auto ks = configs(routine_of<TypeParam>(BO_KIND_GEMV));
-  for (size_t ki = 0; ki < ks.size(); ++ki)
-    for (char t : {'N', 'T'}) {
-      const auto cases = gemv_cases(t, true);
-      for (size_t ci = 0; ci < cases.size(); ++ci)
-        if (gemv_can<TypeParam>(ks[ki], cases[ci]) && shared_case(ki, ci, ks.size() / 2))
-          check_gemv<TypeParam>(entry_runner(ks[ki]), cases[ci]);
+  for (char t : {'N', 'T'}) {
+    const auto cases = gemv_cases(t, true);
+    for (size_t ci = 0; ci < cases.size(); ++ci) {
+      const auto rs = takers(ks, nullptr, [&](size_t ki) {
+        return gemv_can<TypeParam>(ks[ki], cases[ci]) && shared_case(ki, ci, ks.size() / 2);
+      });
+      if (!rs.empty()) check_gemv<TypeParam>(rs, cases[ci]);
     }
+  }
 }
 TYPED_TEST(GpuGemv, BetaZeroNeverReadsY) {
   GPU_TEST_PREAMBLE();
-  for (char t : {'N', 'T'})
-    for (Mode m : {Mode::kEntry, Mode::kModuleHost, Mode::kModuleDevice})
-      for (const bo_kernel_entry* k : configs(routine_of<TypeParam>(BO_KIND_GEMV))) {
-        GemvCase c{t, 45, 37, 50, 2, -3, 1.0, 0.0};
-        if (!gemv_can<TypeParam>(k, c)) continue;
-        const Runner rn{m, m == Mode::kEntry ? k : nullptr};
-        check_gemv<TypeParam>(rn, c, true);
-        c.alpha = 0.0;  // y = 0 exactly
-        check_gemv<TypeParam>(rn, c, true);
-      }
+  const auto ks = configs(routine_of<TypeParam>(BO_KIND_GEMV));
+  for (char t : {'N', 'T'}) {
+    GemvCase c{t, 45, 37, 50, 2, -3, 1.0, 0.0};
+    auto rs = takers(ks, nullptr, [&](size_t ki) { return gemv_can<TypeParam>(ks[ki], c); });
+    rs.push_back(kHost);
+    rs.push_back(kDevice);
+    check_gemv<TypeParam>(rs, c, true);
+    c.alpha = 0.0;  // y = 0 exactly
+    check_gemv<TypeParam>(rs, c, true);
+  }
 }
 TYPED_TEST(GpuGemv, Module) {
   GPU_TEST_PREAMBLE();
-  for (const Runner& rn : {kHost, kDevice})
-    for (char t : {'N', 'T'}) {
-      for (const GemvCase& c : gemv_cases(t, false))
-        if (c.m % 5 == 2 || c.n == 1031) check_gemv<TypeParam>(rn, c);
-      check_gemv<TypeParam>(rn, {t, 2000, 3000, 2001, -1, 2, 0.5, 0.25});
-    }
+  for (char t : {'N', 'T'}) {
+    for (const GemvCase& c : gemv_cases(t, false))
+      if (c.m % 5 == 2 || c.n == 1031) check_gemv<TypeParam>({kHost, kDevice}, c);
+    check_gemv<TypeParam>({kHost, kDevice}, {t, 2000, 3000, 2001, -1, 2, 0.5, 0.25});
+  }
 }
 
 // ---------------------------------------------------------------- trsv
@@ -276,9 +295,9 @@ bo_call trsv_call(int routine, const TrsvCase& c) {
 }
 
 template <typename T>
-void check_trsv(const Runner& rn, const TrsvCase& c) {
+void check_trsv(const std::vector<Runner>& rs, const TrsvCase& c) {
   using Acc = typename Real<T>::Acc;
-  SCOPED_TRACE(where(rn) + " " + c.uplo + c.trans + c.diag + " n=" + std::to_string(c.n) +
+  SCOPED_TRACE(std::string(Real<T>::name) + " " + c.uplo + c.trans + c.diag + " n=" + std::to_string(c.n) +
                " lda=" + std::to_string(c.lda) + " incx=" + std::to_string(c.incx));
   const int64_t n = c.n;
   Image<T> a(mspan(n, n, c.lda)), x(vspan(n, c.incx));
@@ -310,14 +329,17 @@ void check_trsv(const Runner& rn, const TrsvCase& c) {
   for (int64_t i = 0; i < n; ++i)
     out[i] = {size_t(vi(i, n, c.incx)), xr[i], 8 * (n + 2) * Real<T>::u * xmax + tiny<T>()};
   const bo_call call = trsv_call(routine_of<T>(BO_KIND_TRSV), c);
-  Image<T> ra = a, rx = x;
-  ASSERT_EQ(run_call<T>(rn, call, &ra, nullptr, &rx), BO_CUDA_OK)
-      << "declined (the test's can-check and the real operands disagree) or failed";
-  EXPECT_TRUE(check_image(a, ra, {})) << "A";
-  EXPECT_TRUE(check_image(x, rx, out)) << "x";
-  Image<T> ra2 = a, rx2 = x;
-  run_call<T>(rn, call, &ra2, nullptr, &rx2);
-  EXPECT_TRUE(same_bits(rx, rx2));
+  for (const Runner& rn : rs) {
+    SCOPED_TRACE(where(rn));
+    Image<T> ra = a, rx = x;
+    ASSERT_EQ(run_call<T>(rn, call, &ra, nullptr, &rx), BO_CUDA_OK)
+        << "declined (the test's can-check and the real operands disagree) or failed";
+    EXPECT_TRUE(check_image(a, ra, {})) << "A";
+    EXPECT_TRUE(check_image(x, rx, out)) << "x";
+    Image<T> ra2 = a, rx2 = x;
+    run_call<T>(rn, call, &ra2, nullptr, &rx2);
+    EXPECT_TRUE(same_bits(rx, rx2));
+  }
 }
 
 template <typename T>
@@ -333,44 +355,44 @@ TYPED_TEST_SUITE(GpuTrsv, Precisions, PrecisionNames);
 
 TYPED_TEST(GpuTrsv, AllConfigsAllCombinations) {
   GPU_TEST_PREAMBLE();
-  for (const bo_kernel_entry* k : configs(routine_of<TypeParam>(BO_KIND_TRSV))) {
-    int ran = 0;
-    for (char uplo : {'U', 'L'})
-      for (char trans : {'N', 'T', 'C'})
-        for (char diag : {'N', 'U'})
-          for (int64_t n : {1, 2, 31, 32, 33, 63, 64, 65, 100, 128, 129, 256, 257, 1000})
-            for (int64_t lda : {n + (n % 3), (n + 3) / 4 * 4 + 4})
-              for (int64_t incx : {1, -2}) {
-                const TrsvCase c{uplo, trans, diag, n, lda, incx};
-                if (!trsv_can<TypeParam>(k, c)) continue;
-                check_trsv<TypeParam>(entry_runner(k), c);
-                ++ran;
-              }
-    EXPECT_GT(ran, 200) << k->name << " ran too few cases";
-  }
+  const auto ks = configs(routine_of<TypeParam>(BO_KIND_TRSV));
+  std::vector<int> ran(ks.size());
+  for (char uplo : {'U', 'L'})
+    for (char trans : {'N', 'T', 'C'})
+      for (char diag : {'N', 'U'})
+        for (int64_t n : {1, 2, 31, 32, 33, 63, 64, 65, 100, 128, 129, 256, 257, 1000})
+          for (int64_t lda : {n + (n % 3), (n + 3) / 4 * 4 + 4})
+            for (int64_t incx : {1, -2}) {
+              const TrsvCase c{uplo, trans, diag, n, lda, incx};
+              const auto rs = takers(ks, &ran, [&](size_t ki) { return trsv_can<TypeParam>(ks[ki], c); });
+              if (!rs.empty()) check_trsv<TypeParam>(rs, c);
+            }
+  for (size_t ki = 0; ki < ks.size(); ++ki) EXPECT_GT(ran[ki], 200) << ks[ki]->name << " ran too few cases";
 }
 TYPED_TEST(GpuTrsv, Large) {
   GPU_TEST_PREAMBLE();
   const auto ks = configs(routine_of<TypeParam>(BO_KIND_TRSV));
   ASSERT_FALSE(ks.empty());
-  for (size_t ki = 0; ki < ks.size(); ++ki) {
-    size_t ci = 0;
-    for (char uplo : {'U', 'L'})
-      for (char trans : {'N', 'T'})
-        for (TrsvCase c : {TrsvCase{uplo, trans, 'N', 4099, 4100, 1}, TrsvCase{uplo, trans, 'N', 4100, 4104, 1}})
-          if (trsv_can<TypeParam>(ks[ki], c) && shared_case(ki, ci++, 2 * ks.size()))
-            check_trsv<TypeParam>(entry_runner(ks[ki]), c);
-  }
-  check_trsv<TypeParam>(entry_runner(ks[0]), {'L', 'N', 'U', 16384, 16384, -1});
-  check_trsv<TypeParam>(entry_runner(ks[0]), {'U', 'T', 'N', 16384, 16385, 1});
+  // Case ci runs on the entries ki with ci % stride == ki % stride among those that take it (each entry counts its
+  // own cases: an entry that declines one does not shift the others').
+  std::vector<size_t> seen(ks.size());
+  for (char uplo : {'U', 'L'})
+    for (char trans : {'N', 'T'})
+      for (TrsvCase c : {TrsvCase{uplo, trans, 'N', 4099, 4100, 1}, TrsvCase{uplo, trans, 'N', 4100, 4104, 1}}) {
+        const auto rs = takers(ks, nullptr, [&](size_t ki) {
+          return trsv_can<TypeParam>(ks[ki], c) && shared_case(ki, seen[ki]++, 2 * ks.size());
+        });
+        if (!rs.empty()) check_trsv<TypeParam>(rs, c);
+      }
+  check_trsv<TypeParam>({entry_runner(ks[0])}, {'L', 'N', 'U', 16384, 16384, -1});
+  check_trsv<TypeParam>({entry_runner(ks[0])}, {'U', 'T', 'N', 16384, 16385, 1});
 }
 TYPED_TEST(GpuTrsv, Module) {
   GPU_TEST_PREAMBLE();
-  for (const Runner& rn : {kHost, kDevice})
-    for (char uplo : {'U', 'L'})
-      for (char trans : {'N', 'T'})
-        for (char diag : {'N', 'U'})
-          check_trsv<TypeParam>(rn, {uplo, trans, diag, 517, 520, trans == 'N' ? 1 : -3});
+  for (char uplo : {'U', 'L'})
+    for (char trans : {'N', 'T'})
+      for (char diag : {'N', 'U'})
+        check_trsv<TypeParam>({kHost, kDevice}, {uplo, trans, diag, 517, 520, trans == 'N' ? 1 : -3});
 }
 
 // ---------------------------------------------------------------- gemm
@@ -403,11 +425,11 @@ bo_call gemm_call(int routine, const GemmCase& c) {
 }
 
 template <typename T>
-void check_gemm(const Runner& rn, const GemmCase& c, bool nan_in_c = false) {
+void check_gemm(const std::vector<Runner>& rs, const GemmCase& c, bool nan_in_c = false) {
   using Acc = typename Real<T>::Acc;
-  SCOPED_TRACE(where(rn) + " " + c.ta + c.tb + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
-               " k=" + std::to_string(c.k) + " pad=" + std::to_string(c.pad) + " alpha=" + std::to_string(c.alpha) +
-               " beta=" + std::to_string(c.beta));
+  SCOPED_TRACE(std::string(Real<T>::name) + " " + c.ta + c.tb + " m=" + std::to_string(c.m) +
+               " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) + " pad=" + std::to_string(c.pad) +
+               " alpha=" + std::to_string(c.alpha) + " beta=" + std::to_string(c.beta));
   const int64_t lda = c.lda(), ldb = c.ldb(), ldc = c.ldc();
   Image<T> a(mspan(c.ar(), c.ac(), lda)), b(mspan(c.br(), c.bc(), ldb)), cc(mspan(c.m, c.n, ldc));
   for (int64_t j = 0; j < c.ac(); ++j)
@@ -435,12 +457,15 @@ void check_gemm(const Runner& rn, const GemmCase& c, bool nan_in_c = false) {
                                   rel * (std::fabs(Acc(c.alpha)) * sa[i] + std::fabs(c0)) + tiny<T>()};
     }
   });
-  Image<T> ra = a, rb = b, rc = cc;
-  ASSERT_EQ(run_call<T>(rn, gemm_call(routine_of<T>(BO_KIND_GEMM), c), &ra, &rb, &rc), BO_CUDA_OK)
-      << "declined (the test's can-check and the real operands disagree) or failed";
-  EXPECT_TRUE(check_image(a, ra, {})) << "A";
-  EXPECT_TRUE(check_image(b, rb, {})) << "B";
-  EXPECT_TRUE(check_image(cc, rc, out)) << "C";
+  for (const Runner& rn : rs) {
+    SCOPED_TRACE(where(rn));
+    Image<T> ra = a, rb = b, rc = cc;
+    ASSERT_EQ(run_call<T>(rn, gemm_call(routine_of<T>(BO_KIND_GEMM), c), &ra, &rb, &rc), BO_CUDA_OK)
+        << "declined (the test's can-check and the real operands disagree) or failed";
+    EXPECT_TRUE(check_image(a, ra, {})) << "A";
+    EXPECT_TRUE(check_image(b, rb, {})) << "B";
+    EXPECT_TRUE(check_image(cc, rc, out)) << "C";
+  }
 }
 
 // Whether the configuration runs these arguments, with the leading dimensions check_gemm uses and operand addresses
@@ -461,72 +486,77 @@ TYPED_TEST(GpuGemm, AllConfigsAllTransposes) {
   GPU_TEST_PREAMBLE();
   // Odd sizes (tails, misaligned leading dimensions) and multiples of 4 (the aligned vector fast paths).
   const int64_t sizes[] = {1, 2, 5, 17, 64, 67, 128, 131, 257, 4, 36, 132, 260};
-  for (const bo_kernel_entry* k : configs(routine_of<TypeParam>(BO_KIND_GEMM))) {
-    int ran = 0;
-    for (char ta : {'N', 'T', 'C'})
-      for (char tb : {'N', 'T', 'C'}) {
-        size_t h = 0;
-        for (int64_t m : sizes)
-          for (int64_t n : sizes) {
-            ++h;
-            const int64_t kk = sizes[(h * 5) % 13] + (h % 4 == 0 || sizes[(h * 5) % 13] % 4 == 0 ? 0 : 1);
-            const double ab[][2] = {{1.0, 0.0}, {-1.5, 0.5}, {0.0, 2.0}, {0.0, 0.0}, {2.0, 1.0}};
-            const GemmCase c{ta, tb, m, n, kk, m % 4 == 0 ? int64_t(h % 2) * 4 : int64_t(h % 3), ab[h % 5][0],
-                             ab[h % 5][1]};
-            if (!gemm_can<TypeParam>(k, c)) continue;
-            check_gemm<TypeParam>(entry_runner(k), c);
-            ++ran;
-          }
-      }
-    EXPECT_GT(ran, 60) << k->name << " ran too few cases";
-  }
+  const auto ks = configs(routine_of<TypeParam>(BO_KIND_GEMM));
+  std::vector<int> ran(ks.size());
+  for (char ta : {'N', 'T', 'C'})
+    for (char tb : {'N', 'T', 'C'}) {
+      size_t h = 0;
+      for (int64_t m : sizes)
+        for (int64_t n : sizes) {
+          ++h;
+          const int64_t kk = sizes[(h * 5) % 13] + (h % 4 == 0 || sizes[(h * 5) % 13] % 4 == 0 ? 0 : 1);
+          const double ab[][2] = {{1.0, 0.0}, {-1.5, 0.5}, {0.0, 2.0}, {0.0, 0.0}, {2.0, 1.0}};
+          const GemmCase c{ta,           tb,          m, n, kk, m % 4 == 0 ? int64_t(h % 2) * 4 : int64_t(h % 3),
+                           ab[h % 5][0], ab[h % 5][1]};
+          const auto rs = takers(ks, &ran, [&](size_t ki) { return gemm_can<TypeParam>(ks[ki], c); });
+          if (!rs.empty()) check_gemm<TypeParam>(rs, c);
+        }
+    }
+  for (size_t ki = 0; ki < ks.size(); ++ki) EXPECT_GT(ran[ki], 60) << ks[ki]->name << " ran too few cases";
 }
 TYPED_TEST(GpuGemm, TallWideAndK0) {
   GPU_TEST_PREAMBLE();
-  for (const bo_kernel_entry* k : configs(routine_of<TypeParam>(BO_KIND_GEMM)))
-    for (GemmCase c : {GemmCase{'N', 'N', 3001, 3, 129, 1, 1.0, 0.0}, GemmCase{'N', 'N', 3, 3001, 129, 0, 1.0, 1.0},
-                       GemmCase{'N', 'N', 300, 200, 0, 2, 1.0, 0.5}, GemmCase{'N', 'N', 1, 1, 5000, 0, 1.0, 0.0},
-                       GemmCase{'N', 'N', 77, 65, 1, 1, 1.0, 0.0}, GemmCase{'N', 'N', 3000, 4, 132, 0, 1.0, 0.0},
-                       GemmCase{'N', 'N', 4, 3000, 132, 0, -1.0, 1.0}, GemmCase{'N', 'N', 300, 200, 0, 4, 1.0, 0.5}})
-      for (char ta : {'N', 'T'})
-        for (char tb : {'N', 'T'}) {
-          c.ta = ta;
-          c.tb = tb;
-          if (gemm_can<TypeParam>(k, c)) check_gemm<TypeParam>(entry_runner(k), c);
-        }
+  const auto ks = configs(routine_of<TypeParam>(BO_KIND_GEMM));
+  for (GemmCase c : {GemmCase{'N', 'N', 3001, 3, 129, 1, 1.0, 0.0}, GemmCase{'N', 'N', 3, 3001, 129, 0, 1.0, 1.0},
+                     GemmCase{'N', 'N', 300, 200, 0, 2, 1.0, 0.5}, GemmCase{'N', 'N', 1, 1, 5000, 0, 1.0, 0.0},
+                     GemmCase{'N', 'N', 77, 65, 1, 1, 1.0, 0.0}, GemmCase{'N', 'N', 3000, 4, 132, 0, 1.0, 0.0},
+                     GemmCase{'N', 'N', 4, 3000, 132, 0, -1.0, 1.0}, GemmCase{'N', 'N', 300, 200, 0, 4, 1.0, 0.5}})
+    for (char ta : {'N', 'T'})
+      for (char tb : {'N', 'T'}) {
+        c.ta = ta;
+        c.tb = tb;
+        const auto rs = takers(ks, nullptr, [&](size_t ki) { return gemm_can<TypeParam>(ks[ki], c); });
+        if (!rs.empty()) check_gemm<TypeParam>(rs, c);
+      }
 }
 TYPED_TEST(GpuGemm, BetaZeroNeverReadsC) {
   GPU_TEST_PREAMBLE();
-  for (Mode m : {Mode::kEntry, Mode::kModuleHost, Mode::kModuleDevice})
-    for (const bo_kernel_entry* k : configs(routine_of<TypeParam>(BO_KIND_GEMM))) {
-      GemmCase c{'N', 'T', 72, 45, 36, 0, 1.0, 0.0};
-      if (m == Mode::kEntry && !gemm_can<TypeParam>(k, c)) c = {'N', 'T', 70, 45, 33, 3, 1.0, 0.0};
-      if (m == Mode::kEntry && !gemm_can<TypeParam>(k, c)) continue;
-      const Runner rn{m, m == Mode::kEntry ? k : nullptr};
-      check_gemm<TypeParam>(rn, c, true);
-      c.alpha = 0.0;
-      check_gemm<TypeParam>(rn, c, true);
-      if (m != Mode::kEntry) break;
+  // The aligned case on every entry that takes it and the module; a misaligned one on the entries that take only it.
+  const auto ks = configs(routine_of<TypeParam>(BO_KIND_GEMM));
+  std::vector<char> done(ks.size(), 0);
+  for (GemmCase c : {GemmCase{'N', 'T', 72, 45, 36, 0, 1.0, 0.0}, GemmCase{'N', 'T', 70, 45, 33, 3, 1.0, 0.0}}) {
+    auto rs = takers(ks, nullptr, [&](size_t ki) { return !done[ki] && gemm_can<TypeParam>(ks[ki], c); });
+    for (const Runner& r : rs) done[std::find(ks.begin(), ks.end(), r.e) - ks.begin()] = 1;
+    if (c.pad == 0) {
+      rs.push_back(kHost);
+      rs.push_back(kDevice);
     }
+    if (rs.empty()) continue;
+    check_gemm<TypeParam>(rs, c, true);
+    c.alpha = 0.0;
+    check_gemm<TypeParam>(rs, c, true);
+  }
 }
 TYPED_TEST(GpuGemm, Large) {
   GPU_TEST_PREAMBLE();
-  for (const bo_kernel_entry* k : configs(routine_of<TypeParam>(BO_KIND_GEMM)))
-    for (char ta : {'N', 'T'})
-      for (char tb : {'N', 'T'})
-        for (GemmCase c : {GemmCase{ta, tb, 1000, 1001, 999, 3, 1.0, 0.5}, GemmCase{ta, tb, 1024, 1000, 996, 4, 1.0, 0.5}})
-          if (gemm_can<TypeParam>(k, c)) check_gemm<TypeParam>(entry_runner(k), c);
-  check_gemm<TypeParam>(kHost, {'N', 'N', 2048, 2048, 2048, 0, 1.0, 0.0});
-  check_gemm<TypeParam>(kHost, {'T', 'N', 2053, 2047, 2049, 5, -1.0, 1.0});
+  const auto ks = configs(routine_of<TypeParam>(BO_KIND_GEMM));
+  for (char ta : {'N', 'T'})
+    for (char tb : {'N', 'T'})
+      for (GemmCase c :
+           {GemmCase{ta, tb, 1000, 1001, 999, 3, 1.0, 0.5}, GemmCase{ta, tb, 1024, 1000, 996, 4, 1.0, 0.5}}) {
+        const auto rs = takers(ks, nullptr, [&](size_t ki) { return gemm_can<TypeParam>(ks[ki], c); });
+        if (!rs.empty()) check_gemm<TypeParam>(rs, c);
+      }
+  check_gemm<TypeParam>({kHost}, {'N', 'N', 2048, 2048, 2048, 0, 1.0, 0.0});
+  check_gemm<TypeParam>({kHost}, {'T', 'N', 2053, 2047, 2049, 5, -1.0, 1.0});
 }
 TYPED_TEST(GpuGemm, Module) {
   GPU_TEST_PREAMBLE();
-  for (const Runner& rn : {kHost, kDevice})
-    for (char ta : {'N', 'T'})
-      for (char tb : {'N', 'T'}) {
-        check_gemm<TypeParam>(rn, {ta, tb, 33, 65, 17, 3, 1.0, 0.0});
-        check_gemm<TypeParam>(rn, {ta, tb, 513, 257, 129, 1, 0.5, -1.0});
-      }
+  for (char ta : {'N', 'T'})
+    for (char tb : {'N', 'T'}) {
+      check_gemm<TypeParam>({kHost, kDevice}, {ta, tb, 33, 65, 17, 3, 1.0, 0.0});
+      check_gemm<TypeParam>({kHost, kDevice}, {ta, tb, 513, 257, 129, 1, 0.5, -1.0});
+    }
 }
 
 // ---------------------------------------------------------------- misaligned operands
@@ -543,17 +573,26 @@ TYPED_TEST(GpuMisaligned, AllRoutinesAllConfigs) {
   using T = TypeParam;
   GPU_TEST_PREAMBLE();
   Shift shift;
-  for (const bo_kernel_entry* k : configs(routine_of<T>(BO_KIND_NRM2))) check_nrm2<T>(entry_runner(k), 100003, 1, 0);
-  for (const bo_kernel_entry* k : configs(routine_of<T>(BO_KIND_GEMV)))
-    for (char t : {'N', 'T'})
-      if (const GemvCase c{t, 1024, 515, 1024, 1, 1, 1.0, 0.5}; gemv_can<T>(k, c)) check_gemv<T>(entry_runner(k), c);
-  for (const bo_kernel_entry* k : configs(routine_of<T>(BO_KIND_GEMM)))
-    for (char ta : {'N', 'T'})
-      for (char tb : {'N', 'T'})
-        if (const GemmCase c{ta, tb, 256, 131, 64, 0, 1.0, 0.0}; gemm_can<T>(k, c)) check_gemm<T>(entry_runner(k), c);
-  for (const bo_kernel_entry* k : configs(routine_of<T>(BO_KIND_TRSV)))
-    if (const TrsvCase c{'L', 'T', 'N', 300, 300, 1}; trsv_can<T>(k, c)) check_trsv<T>(entry_runner(k), c);
-  check_gemm<T>(kDevice, {'N', 'N', 256, 256, 256, 0, 1.0, 1.0});
+  const auto all = [](size_t) { return true; };
+  check_nrm2<T>(takers(configs(routine_of<T>(BO_KIND_NRM2)), nullptr, all), 100003, 1, 0);
+  const auto gv = configs(routine_of<T>(BO_KIND_GEMV));
+  for (char t : {'N', 'T'}) {
+    const GemvCase c{t, 1024, 515, 1024, 1, 1, 1.0, 0.5};
+    const auto rs = takers(gv, nullptr, [&](size_t ki) { return gemv_can<T>(gv[ki], c); });
+    if (!rs.empty()) check_gemv<T>(rs, c);
+  }
+  const auto gm = configs(routine_of<T>(BO_KIND_GEMM));
+  for (char ta : {'N', 'T'})
+    for (char tb : {'N', 'T'}) {
+      const GemmCase c{ta, tb, 256, 131, 64, 0, 1.0, 0.0};
+      const auto rs = takers(gm, nullptr, [&](size_t ki) { return gemm_can<T>(gm[ki], c); });
+      if (!rs.empty()) check_gemm<T>(rs, c);
+    }
+  const auto tv = configs(routine_of<T>(BO_KIND_TRSV));
+  const TrsvCase tc{'L', 'T', 'N', 300, 300, 1};
+  if (const auto rs = takers(tv, nullptr, [&](size_t ki) { return trsv_can<T>(tv[ki], tc); }); !rs.empty())
+    check_trsv<T>(rs, tc);
+  check_gemm<T>({kDevice}, {'N', 'N', 256, 256, 256, 0, 1.0, 1.0});
 }
 
 // ---------------------------------------------------------------- registry, runtime
@@ -570,8 +609,8 @@ TEST(GpuRegistry, EveryRoutineAndPrecisionHasNamedConfigs) {
     for (const bo_kernel_entry* e : v) {
       ASSERT_NE(e->name, nullptr);
       names.push_back(e->name);
-      EXPECT_NE(names.back().find(bo_routine_name(r)), std::string::npos) << names.back() << " listed as "
-                                                                          << bo_routine_name(r);
+      EXPECT_NE(names.back().find(bo_routine_name(r)), std::string::npos)
+          << names.back() << " listed as " << bo_routine_name(r);
       EXPECT_NE(e->family, nullptr) << e->name;
       EXPECT_TRUE(e->can_implement && e->workspace_bytes && e->launch) << e->name;
       own += e->vendor == 0;

@@ -59,8 +59,8 @@ void expect_all_ran(const std::vector<Runner>& rs, const Tally& t) {
 
 // Everything in the image outside the rows x cols block (of leading dimension ld) must be bit-identical.
 template <typename T>
-::testing::AssertionResult only_block_written(const Image<T>& before, const Image<T>& after, int64_t rows,
-                                              int64_t cols, int64_t ld) {
+::testing::AssertionResult only_block_written(const Image<T>& before, const Image<T>& after, int64_t rows, int64_t cols,
+                                              int64_t ld) {
   size_t changed = 0;
   std::ostringstream msg;
   const size_t span = before.size() - 2 * kGuard;

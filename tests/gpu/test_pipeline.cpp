@@ -197,8 +197,8 @@ struct Result {
 
 // The gemm of T's precision as the core hands it to the module (host pointers).
 template <typename T>
-bo_call gemm_call(char ta, char tb, int64_t m, int64_t n, int64_t k, double alpha, const T* a, int64_t lda,
-                  const T* b, int64_t ldb, double beta, T* c, int64_t ldc) {
+bo_call gemm_call(char ta, char tb, int64_t m, int64_t n, int64_t k, double alpha, const T* a, int64_t lda, const T* b,
+                  int64_t ldb, double beta, T* c, int64_t ldc) {
   bo_call g{};
   g.routine = routine_of<T>(BO_KIND_GEMM);
   g.op[0] = ta;
@@ -323,7 +323,8 @@ void partial_tiles(char ta, char tb, int64_t tile, int64_t m, int64_t n, int64_t
     EXPECT_TRUE(correct(g, r));
     EXPECT_TRUE(gpu_only(r));
     if (x.alpha == 0.0f) {
-      EXPECT_LE(r.st.bytes_h2d, x.beta != 0.0f ? double(sizeof(T)) * m * n : 0.0) << "alpha = 0 staged A or B " << describe(r.st);
+      EXPECT_LE(r.st.bytes_h2d, x.beta != 0.0f ? double(sizeof(T)) * m * n : 0.0)
+          << "alpha = 0 staged A or B " << describe(r.st);
       continue;
     }
     EXPECT_TRUE(pipeline_ran(g, r, tile));
@@ -876,7 +877,8 @@ TYPED_TEST(Pipeline, Staging_SmallPinnedRingSameBits_tile64) {
 }
 
 // Deep K with transposed A: a panel's columns (K long) are longer than a pinned chunk (1 MiB = 262144 floats or
-// 131072 doubles), so each column is staged in pieces. Integer data: a piece lost or staged twice changes the exact result.
+// 131072 doubles), so each column is staged in pieces. Integer data: a piece lost or staged twice changes the exact
+// result.
 TYPED_TEST(Pipeline, Staging_DeepKColumnsLongerThanAChunk_tile32) {
   using T = TypeParam;
   GPU_TEST_PREAMBLE();

@@ -2,8 +2,9 @@
 // precisions (typed suites .../float and .../double): a randomized differential test that mixes gemv / trsv / gemm
 // calls on a set of host buffers with every kind of host write between them, and checks every result against a
 // reference accumulated in Real<T>::Acc computed from the host memory as it is at the call (so a stale device copy
-// shows as a wrong result), plus the bits of each output buffer outside its window. host_resident tells whether a call was served from a device copy; the test asserts that many were, so it
-// fails if caching never happens. Without a CUDA device every test reports SKIPPED.
+// shows as a wrong result), plus the bits of each output buffer outside its window. host_resident tells whether a call
+// was served from a device copy; the test asserts that many were, so it fails if caching never happens. Without a CUDA
+// device every test reports SKIPPED.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -84,8 +85,7 @@ class Residency : public ::testing::Test {
     module().mod->host_resident(p, rows, cols, ld, int(sizeof(T)), 1, &info);
     return info.state;
   }
-  static int gemv(char tr, int64_t m, int64_t n, double alpha, const T* a, int64_t lda, const T* x, double beta,
-                  T* y) {
+  static int gemv(char tr, int64_t m, int64_t n, double alpha, const T* a, int64_t lda, const T* x, double beta, T* y) {
     const char ops[2] = {tr, 0};
     const bo_call g = host_call<T>(BO_KIND_GEMV, ops, m, n, 0, alpha, a, lda, x, 0, beta, y, 0, 1, 1);
     return module().mod->call(&g, 0.0);
@@ -273,8 +273,7 @@ TYPED_TEST(Residency, RandomizedDifferential_HostWritesBetweenCalls) {
       const long double rel = (kk + 3) * u + (kk + 2) * Real<T>::u_acc;
       for (int64_t j = 0; j < nn; ++j)
         for (int64_t i = 0; i < mm; ++i)
-          ASSERT_LE(std::fabs(Acc(c[i + j * ldc]) - ref[size_t(i + j * mm)]),
-                    rel * mag[size_t(i + j * mm)] + tiny<T>())
+          ASSERT_LE(std::fabs(Acc(c[i + j * ldc]) - ref[size_t(i + j * mm)]), rel * mag[size_t(i + j * mm)] + tiny<T>())
               << "gemm C in buffer " << (&cb - bufs.data()) << " iteration " << it;
       // Nothing outside the window changed.
       for (size_t q = 0; q < cb.elems; ++q) {
