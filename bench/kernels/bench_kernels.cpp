@@ -49,9 +49,7 @@ constexpr size_t Align256(size_t bytes) { return (bytes + 255) & ~size_t(255); }
 
 // Everything shared by all cases; set up once in main after the module's init().
 struct Gpu {
-  const bo_cuda_module* module = nullptr;
-  const bo_kernel_registry* reg = nullptr;
-  std::string module_path;
+  bo_gpu::Loaded m;  // the module, its kernel registry and its path
   int device = 0;
   cudaDeviceProp prop{};
   cudaStream_t stream = nullptr;
@@ -229,7 +227,7 @@ bool Run(const Prepared& p, int variant, size_t copy, void* host_result, std::st
   // Timed nrm2: as the module runs it, the kernel writes its result straight into mapped pinned memory.
   if (host_result && Kind(*p.shape) == BO_KIND_NRM2 && variant != kCublas) a.c = g.pinned_result;
   if (variant != kCublas) {
-    const bo_kernel_entry& e = g.reg->entries[p.index[variant]];
+    const bo_kernel_entry& e = g.m.reg->entries[p.index[variant]];
     const int rc = e.launch(&a, g.workspace, g.stream);
     if (rc != 0)
       *err = format("%s launch of %s failed: %s", kVariantName[variant], e.name, cudaGetErrorString(cudaError_t(rc)));
@@ -318,7 +316,7 @@ std::string Verify(Prepared* p) {
     if (!(p->rel_err[v] <= kVerifyTolerance))
       return format(
           "%s configuration %s disagrees with cuBLAS (max relative difference %g)%s", kVariantName[v],
-          g.reg->entries[p->index[v]].name, p->rel_err[v],
+          g.m.reg->entries[p->index[v]].name, p->rel_err[v],
           Kind(s) == BO_KIND_TRSV && !std::isfinite(p->rel_err[v]) ? ": does it read the NaN upper triangle?" : "");
   }
   return "";
@@ -365,16 +363,16 @@ std::unique_ptr<Prepared> Prepare(const Shape& s) {
   }
 
   const bo_kernel_args args = Args(*p, 0);
-  p->index[kTuned] = g.reg->select_ex(s.routine, &args, BO_SELECT_TUNED);
-  p->index[kOwn] = g.reg->select_ex(s.routine, &args, BO_SELECT_OWN);
+  p->index[kTuned] = g.m.reg->select_ex(s.routine, &args, BO_SELECT_TUNED);
+  p->index[kOwn] = g.m.reg->select_ex(s.routine, &args, BO_SELECT_OWN);
   size_t workspace = 0;
   for (int v : {kTuned, kOwn}) {
     const int i = p->index[v];
-    if (i < 0 || size_t(i) >= g.reg->count) {
+    if (i < 0 || size_t(i) >= g.m.reg->count) {
       p->error = format("select_ex(%s) chose no configuration (%d)", kVariantName[v], i);
       return p;
     }
-    const bo_kernel_entry& entry = g.reg->entries[i];
+    const bo_kernel_entry& entry = g.m.reg->entries[i];
     if (!entry.can_implement(&args)) {
       p->error =
           format("select_ex(%s) chose %s, whose can_implement rejects these arguments", kVariantName[v], entry.name);
@@ -487,7 +485,7 @@ void RunCase(benchmark::State& state, const Shape* s) {
   state.counters["copies"] = double(p.copies);
   if (Kind(*s) == BO_KIND_NRM2) state.counters["result_on_host"] = 1;
   const std::string label =
-      std::string("tuned=") + g.reg->entries[p.index[kTuned]].name + " own=" + g.reg->entries[p.index[kOwn]].name;
+      std::string("tuned=") + g.m.reg->entries[p.index[kTuned]].name + " own=" + g.m.reg->entries[p.index[kOwn]].name;
   state.SetLabel(label.c_str());
 }
 
@@ -515,18 +513,9 @@ bool SetUp(const std::string& module_flag, std::string* err) {
                   ce != cudaSuccess ? cudaGetErrorString(ce) : "cudaGetDeviceCount found none");
     return false;
   }
-  const bo_gpu::Loaded l = bo_gpu::load(bo_gpu::module_path(module_flag));
-  g.module_path = l.path;
-  if (!l.mod) {
-    *err = l.error;
-    return false;
-  }
-  g.module = l.mod;
-  g.reg = l.reg;
-  static const bo_cuda_host_services host{BO_CUDA_API_VERSION, &bo_gpu::env_config, &HostLog, nullptr};
-  if (const int st = g.module->init(&host); st != BO_CUDA_OK) {
-    *err = format("the CUDA module's init() returned %d (%s): nothing to benchmark", st,
-                  st == BO_CUDA_NO_DEVICE ? "no usable device" : "error");
+  const int init = bo_gpu::load_and_init(module_flag, &HostLog, &g.m);
+  if (init != BO_CUDA_OK) {
+    *err = g.m.error + (init >= 0 ? ": nothing to benchmark" : "");
     return false;
   }
   // The module picks its device the same way (BLASOFFLOAD_DEVICE, default 0): our stream must live there too.
@@ -566,7 +555,7 @@ void TearDown() {
   if (g.workspace) cudaFree(g.workspace);
   if (g.pinned_result) cudaFreeHost(g.pinned_result);
   if (g.stream) cudaStreamDestroy(g.stream);
-  if (g.module && g.module->shutdown) g.module->shutdown();
+  if (g.m.mod && g.m.mod->shutdown) g.m.mod->shutdown();
 }
 
 std::string Version(int v) { return format("%d.%d", v / 1000, (v % 1000) / 10); }
@@ -590,11 +579,11 @@ void AddContext() {
   benchmark::AddCustomContext("cuda_runtime", Version(rt));
   benchmark::AddCustomContext("cuda_driver", Version(drv));
   benchmark::AddCustomContext("cublas", format("%d.%d.%d", cublas / 10000, (cublas / 100) % 100, cublas % 100));
-  benchmark::AddCustomContext("module", g.module->name ? g.module->name : "");
-  benchmark::AddCustomContext("module_path", g.module_path);
-  const char* info = g.reg->tuned_params_info();
+  benchmark::AddCustomContext("module", g.m.mod->name ? g.m.mod->name : "");
+  benchmark::AddCustomContext("module_path", g.m.path);
+  const char* info = g.m.reg->tuned_params_info();
   benchmark::AddCustomContext("tuned_params", info ? info : "(none)");
-  const char* vendor = g.reg->vendor_info ? g.reg->vendor_info() : nullptr;
+  const char* vendor = g.m.reg->vendor_info ? g.m.reg->vendor_info() : nullptr;
   benchmark::AddCustomContext("vendor", vendor ? vendor : "(none)");
   // Google Benchmark already writes a local "date"; this one is unambiguous.
   char date[32];

@@ -114,9 +114,7 @@ struct Options {
 };
 
 struct Gpu {
-  const bo_cuda_module* module = nullptr;
-  const bo_kernel_registry* reg = nullptr;
-  std::string module_path;
+  bo_gpu::Loaded m;  // the module, its kernel registry and its path
   int device = 0;
   cudaDeviceProp prop{};
   cudaStream_t stream = nullptr;
@@ -139,18 +137,10 @@ int SetUp(std::string* err) {
     *err = format("no usable CUDA device (%s)", ce != cudaSuccess ? cudaGetErrorString(ce) : "none found");
     return kExitNoGpu;
   }
-  const bo_gpu::Loaded l = bo_gpu::load(bo_gpu::module_path(o.module));
-  g.module_path = l.path;
-  if (!l.mod) {
-    *err = l.error;
-    return kExitSetup;
-  }
-  g.module = l.mod;
-  g.reg = l.reg;
   // The module loads its tuned table in init(); select_ex answers from it.
-  static const bo_cuda_host_services host{BO_CUDA_API_VERSION, &bo_gpu::env_config, &HostLog, nullptr};
-  if (const int st = g.module->init(&host); st != BO_CUDA_OK) {
-    *err = format("the module's init() returned %d", st);
+  const int st = bo_gpu::load_and_init(o.module, &HostLog, &g.m);
+  if (st != BO_CUDA_OK) {
+    *err = g.m.error;
     return st == BO_CUDA_NO_DEVICE ? kExitNoGpu : kExitSetup;
   }
   // The module picks its device the same way (BLASOFFLOAD_DEVICE, default 0): our stream must live there too.
@@ -227,7 +217,7 @@ struct Candidate {
   std::string check = "not checked", error;
 };
 
-const bo_kernel_entry& Entry(const Candidate& c) { return g.reg->entries[c.index]; }
+const bo_kernel_entry& Entry(const Candidate& c) { return g.m.reg->entries[c.index]; }
 
 double Median(std::vector<double> v) {
   if (v.empty()) return NAN;
@@ -288,11 +278,11 @@ bool RunCase(const Case& c) {
   const bo_kernel_args probe =
       Args(c, reinterpret_cast<void*>(uintptr_t(1) << 20), reinterpret_cast<void*>(uintptr_t(1) << 21));
   const int tuned =
-      g.reg->select_ex ? g.reg->select_ex(c.routine, &probe, BO_SELECT_TUNED) : g.reg->select(c.routine, &probe);
+      g.m.reg->select_ex ? g.m.reg->select_ex(c.routine, &probe, BO_SELECT_TUNED) : g.m.reg->select(c.routine, &probe);
   if (tuned >= 0) cands.emplace_back("tuned", tuned);
   for (int vendor_pass = 0; vendor_pass < 2; ++vendor_pass)
-    for (size_t i = 0; i < g.reg->count; ++i) {
-      const bo_kernel_entry& e = g.reg->entries[i];
+    for (size_t i = 0; i < g.m.reg->count; ++i) {
+      const bo_kernel_entry& e = g.m.reg->entries[i];
       if (e.routine != c.routine || (e.vendor != 0) != (vendor_pass == 1) || !e.can_implement(&probe)) continue;
       cands.emplace_back(vendor_pass ? "cublas" : "own", int(i));
     }
@@ -542,8 +532,8 @@ void Context() {
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
-  const char* tuned = g.reg->tuned_params_info ? g.reg->tuned_params_info() : nullptr;
-  const char* vendor = g.reg->vendor_info ? g.reg->vendor_info() : nullptr;
+  const char* tuned = g.m.reg->tuned_params_info ? g.m.reg->tuned_params_info() : nullptr;
+  const char* vendor = g.m.reg->vendor_info ? g.m.reg->vendor_info() : nullptr;
   const char* cond = bo_gpu::env_config("BLASOFFLOAD_STRSM_INV_MAX_COND");
   std::printf(
       "{\"context\": {\"gpu\": %s, \"sms\": %d, \"l2_mib\": %.1f, \"memory_gib\": %.1f, \"cuda_runtime\": %d, "
@@ -551,9 +541,9 @@ void Context() {
       "\"reps\": %d, \"warmup\": %d, \"queue_ahead\": %s, \"rotate_mib\": %zu, \"flush_mib\": %zu, "
       "\"strsm_inv_max_cond\": %s, \"date\": %s, \"commit\": %s}}\n",
       Json(g.prop.name).c_str(), g.prop.multiProcessorCount, g.prop.l2CacheSize / 1048576.0,
-      double(g.prop.totalGlobalMem) / (1 << 30), runtime, driver, Json(g.module->name ? g.module->name : "").c_str(),
-      Json(g.module_path).c_str(), Json(tuned ? tuned : "(none)").c_str(), Json(vendor ? vendor : "(none)").c_str(),
-      o.reps, o.warmup, o.queue_ahead ? "true" : "false", kRotateBytes >> 20, g.flush_bytes >> 20,
+      double(g.prop.totalGlobalMem) / (1 << 30), runtime, driver, Json(g.m.mod->name ? g.m.mod->name : "").c_str(),
+      Json(g.m.path).c_str(), Json(tuned ? tuned : "(none)").c_str(), Json(vendor ? vendor : "(none)").c_str(), o.reps,
+      o.warmup, o.queue_ahead ? "true" : "false", kRotateBytes >> 20, g.flush_bytes >> 20,
       Json(cond ? cond : "(default)").c_str(), Json(o.date).c_str(), Json(o.commit).c_str());
   std::fflush(stdout);
 }
@@ -611,6 +601,6 @@ int main(int argc, char** argv) {
   for (const Case& c : cases) ok &= RunCase(c);
   std::fprintf(stderr, "blasoffload_bench_level3: %zu shapes in %.1f s\n", cases.size(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  if (g.module->shutdown) g.module->shutdown();
+  if (g.m.mod->shutdown) g.m.mod->shutdown();
   return ok ? kExitOk : kExitFailed;
 }

@@ -69,6 +69,19 @@ Loaded load(const std::string& path) {
   return r;
 }
 
+int load_and_init(const std::string& explicit_path, void (*log)(int, const char*), Loaded* out) {
+  *out = load(module_path(explicit_path));
+  if (!out->mod) return -1;
+  // One host-services table per process is enough: the benchmarks load one module once.
+  static bo_cuda_host_services host{};
+  host = {BO_CUDA_API_VERSION, &env_config, log, nullptr};
+  const int st = out->mod->init(&host);
+  if (st != BO_CUDA_OK)
+    out->error =
+        format("the CUDA module's init() returned %d (%s)", st, st == BO_CUDA_NO_DEVICE ? "no usable device" : "error");
+  return st;
+}
+
 const char* env_config(const char* key) { return std::getenv(key); }
 
 int module_device() {

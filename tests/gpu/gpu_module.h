@@ -26,6 +26,11 @@ std::string module_path(const std::string& explicit_path = "");
 // dlopen(path) and both entry points, with the versions this code was compiled against. Does not call init().
 Loaded load(const std::string& path);
 
+// load() and the module's init() with a harness's host services (configuration from the environment, `log` for its
+// messages, no CPU BLAS). Returns init()'s status (BO_CUDA_OK: ready), or -1 when the module did not load; out->error
+// says why whenever the result is not BO_CUDA_OK.
+int load_and_init(const std::string& explicit_path, void (*log)(int level, const char* message), Loaded* out);
+
 // Host services' configuration lookup for a harness: the process environment. (The harness stands in for the core,
 // whose configuration layer does the same plus the config file; tests set the module's knobs with setenv.)
 const char* env_config(const char* key);

@@ -109,6 +109,24 @@ void run_entry(const bo_kernel_entry* k, const bo_call& args) {
   cudaFree(ws);
 }
 
+bo_call make_call(int routine, const char* ops, int64_t m, int64_t n, int64_t k, double alpha, double beta, int64_t lda,
+                  int64_t ldb, int64_t ldc, int64_t incx, int64_t incy) {
+  bo_call g{};
+  g.routine = routine;
+  for (int i = 0; i < 4 && ops[i]; ++i) g.op[i] = ops[i];
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.lda = lda;
+  g.ldb = ldb;
+  g.ldc = ldc;
+  g.incx = incx;
+  g.incy = incy;
+  return g;
+}
+
 std::string Runner::name() const {
   if (mode == Mode::kEntry) return std::string(e->name) + (e->vendor ? " (vendor)" : "");
   return mode == Mode::kModuleHost ? "module, host operands" : "module, device operands";

@@ -71,6 +71,11 @@ struct PrecisionNames {
     return Real<T>::name;
   }
 };
+// Declares the typed test suite Name over both precisions (its tests: TYPED_TEST(Name, Test), T = TypeParam).
+#define GPU_TYPED_SUITE(Name)             \
+  template <typename T>                   \
+  class Name : public ::testing::Test {}; \
+  TYPED_TEST_SUITE(Name, gt::Precisions, gt::PrecisionNames)
 
 // ---- The module. ----
 struct Module {
@@ -193,6 +198,18 @@ T uni(T lo = T(-1), T hi = T(1)) {
 void parallel_for(int64_t n, const std::function<void(int64_t)>& f);
 
 // ---- Running a call. ----
+// A normalised call (routines/call.h) of `routine`: option letters in the routine's order (a C string, "" for none),
+// sizes, scalars, leading dimensions and increments; the operand pointers are left null for run_call or the caller.
+bo_call make_call(int routine, const char* ops, int64_t m, int64_t n, int64_t k, double alpha, double beta, int64_t lda,
+                  int64_t ldb, int64_t ldc, int64_t incx = 0, int64_t incy = 0);
+// The call with its operand pointers (host or device memory) set.
+inline bo_call with_operands(bo_call g, const void* a, const void* b, void* c) {
+  g.a = a;
+  g.b = b;
+  g.c = c;
+  return g;
+}
+
 // What runs a case: one registry entry on device operands, or the module's call() with host or device operands.
 enum class Mode { kEntry, kModuleHost, kModuleDevice };
 struct Runner {

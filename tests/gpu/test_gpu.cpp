@@ -35,6 +35,14 @@ bool shared_case(size_t config, size_t ncase, size_t nconfigs) {
 std::string where(const Runner& rn) { return rn.mode == Mode::kEntry ? rn.name() : "module/" + rn.name(); }
 const Runner kHost{Mode::kModuleHost, nullptr}, kDevice{Mode::kModuleDevice, nullptr};
 
+// Whether an entry takes a call whose operands are aligned as the test's device images are (configurations with vector
+// fast paths decline misaligned operands; another configuration runs those).
+template <typename T>
+bool takes(const bo_kernel_entry* k, bo_call g) {
+  g.a = g.b = g.c = fake_dev_ptr<T>();
+  return k->can_implement(&g);
+}
+
 // The entries of a routine that take a case (can(entry)), for the case's runner list; counts each entry's cases.
 std::vector<Runner> takers(const std::vector<const bo_kernel_entry*>& ks, std::vector<int>* ran,
                            const std::function<bool(size_t)>& can) {
@@ -48,9 +56,7 @@ std::vector<Runner> takers(const std::vector<const bo_kernel_entry*>& ks, std::v
 }
 
 // ---------------------------------------------------------------- nrm2
-template <typename T>
-class GpuNrm2 : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuNrm2, Precisions, PrecisionNames);
+GPU_TYPED_SUITE(GpuNrm2);
 
 // kind: 0 U(-1,1), 1 huge scale, 2 small scale, 3 an Inf, 4 a NaN, 5 -Inf and NaN.
 template <typename T>
@@ -84,10 +90,7 @@ void check_nrm2(const std::vector<Runner>& rs, int64_t n, int64_t incx, int kind
     const bool wide_acc = std::is_same_v<T, float>;  // our float kernels accumulate in double: one final rounding
     double rel = wide_acc ? 2 * u : (double(n) / 2 + 2) * u;
     if (rn.e && rn.e->vendor) rel = wide_acc ? (2 * std::sqrt(double(n)) + 2) * u : (double(n) / 2 + 2) * u;
-    bo_call call{};
-    call.routine = routine_of<T>(BO_KIND_NRM2);
-    call.n = n;
-    call.incx = incx;
+    const bo_call call = make_call(routine_of<T>(BO_KIND_NRM2), "", 0, n, 0, 0, 0, 0, 0, 0, incx);
     Image<T> x1 = x, r1(1);
     ASSERT_EQ(run_call<T>(rn, call, nullptr, &x1, &r1), BO_CUDA_OK);
     const T got = r1.p()[0];
@@ -134,17 +137,8 @@ struct GemvCase {
   double alpha, beta;
 };
 bo_call gemv_call(int routine, const GemvCase& c) {
-  bo_call g{};
-  g.routine = routine;
-  g.op[0] = c.t;
-  g.m = c.m;
-  g.n = c.n;
-  g.alpha = c.alpha;
-  g.beta = c.beta;
-  g.lda = c.lda;
-  g.incx = c.incx;
-  g.incy = c.incy;
-  return g;
+  const char ops[] = {c.t, 0};
+  return make_call(routine, ops, c.m, c.n, 0, c.alpha, c.beta, c.lda, 0, 0, c.incx, c.incy);
 }
 
 template <typename T>
@@ -218,14 +212,10 @@ std::vector<GemvCase> gemv_cases(char t, bool big) {
 }
 template <typename T>
 bool gemv_can(const bo_kernel_entry* k, const GemvCase& c) {
-  bo_call g = gemv_call(k->routine, c);
-  g.a = g.b = g.c = fake_dev_ptr<T>();
-  return k->can_implement(&g);
+  return takes<T>(k, gemv_call(k->routine, c));
 }
 
-template <typename T>
-class GpuGemv : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuGemv, Precisions, PrecisionNames);
+GPU_TYPED_SUITE(GpuGemv);
 
 TYPED_TEST(GpuGemv, AllConfigs) {
   GPU_TEST_PREAMBLE();
@@ -283,15 +273,8 @@ struct TrsvCase {
   int64_t n, lda, incx;
 };
 bo_call trsv_call(int routine, const TrsvCase& c) {
-  bo_call g{};
-  g.routine = routine;
-  g.op[0] = c.uplo;
-  g.op[1] = c.trans;
-  g.op[2] = c.diag;
-  g.n = c.n;
-  g.lda = c.lda;
-  g.incx = c.incx;
-  return g;
+  const char ops[] = {c.uplo, c.trans, c.diag, 0};
+  return make_call(routine, ops, 0, c.n, 0, 0, 0, c.lda, 0, 0, c.incx);
 }
 
 template <typename T>
@@ -344,14 +327,10 @@ void check_trsv(const std::vector<Runner>& rs, const TrsvCase& c) {
 
 template <typename T>
 bool trsv_can(const bo_kernel_entry* k, const TrsvCase& c) {
-  bo_call g = trsv_call(k->routine, c);
-  g.a = g.c = fake_dev_ptr<T>();
-  return k->can_implement(&g);
+  return takes<T>(k, trsv_call(k->routine, c));
 }
 
-template <typename T>
-class GpuTrsv : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuTrsv, Precisions, PrecisionNames);
+GPU_TYPED_SUITE(GpuTrsv);
 
 TYPED_TEST(GpuTrsv, AllConfigsAllCombinations) {
   GPU_TEST_PREAMBLE();
@@ -409,19 +388,8 @@ struct GemmCase {
   int64_t ldc() const { return std::max<int64_t>(1, m + pad); }
 };
 bo_call gemm_call(int routine, const GemmCase& c) {
-  bo_call g{};
-  g.routine = routine;
-  g.op[0] = c.ta;
-  g.op[1] = c.tb;
-  g.m = c.m;
-  g.n = c.n;
-  g.k = c.k;
-  g.alpha = c.alpha;
-  g.beta = c.beta;
-  g.lda = c.lda();
-  g.ldb = c.ldb();
-  g.ldc = c.ldc();
-  return g;
+  const char ops[] = {c.ta, c.tb, 0};
+  return make_call(routine, ops, c.m, c.n, c.k, c.alpha, c.beta, c.lda(), c.ldb(), c.ldc());
 }
 
 template <typename T>
@@ -468,19 +436,12 @@ void check_gemm(const std::vector<Runner>& rs, const GemmCase& c, bool nan_in_c 
   }
 }
 
-// Whether the configuration runs these arguments, with the leading dimensions check_gemm uses and operand addresses
-// aligned as the test's device images are (configurations with vector fast paths decline misaligned operands;
-// another configuration runs those).
 template <typename T>
 bool gemm_can(const bo_kernel_entry* k, const GemmCase& c) {
-  bo_call g = gemm_call(k->routine, c);
-  g.a = g.b = g.c = fake_dev_ptr<T>();
-  return k->can_implement(&g);
+  return takes<T>(k, gemm_call(k->routine, c));
 }
 
-template <typename T>
-class GpuGemm : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuGemm, Precisions, PrecisionNames);
+GPU_TYPED_SUITE(GpuGemm);
 
 TYPED_TEST(GpuGemm, AllConfigsAllTransposes) {
   GPU_TEST_PREAMBLE();
@@ -565,9 +526,7 @@ struct Shift {
   Shift() { g_dev_shift = 1; }
   ~Shift() { g_dev_shift = 0; }
 };
-template <typename T>
-class GpuMisaligned : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuMisaligned, Precisions, PrecisionNames);
+GPU_TYPED_SUITE(GpuMisaligned);
 
 TYPED_TEST(GpuMisaligned, AllRoutinesAllConfigs) {
   using T = TypeParam;
@@ -626,16 +585,11 @@ TEST(GpuRegistry, EveryRoutineAndPrecisionHasNamedConfigs) {
   EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << "duplicate configuration names";
 }
 
-template <typename T>
-class GpuRuntime : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuRuntime, Precisions, PrecisionNames);
+GPU_TYPED_SUITE(GpuRuntime);
 
 bo_call nrm2_host_call(int routine, int64_t n, const void* x, void* result) {
-  bo_call c{};
-  c.routine = routine;
-  c.n = n;
+  bo_call c = make_call(routine, "", 0, n, 0, 0, 0, 0, 0, 0, 1);
   c.b = x;
-  c.incx = 1;
   c.c = result;
   return c;
 }

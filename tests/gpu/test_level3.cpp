@@ -49,8 +49,10 @@ void print_tally(const std::string& what, const Tally& t) {
     std::printf("\n");
   }
 }
-// Every entry must have run somewhere: a can_implement that declines everything would otherwise go unnoticed.
-void expect_all_ran(const std::vector<Runner>& rs, const Tally& t) {
+// Prints the tally, and checks that every entry ran somewhere: a can_implement that declines everything would otherwise
+// go unnoticed.
+void report(const std::string& what, const std::vector<Runner>& rs, const Tally& t) {
+  print_tally(what, t);
   for (const Runner& r : rs) {
     auto it = t.find(r.name());
     EXPECT_TRUE(it != t.end() && it->second.ran > 0) << r.name() << " ran no case";
@@ -108,18 +110,8 @@ struct TrsmCase {
 };
 
 bo_call trsm_call(int routine, const TrsmCase& c) {
-  bo_call g{};
-  g.routine = routine;
-  g.op[0] = c.side;
-  g.op[1] = c.uplo;
-  g.op[2] = c.trans;
-  g.op[3] = c.diag;
-  g.m = c.m;
-  g.n = c.n;
-  g.alpha = c.alpha;
-  g.lda = c.lda;
-  g.ldc = c.ldb;
-  return g;
+  const char ops[] = {c.side, c.uplo, c.trans, c.diag, 0};
+  return make_call(routine, ops, c.m, c.n, 0, c.alpha, 0, c.lda, 0, c.ldb);
 }
 
 // The matrix M of every system of a case, read from A as stored: M(r, q) = A(r, q) when `direct` (side L with
@@ -442,21 +434,14 @@ void trsm_side(char side) {
           }
         }
       }
-  print_tally(std::string(Real<T>::name) + " trsm, side " + side, tally);
-  expect_all_ran(rs, tally);
+  report(std::string(Real<T>::name) + " trsm, side " + side, rs, tally);
 }
 
-template <typename T>
-class Level3Trsm : public ::testing::Test {};
-TYPED_TEST_SUITE(Level3Trsm, Precisions, PrecisionNames);
+GPU_TYPED_SUITE(Level3Trsm);
 
-TYPED_TEST(Level3Trsm, LeftSideAllEntries) {
+TYPED_TEST(Level3Trsm, BothSidesAllEntries) {
   GPU_TEST_PREAMBLE();
-  trsm_side<TypeParam>('L');
-}
-TYPED_TEST(Level3Trsm, RightSideAllEntries) {
-  GPU_TEST_PREAMBLE();
-  trsm_side<TypeParam>('R');
+  for (char side : {'L', 'R'}) trsm_side<TypeParam>(side);
 }
 
 // M >> N: 16384 x 16 on each side, on the configuration select() takes (and, when that is cuBLAS, also on the
@@ -504,8 +489,7 @@ TYPED_TEST(Level3Trsm, NanAndInfInBStayInTheirSystem) {
             const int64_t t = c.t(), ns = c.systems();
             check_trsm_case<T>(c, rs, tally, {{0, t / 2, NAN}, {ns - 1, t / 3, h % 4 < 2 ? INFINITY : -INFINITY}});
           }
-  print_tally(std::string(Real<T>::name) + " trsm with NaN/Inf in B", tally);
-  expect_all_ran(rs, tally);
+  report(std::string(Real<T>::name) + " trsm with NaN/Inf in B", rs, tally);
 }
 
 // The ill-conditioned data must really be: a 1-norm condition number far above 1e4 (computed from the exact inverse
@@ -562,17 +546,8 @@ struct SyrkCase {
 };
 
 bo_call syrk_call(int routine, const SyrkCase& c) {
-  bo_call g{};
-  g.routine = routine;
-  g.op[0] = c.uplo;
-  g.op[1] = c.trans;
-  g.n = c.n;
-  g.k = c.k;
-  g.alpha = c.alpha;
-  g.beta = c.beta;
-  g.lda = c.lda;
-  g.ldc = c.ldc;
-  return g;
+  const char ops[] = {c.uplo, c.trans, 0};
+  return make_call(routine, ops, 0, c.n, c.k, c.alpha, c.beta, c.lda, 0, c.ldc);
 }
 
 // A: U(-1,1) (nan_row >= 0: row nan_row of op(A) gets a NaN). C: the uplo triangle U(-1,1), or NaN when beta = 0
@@ -686,21 +661,14 @@ void syrk_uplo(char uplo) {
       }
     }
   }
-  print_tally(std::string(Real<T>::name) + " syrk, uplo " + uplo, tally);
-  expect_all_ran(rs, tally);
+  report(std::string(Real<T>::name) + " syrk, uplo " + uplo, rs, tally);
 }
 
-template <typename T>
-class Level3Syrk : public ::testing::Test {};
-TYPED_TEST_SUITE(Level3Syrk, Precisions, PrecisionNames);
+GPU_TYPED_SUITE(Level3Syrk);
 
-TYPED_TEST(Level3Syrk, UpperAllEntries) {
+TYPED_TEST(Level3Syrk, BothTrianglesAllEntries) {
   GPU_TEST_PREAMBLE();
-  syrk_uplo<TypeParam>('U');
-}
-TYPED_TEST(Level3Syrk, LowerAllEntries) {
-  GPU_TEST_PREAMBLE();
-  syrk_uplo<TypeParam>('L');
+  for (char uplo : {'U', 'L'}) syrk_uplo<TypeParam>(uplo);
 }
 
 // A NaN in row r of op(A) reaches row r and column r of C (within the triangle) and nothing else.
@@ -719,8 +687,7 @@ TYPED_TEST(Level3Syrk, NanInAReachesOnlyItsRowAndColumn) {
         check_syrk_case<T>(c, rs, tally, n / 2);
         check_syrk_case<T>(c, rs, tally, h % 2 ? 0 : n - 1);
       }
-  print_tally(std::string(Real<T>::name) + " syrk with NaN in A", tally);
-  expect_all_ran(rs, tally);
+  report(std::string(Real<T>::name) + " syrk with NaN in A", rs, tally);
 }
 
 }  // namespace

@@ -199,22 +199,8 @@ struct Result {
 template <typename T>
 bo_call gemm_call(char ta, char tb, int64_t m, int64_t n, int64_t k, double alpha, const T* a, int64_t lda, const T* b,
                   int64_t ldb, double beta, T* c, int64_t ldc) {
-  bo_call g{};
-  g.routine = routine_of<T>(BO_KIND_GEMM);
-  g.op[0] = ta;
-  g.op[1] = tb;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.alpha = alpha;
-  g.beta = beta;
-  g.a = a;
-  g.lda = lda;
-  g.b = b;
-  g.ldb = ldb;
-  g.c = c;
-  g.ldc = ldc;
-  return g;
+  const char ops[] = {ta, tb, 0};
+  return with_operands(make_call(routine_of<T>(BO_KIND_GEMM), ops, m, n, k, alpha, beta, lda, ldb, ldc), a, b, c);
 }
 
 template <typename T>
@@ -305,6 +291,14 @@ template <typename T>
   return ::testing::AssertionSuccess();
 }
 
+// The direct path (whole operands staged) computed the call right, all on the GPU.
+template <typename T>
+::testing::AssertionResult direct_ran(const Gemm<T>& g, const Result<T>& r) {
+  if (auto x = correct(g, r); !x) return x;
+  if (r.st.path != 0) return ::testing::AssertionFailure() << "not the direct path " << describe(r.st);
+  return gpu_only(r);
+}
+
 // ---------------------------------------------------------------- 1. partial tiles
 // m, n, k not multiples of the tile (last row, column and corner tiles partial), all alpha/beta special cases.
 // alpha == 0 has no operands to tile: the module may scale C on the direct path even with the pipeline forced, so
@@ -334,9 +328,7 @@ void partial_tiles(char ta, char tb, int64_t tile, int64_t m, int64_t n, int64_t
   }
 }
 
-template <typename T>
-class Pipeline : public ::testing::Test {};
-TYPED_TEST_SUITE(Pipeline, Precisions, PrecisionNames);
+GPU_TYPED_SUITE(Pipeline);
 
 TYPED_TEST(Pipeline, PartialTiles_AllTransposes_tile37_tile64) {
   GPU_TEST_PREAMBLE();
@@ -354,10 +346,7 @@ TYPED_TEST(Pipeline, Off_TakesDirectPath) {
   GPU_TEST_PREAMBLE();
   Knobs knobs(64, "off");
   const Gemm<T> g('N', 'T', 200, 130, 300, 1.5f, -0.5f, false);
-  const Result<T> r = run(g);
-  EXPECT_TRUE(correct(g, r));
-  EXPECT_EQ(r.st.path, 0) << describe(r.st);
-  EXPECT_TRUE(gpu_only(r));
+  EXPECT_TRUE(direct_ran(g, run(g)));
 }
 
 // ---------------------------------------------------------------- 2. out of core
@@ -432,10 +421,7 @@ TYPED_TEST(Pipeline, Auto_OperandSizePicksThePath_tile64) {
   EXPECT_TRUE(pipeline_ran(g, big, 64));
   EXPECT_TRUE(gpu_only(big));
   knobs.set("BLASOFFLOAD_PIPELINE_MIN_MB", "64");
-  const Result<T> small = run(g);
-  EXPECT_TRUE(correct(g, small));
-  EXPECT_EQ(small.st.path, 0) << describe(small.st);
-  EXPECT_TRUE(gpu_only(small));
+  EXPECT_TRUE(direct_ran(g, run(g)));
 }
 
 // ---------------------------------------------------------------- 3. hybrid
@@ -477,20 +463,14 @@ void hybrid(bool wide, const char* pipeline) {
   }
 }
 
-TYPED_TEST(Pipeline, Hybrid_WideTrailingColumns_share30_70) {
-  using T = TypeParam;
+// Wide C (trailing columns) and tall C (trailing rows) with the pipeline forced, and wide C in auto mode (a CPU share
+// takes the pipeline).
+TYPED_TEST(Pipeline, Hybrid_WideTallAndAutoMode_share30_70) {
   GPU_TEST_PREAMBLE();
-  hybrid<T>(true, "always");
-}
-TYPED_TEST(Pipeline, Hybrid_TallTrailingRows_share30_70) {
-  using T = TypeParam;
-  GPU_TEST_PREAMBLE();
-  hybrid<T>(false, "always");
-}
-TYPED_TEST(Pipeline, Hybrid_AutoModeTakesPipeline_share30_70) {
-  using T = TypeParam;
-  GPU_TEST_PREAMBLE();
-  hybrid<T>(true, "auto");
+  for (auto [wide, mode] : {std::pair<bool, const char*>{true, "always"}, {false, "always"}, {true, "auto"}}) {
+    SCOPED_TRACE(std::string(wide ? "wide C, pipeline " : "tall C, pipeline ") + mode);
+    hybrid<TypeParam>(wide, mode);
+  }
 }
 
 // ---------------------------------------------------------------- 4. failure midway
@@ -687,9 +667,7 @@ TYPED_TEST(Pipeline, Threads16_BlocksOfSharedArrays_tile16) {
 }
 
 // ---------------------------------------------------------------- 6. several GPUs
-template <typename T>
-class PipelineMultiGpu : public ::testing::Test {};
-TYPED_TEST_SUITE(PipelineMultiGpu, Precisions, PrecisionNames);
+GPU_TYPED_SUITE(PipelineMultiGpu);
 
 #define MULTI_GPU_PREAMBLE()                                                                     \
   do {                                                                                           \

@@ -52,23 +52,7 @@ void fill(T* p, size_t n, double scale) {
 template <typename T>
 bo_call host_call(bo_routine_kind kind, const char* ops, int64_t m, int64_t n, int64_t k, double alpha, const T* a,
                   int64_t lda, const T* b, int64_t ldb, double beta, T* c, int64_t ldc, int64_t incx, int64_t incy) {
-  bo_call g{};
-  g.routine = routine_of<T>(kind);
-  for (int i = 0; i < 4 && ops[i]; ++i) g.op[i] = ops[i];
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.alpha = alpha;
-  g.beta = beta;
-  g.a = a;
-  g.lda = lda;
-  g.b = b;
-  g.ldb = ldb;
-  g.c = c;
-  g.ldc = ldc;
-  g.incx = incx;
-  g.incy = incy;
-  return g;
+  return with_operands(make_call(routine_of<T>(kind), ops, m, n, k, alpha, beta, lda, ldb, ldc, incx, incy), a, b, c);
 }
 
 template <typename T>
