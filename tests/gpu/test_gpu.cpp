@@ -363,8 +363,12 @@ TYPED_TEST(GpuTrsv, Large) {
         });
         if (!rs.empty()) check_trsv<TypeParam>(rs, c);
       }
-  check_trsv<TypeParam>({entry_runner(ks[0])}, {'L', 'N', 'U', 16384, 16384, -1});
-  check_trsv<TypeParam>({entry_runner(ks[0])}, {'U', 'T', 'N', 16384, 16385, 1});
+  // Order 16384 on the first entry that takes it.
+  for (const TrsvCase c : {TrsvCase{'L', 'N', 'U', 16384, 16384, -1}, TrsvCase{'U', 'T', 'N', 16384, 16385, 1}}) {
+    const auto rs = takers(ks, nullptr, [&](size_t ki) { return trsv_can<TypeParam>(ks[ki], c); });
+    ASSERT_FALSE(rs.empty()) << "no entry takes n = 16384";
+    check_trsv<TypeParam>({rs[0]}, c);
+  }
 }
 TYPED_TEST(GpuTrsv, Module) {
   GPU_TEST_PREAMBLE();
