@@ -10,6 +10,8 @@
 # PARTs (default: all of them, in this order; the suites run in the background beside the others):
 #   gpu-float    the GPU suite's single-precision tests and the registry check   about 250 s on an H100, limit 540 s
 #   gpu-double   the GPU suite's double-precision tests                          about 300-450 s, limit 540 s
+#   gpu=FILTER   the GPU suite with a gtest filter, e.g. gpu='*/double.*-Level3*' and gpu='Level3*/double.*' (the
+#                double half in two calls, should it not fit one)
 #   suites-s     xblat[123]s, xscblat[123], xlintsts, an xeigtsts subset         about 420 s (8 in parallel)
 #   suites-d     xblat[123]d, xdcblat[123], xlintstd                            about 420 s (xlintstd is the longest)
 #   unit         the unit tests with BLASOFFLOAD_MODE=gpu                       about 60-200 s, limit 300 s
@@ -90,20 +92,18 @@ suites() {
       echo "$name rc=$rc $gpu $(( $(date +%s) - s ))s" >>"'"$d"'/index-'"$p"'.txt"'
 }
 
-# The GPU suite for one precision: typed suites are named Suite/float and Suite/double.
+# The GPU suite with a gtest filter (typed suites are named Suite/float and Suite/double); results under a tag.
 gpu_suite() {
-  local prec=$1 filter
-  filter="*/$prec.*"
-  [ "$prec" = float ] && filter="$filter:GpuRegistry.*"
-  echo "=== GPU test suite, $prec ($(date -u +%T))"
-  timeout "$(budget 540)" "$K/gpu/blasoffload_gpu_tests" --gtest_filter="$filter" >"$O/gpu-tests-$prec.log" 2>&1
-  RES[gpu-$prec]=$?
-  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[       OK|^\[  FAILED" "$O/gpu-tests-$prec.log" | head -60
-  grep -B3 -A12 "Failure" "$O/gpu-tests-$prec.log" | head -300 >"$O/gpu-failures-$prec.txt"
-  gzip -f "$O/gpu-tests-$prec.log"
+  local tag=$1 filter=$2
+  echo "=== GPU test suite, $tag: $filter ($(date -u +%T))"
+  timeout "$(budget 540)" "$K/gpu/blasoffload_gpu_tests" --gtest_filter="$filter" >"$O/gpu-tests-$tag.log" 2>&1
+  RES[$tag]=$?
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[       OK|^\[  FAILED" "$O/gpu-tests-$tag.log" | head -60
+  grep -B3 -A12 "Failure" "$O/gpu-tests-$tag.log" | head -300 >"$O/gpu-failures-$tag.txt"
+  gzip -f "$O/gpu-tests-$tag.log"
 }
 
-pids=()
+pids=() extra_tags=()
 for part in "${parts[@]}"; do
   if [ $((SECONDS - start)) -ge "$limit" ]; then
     echo "=== $part: not started (the call's ${limit}s are spent)"
@@ -115,7 +115,13 @@ for part in "${parts[@]}"; do
       pids+=($!)
       RES[$part]=started
       ;;
-    gpu-float | gpu-double) gpu_suite "${part#gpu-}" ;;
+    gpu-float) gpu_suite gpu-float '*/float.*:GpuRegistry.*' ;;
+    gpu-double) gpu_suite gpu-double '*/double.*' ;;
+    gpu=*)
+      tag=gpu-$(tr -c 'A-Za-z0-9\n' _ <<<"${part#gpu=}")
+      gpu_suite "$tag" "${part#gpu=}"
+      extra_tags+=("$tag")
+      ;;
     unit)
       echo "=== unit tests with BLASOFFLOAD_MODE=gpu (CPU-path-only subprocess tests excluded)"
       LD_LIBRARY_PATH=$L/blas:$L BLASOFFLOAD_MODE=gpu BLASOFFLOAD_TEST_ALLOW_GPU=1 BLASOFFLOAD_LOG=summary \
@@ -183,6 +189,6 @@ echo "date:   $(date -u +%FT%TZ) ($((SECONDS - start)) s)"
 echo "gpu:    $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
 echo "commit: $(cat "$K/COMMIT" 2>/dev/null || echo unknown)"
 echo "parts:  ${parts[*]}"
-for k in gpu-float gpu-double unit memcheck racecheck suites-s suites-d bench level3 host-gemm; do
+for k in gpu-float gpu-double "${extra_tags[@]}" unit memcheck racecheck suites-s suites-d bench level3 host-gemm; do
   echo "$k: ${RES[$k]:-not run}"
 done
