@@ -83,6 +83,16 @@ class Knobs {
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
+// A device memory limit written for float operands ("600K", "1M", "1000000"), scaled to T's element size: the same
+// number of panels then fits, and a double call runs the schedule (panel evictions, K passes) its test asserts.
+template <typename T>
+std::string scaled_limit(const char* float_limit) {
+  if (!*float_limit) return "";
+  char* suffix = nullptr;
+  const long long v = std::strtoll(float_limit, &suffix, 10);
+  return std::to_string(v * static_cast<long long>(sizeof(T) / sizeof(float))) + suffix;
+}
+
 // ---------------------------------------------------------------- operands and reference
 // kIntegers: -1, 0 or 1, so that every product and partial sum of k < 2^24 terms is exact in either precision in any
 // order: the result must then be exact, where the error bound of random data grows with k until it hides whole
@@ -368,11 +378,11 @@ TYPED_TEST(Pipeline, OutOfCore_PanelEviction_tile64) {
                            OocCase{'T', 'N', 700, 450, 400, -1.0f, 0.0f, true, "600K"}}) {
     Knobs knobs(64);
     const Gemm<T> g(c.ta, c.tb, c.m, c.n, c.k, c.alpha, c.beta, c.nan_c);
-    SCOPED_TRACE(g.name() + " limit " + c.limit);
+    SCOPED_TRACE(g.name() + " limit " + scaled_limit<T>(c.limit));
     const Result<T> all_fit = run(g);
-    knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", c.limit);
+    knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", scaled_limit<T>(c.limit));
     const Result<T> r = run(g);
-    std::printf("  %s limit %s: %s\n", g.name().c_str(), c.limit, describe(r.st).c_str());
+    std::printf("  %s limit %s: %s\n", g.name().c_str(), scaled_limit<T>(c.limit).c_str(), describe(r.st).c_str());
     EXPECT_TRUE(correct(g, r));
     EXPECT_TRUE(pipeline_ran(g, r, 64));
     EXPECT_TRUE(gpu_only(r));
@@ -395,11 +405,11 @@ TYPED_TEST(Pipeline, OutOfCore_KPasses_tile64) {
                            OocCase{'T', 'T', 190, 170, 3000, 0.5f, -0.5f, false, "1000000"},
                            OocCase{'N', 'N', 133, 201, 3500, -1.0f, 0.5f, false, "800K", Data::kIntegers}}) {
     Knobs knobs(64);
-    knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", c.limit);
+    knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", scaled_limit<T>(c.limit));
     const Gemm<T> g(c.ta, c.tb, c.m, c.n, c.k, c.alpha, c.beta, c.nan_c, c.data);
-    SCOPED_TRACE(g.name() + " limit " + c.limit);
+    SCOPED_TRACE(g.name() + " limit " + scaled_limit<T>(c.limit));
     const Result<T> r = run(g);
-    std::printf("  %s limit %s: %s\n", g.name().c_str(), c.limit, describe(r.st).c_str());
+    std::printf("  %s limit %s: %s\n", g.name().c_str(), scaled_limit<T>(c.limit).c_str(), describe(r.st).c_str());
     EXPECT_TRUE(correct(g, r));
     EXPECT_TRUE(pipeline_ran(g, r, 64));
     EXPECT_TRUE(gpu_only(r));
@@ -530,7 +540,7 @@ TYPED_TEST(Pipeline, Failure_DuringKPasses_tile64) {
   GPU_TEST_PREAMBLE();
   const int64_t m = 200, n = 150, k = 4000, per_pass = cdiv(m, 64) * cdiv(n, 64);  // 12 tiles a pass
   Knobs knobs(64);
-  knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", "1M");
+  knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", scaled_limit<T>("1M"));
   const struct {
     int64_t fail_after;
     char ta, tb;
@@ -683,12 +693,13 @@ TYPED_TEST(PipelineMultiGpu, TwoDevices_BitIdenticalToOne) {
                            OocCase{'N', 'N', 640, 640, 512, -1.0f, 0.0f, true, "1M"},
                            OocCase{'T', 'N', 200, 150, 4000, 1.0f, 1.0f, false, "1M"}}) {
     Knobs knobs(64);
-    if (*c.limit) knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", c.limit);
+    if (*c.limit) knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", scaled_limit<T>(c.limit));
     const Gemm<T> g(c.ta, c.tb, c.m, c.n, c.k, c.alpha, c.beta, c.nan_c);
-    SCOPED_TRACE(g.name() + " limit " + c.limit);
+    SCOPED_TRACE(g.name() + " limit " + scaled_limit<T>(c.limit));
     knobs.set("BLASOFFLOAD_DEVICES", "0,1");
     const Result<T> two = run(g);
-    std::printf("  %s limit %s on 0,1: %s\n", g.name().c_str(), c.limit, describe(two.st).c_str());
+    std::printf("  %s limit %s on 0,1: %s\n", g.name().c_str(), scaled_limit<T>(c.limit).c_str(),
+                describe(two.st).c_str());
     knobs.set("BLASOFFLOAD_DEVICES", "0");
     const Result<T> one = run(g);
     EXPECT_TRUE(correct(g, two));
@@ -826,9 +837,9 @@ TYPED_TEST(Pipeline, Determinism_SameCallTwice_tile64) {
   for (const OocCase& c : {OocCase{'N', 'T', 333, 257, 190, 1.0f, 0.5f, false, ""},
                            OocCase{'T', 'N', 200, 150, 4000, 1.0f, 0.0f, true, "1M"}}) {
     Knobs knobs(64);
-    if (*c.limit) knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", c.limit);
+    if (*c.limit) knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", scaled_limit<T>(c.limit));
     const Gemm<T> g(c.ta, c.tb, c.m, c.n, c.k, c.alpha, c.beta, c.nan_c);
-    SCOPED_TRACE(g.name() + " limit " + c.limit);
+    SCOPED_TRACE(g.name() + " limit " + scaled_limit<T>(c.limit));
     const Result<T> r1 = run(g), r2 = run(g);
     EXPECT_TRUE(correct(g, r1));
     EXPECT_TRUE(pipeline_ran(g, r1, 64));
