@@ -32,7 +32,6 @@ bool shared_case(size_t config, size_t ncase, size_t nconfigs) {
   const size_t stride = (nconfigs + kShare - 1) / kShare;
   return stride <= 1 || ncase % stride == config % stride;
 }
-std::string where(const Runner& rn) { return rn.mode == Mode::kEntry ? rn.name() : "module/" + rn.name(); }
 const Runner kHost{Mode::kModuleHost, nullptr}, kDevice{Mode::kModuleDevice, nullptr};
 
 // Whether an entry takes a call whose operands are aligned as the test's device images are (configurations with vector
@@ -84,7 +83,7 @@ void check_nrm2(const std::vector<Runner>& rs, int64_t n, int64_t incx, int kind
   const long double ref = nan ? NAN : inf ? INFINITY : std::sqrt(s) * Acc(scale);
   const double u = Real<T>::u;
   for (const Runner& rn : rs) {
-    SCOPED_TRACE(where(rn));
+    SCOPED_TRACE(rn.name());
     // A reference-only vendor entry is never chosen because its special values differ: check finite data only.
     if (rn.e && rn.e->vendor == 2 && (inf || nan)) continue;
     const bool wide_acc = std::is_same_v<T, float>;  // our float kernels accumulate in double: one final rounding
@@ -171,7 +170,7 @@ void check_gemv(const std::vector<Runner>& rs, const GemvCase& c, bool nan_in_y 
   });
   const bo_call call = gemv_call(routine_of<T>(BO_KIND_GEMV), c);
   for (const Runner& rn : rs) {
-    SCOPED_TRACE(where(rn));
+    SCOPED_TRACE(rn.name());
     Image<T> ra = a, rx = x, ry = y;
     ASSERT_EQ(run_call<T>(rn, call, &ra, &rx, &ry), BO_CUDA_OK) << "declined or failed";
     EXPECT_TRUE(check_image(a, ra, {})) << "A";
@@ -313,7 +312,7 @@ void check_trsv(const std::vector<Runner>& rs, const TrsvCase& c) {
     out[i] = {size_t(vi(i, n, c.incx)), xr[i], 8 * (n + 2) * Real<T>::u * xmax + tiny<T>()};
   const bo_call call = trsv_call(routine_of<T>(BO_KIND_TRSV), c);
   for (const Runner& rn : rs) {
-    SCOPED_TRACE(where(rn));
+    SCOPED_TRACE(rn.name());
     Image<T> ra = a, rx = x;
     ASSERT_EQ(run_call<T>(rn, call, &ra, nullptr, &rx), BO_CUDA_OK)
         << "declined (the test's can-check and the real operands disagree) or failed";
@@ -430,7 +429,7 @@ void check_gemm(const std::vector<Runner>& rs, const GemmCase& c, bool nan_in_c 
     }
   });
   for (const Runner& rn : rs) {
-    SCOPED_TRACE(where(rn));
+    SCOPED_TRACE(rn.name());
     Image<T> ra = a, rb = b, rc = cc;
     ASSERT_EQ(run_call<T>(rn, gemm_call(routine_of<T>(BO_KIND_GEMM), c), &ra, &rb, &rc), BO_CUDA_OK)
         << "declined (the test's can-check and the real operands disagree) or failed";
