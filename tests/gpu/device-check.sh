@@ -8,8 +8,10 @@
 #   tests/gpu/device-check.sh CARRY BLAS_CARRY [PART ...]   CARRY made by tests/gpu/make-device-carry.sh,
 #                                                            BLAS_CARRY by ../shared/device/prepare-carry.sh
 # PARTs (default: all of them, in this order; the suites run in the background beside the others):
-#   gpu-float    the GPU suite's single-precision tests and the registry check   about 250 s on an H100, limit 540 s
-#   gpu-double   the GPU suite's double-precision tests                          about 300-450 s, limit 540 s
+#   gpu-float    the GPU suite's single-precision tests and the registry check   about 200-280 s on an H100 (it was
+#                285 s before each case's reference was shared by all entries), limit 540 s
+#   gpu-double   the GPU suite's double-precision tests                          about 250-450 s (estimated: FP64
+#                kernels, twice the bytes, long double references), limit 540 s
 #   gpu=FILTER   the GPU suite with a gtest filter, e.g. gpu='*/double.*-Level3*' and gpu='Level3*/double.*' (the
 #                double half in two calls, should it not fit one)
 #   suites-s     xblat[123]s, xscblat[123], xlintsts, an xeigtsts subset         about 420 s (8 in parallel)
