@@ -113,6 +113,11 @@ for part in "${parts[@]}"; do
   fi
   case $part in
     suites-s | suites-d)
+      # ../shared/device/prepare-carry.sh drops the c/d/z programs unless told to keep the d ones.
+      if [ ! -x "$L/blas/xblat2${part#suites-}" ]; then
+        RES[$part]="no x*${part#suites-} programs in the BLAS carry"
+        continue
+      fi
       suites "${part#suites-}" &
       pids+=($!)
       RES[$part]=started
