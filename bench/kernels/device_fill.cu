@@ -13,26 +13,37 @@ __device__ __forceinline__ uint64_t SplitMix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// (k + 0.5) / 2^23 - 1 over 24-bit k never hits 0 (that would need k + 0.5 = 2^23).
-__device__ __forceinline__ float Uniform(uint64_t seed, uint64_t i) {
+// (k + 0.5) / 2^23 - 1 over 24-bit k never hits 0 (that would need k + 0.5 = 2^23); the double fill uses 53-bit k
+// so that double operands carry full significands.
+template <typename T>
+__device__ __forceinline__ T Uniform(uint64_t seed, uint64_t i);
+template <>
+__device__ __forceinline__ float Uniform<float>(uint64_t seed, uint64_t i) {
   const uint64_t k = SplitMix64(seed * 0x632be59bd9b4e019ull + i) >> 40;
   return float((double(k) + 0.5) * (1.0 / 8388608.0) - 1.0);
 }
-
-__global__ void FillUniformKernel(float* p, size_t count, uint64_t seed, size_t first) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
-    p[i] = Uniform(seed, first + i);
+template <>
+__device__ __forceinline__ double Uniform<double>(uint64_t seed, uint64_t i) {
+  const uint64_t k = SplitMix64(seed * 0x632be59bd9b4e019ull + i) >> 11;
+  return (double(k) + 0.5) * (1.0 / 4503599627370496.0) - 1.0;
 }
 
-__global__ void FillLowerKernel(float* a, int64_t n, size_t copies, size_t stride, uint64_t seed) {
+template <typename T>
+__global__ void FillUniformKernel(T* p, size_t count, uint64_t seed, size_t first) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = Uniform<T>(seed, first + i);
+}
+
+template <typename T>
+__global__ void FillLowerKernel(T* a, int64_t n, size_t copies, size_t stride, uint64_t seed) {
   const size_t per_copy = size_t(n) * size_t(n);
   const size_t total = per_copy * copies;
-  const float off_scale = 1.0f / float(n);
+  const T off_scale = T(1) / T(n);
   for (size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x; t < total; t += size_t(gridDim.x) * blockDim.x) {
     const size_t c = t / per_copy, e = t % per_copy;
     const int64_t i = int64_t(e % size_t(n)), j = int64_t(e / size_t(n));
-    const float u = Uniform(seed, t);
-    a[c * stride + e] = i > j ? u * off_scale : i == j ? 2.0f + 0.25f * u : __int_as_float(0x7fc00000);
+    const T u = Uniform<T>(seed, t);
+    a[c * stride + e] = i > j ? u * off_scale : i == j ? T(2) + T(0.25) * u : T(NAN);
   }
 }
 
@@ -43,17 +54,24 @@ unsigned Blocks(size_t count) {
 
 }  // namespace
 
-cudaError_t FillUniform(float* p, size_t count, uint64_t seed, size_t first, cudaStream_t stream) {
+template <typename T>
+cudaError_t FillUniform(T* p, size_t count, uint64_t seed, size_t first, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
-  FillUniformKernel<<<Blocks(count), 256, 0, stream>>>(p, count, seed, first);
+  FillUniformKernel<T><<<Blocks(count), 256, 0, stream>>>(p, count, seed, first);
   return cudaGetLastError();
 }
 
-cudaError_t FillLowerTriangular(float* a, int64_t n, size_t copies, size_t stride, uint64_t seed, cudaStream_t stream) {
+template <typename T>
+cudaError_t FillLowerTriangular(T* a, int64_t n, size_t copies, size_t stride, uint64_t seed, cudaStream_t stream) {
   const size_t total = size_t(n) * size_t(n) * copies;
   if (total == 0) return cudaSuccess;
-  FillLowerKernel<<<Blocks(total), 256, 0, stream>>>(a, n, copies, stride, seed);
+  FillLowerKernel<T><<<Blocks(total), 256, 0, stream>>>(a, n, copies, stride, seed);
   return cudaGetLastError();
 }
+
+template cudaError_t FillUniform<float>(float*, size_t, uint64_t, size_t, cudaStream_t);
+template cudaError_t FillUniform<double>(double*, size_t, uint64_t, size_t, cudaStream_t);
+template cudaError_t FillLowerTriangular<float>(float*, int64_t, size_t, size_t, uint64_t, cudaStream_t);
+template cudaError_t FillLowerTriangular<double>(double*, int64_t, size_t, size_t, uint64_t, cudaStream_t);
 
 }  // namespace bo_bench

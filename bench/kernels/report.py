@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Summarises a blasoffload_bench_kernels JSON file: per-routine tables against cuBLAS and the project's targets.
+"""Summarises a blasoffload_bench_kernels JSON file: per-routine tables (both precisions) against cuBLAS and the
+project's targets (single precision; the double rows are reported beside cuBLAS, without targets).
 
 Usage: report.py BENCH.json [--md OUT.md]
 Prints plain-text tables to stdout; --md also writes the same as Markdown (for a README or a results folder).
@@ -12,7 +13,7 @@ import sys
 
 GRID = {16, 256, 1024, 4096, 16384, 65536}  # the tuner's sgemv grid: "every grid shape" means m and n both in it
 DEFAULT_READ_GBS = 3092.0                  # H100 streaming read bandwidth (../shared/anchors/README.md)
-ROUTINE_ORDER = ["snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm"]
+ROUTINE_ORDER = [p + r for p in "sd" for r in ("nrm2", "gemv_n", "gemv_t", "trsv_n", "trsv_t", "gemm")]
 # Suffixes Google Benchmark appends to names (UseManualTime, Iterations, ...): not part of the shape.
 NAME_NOISE = re.compile(r"^(manual_time|real_time|process_time|iterations:\d+|repeats:\d+|threads:\d+|"
                         r"min_time:.*|min_warmup_time:.*)$")
@@ -23,7 +24,9 @@ class Row:
         parts = [p for p in bench["run_name" if "run_name" in bench else "name"].split("/")
                  if not NAME_NOISE.match(p)]
         self.prefix = parts[0]
-        self.routine = "sgemm" if self.prefix.startswith("sgemm") else self.prefix
+        # "sgemm_nn" and "dgemm_tn" group as sgemm / dgemm; the rest are routine (and transpose) already.
+        self.routine = self.prefix[:5] if self.prefix[1:].startswith("gemm") else self.prefix
+        self.kind = self.routine[1:]  # without the precision letter
         self.dims = {}
         for p in parts[1:]:
             k, _, v = p.partition(":")
@@ -42,9 +45,9 @@ class Row:
     @property
     def shape(self):
         d = self.dims
-        if self.routine == "snrm2" or self.routine.startswith("strsv"):
+        if self.kind == "nrm2" or self.kind.startswith("trsv"):
             return "n=%d" % d.get("n", 0)
-        if self.routine.startswith("sgemv"):
+        if self.kind.startswith("gemv"):
             return "%dx%d" % (d.get("m", 0), d.get("n", 0))
         return "%s %dx%dx%d" % (self.prefix[len("sgemm_"):].upper(), d.get("m", 0), d.get("n", 0), d.get("k", 0))
 
@@ -68,7 +71,7 @@ def load(path):
 
 
 def unit(routine):
-    return "GFLOP/s" if routine == "sgemm" else "GB/s"
+    return "GFLOP/s" if routine[1:] == "gemm" else "GB/s"
 
 
 def fmt_rate(v):
@@ -178,8 +181,9 @@ def render(context, rows, md):
         out.append("## Kernel benchmarks against cuBLAS\n")
         out += ["- %s: %s" % (k, v) for k, v in head]
         out.append("")
-        out.append("Rates: GB/s (bytes that must move) for snrm2/sgemv/strsv, GFLOP/s for sgemm; times in us; medians "
-                   "over the iterations of one run; ratios are time(cuBLAS)/time(ours), > 1 means ours is faster.\n")
+        out.append("Rates: GB/s (bytes that must move) for nrm2/gemv/trsv, GFLOP/s for gemm (s: single, d: double "
+                   "precision); times in us; medians over the iterations of one run; ratios are "
+                   "time(cuBLAS)/time(ours), > 1 means ours is faster.\n")
     else:
         out += ["%s: %s" % (k, v) for k, v in head]
         out.append("")
@@ -211,7 +215,7 @@ def render(context, rows, md):
                 lo = min(vals)
                 summary.append("%s min %s (%s), geomean %s" % (name, fmt_ratio(lo[0]), lo[1],
                                                                fmt_ratio(geomean([v for v, _ in vals]))))
-        title = routine + (" (result returned to the host, wall clock)" if routine == "snrm2" else "")
+        title = routine + (" (result returned to the host, wall clock)" if routine[1:] == "nrm2" else "")
         if md:
             out.append("### %s\n" % title)
             out.append("| " + " | ".join(cols + ["note"]) + " |")

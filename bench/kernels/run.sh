@@ -36,8 +36,9 @@ else
   commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 fi
 base=$outdir/kernels-$gpu-$(date -u +%Y-%m-%d)-$commit
-# The time budget (~3 minutes on an H100 for the whole suite): small cases stop after BO_BENCH_MIN_TIME seconds of
-# ours-tuned time (their wall time is about 3x that plus probing), big ones run 5..50 iterations by themselves.
+# The time budget (~3.5 minutes on an H100 for the whole suite, the double cases about 30 s of it): small cases stop
+# after BO_BENCH_MIN_TIME seconds of ours-tuned time (their wall time is about 3x that plus probing), big ones run
+# 5..50 iterations by themselves. A filter runs one precision: --benchmark_filter='^d' (or '^s').
 rc=0
 "$bin" --benchmark_out="$base.json" --benchmark_out_format=json \
   --benchmark_min_time="${BO_BENCH_MIN_TIME:-0.1}" "$@" || rc=$?

@@ -1,5 +1,6 @@
-// blasoffload_bench_level3: times strsm and ssyrk on device-resident operands (the registry's tuned choice, every own
-// configuration, cuBLAS's entry) with CUDA events, as JSON lines for bench/level3/report.py; see README.md here.
+// blasoffload_bench_level3: times trsm and syrk in both precisions on device-resident operands (the registry's tuned
+// choice, every own configuration, cuBLAS's entry) with CUDA events, and optionally a host-operand gemm through the
+// library against the CPU BLAS, as JSON lines for bench/level3/report.py; see README.md here.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -18,8 +19,10 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/registry.h"
-#include "offload/cuda_module_api.h"
+#include "device_fill.h"
+#include "gpu_module.h"
+#include "host_gemm.h"
+#include "json.h"
 
 namespace {
 
@@ -35,16 +38,26 @@ constexpr int kExitOk = 0, kExitFailed = 1, kExitSetup = 2, kExitNoGpu = 3;
 
 const char kUsage[] =
     "usage: blasoffload_bench_level3 [options]\n"
-    "Times strsm and ssyrk on device-resident data: the registry's tuned choice (select_ex BO_SELECT_TUNED), every\n"
-    "own configuration and the cuBLAS (vendor) entries, each with its workspace_bytes. One JSON line of context, then\n"
-    "one per (shape, candidate) on stdout; progress on stderr.\n"
+    "Times trsm and syrk in single and double precision on device-resident data: the registry's tuned choice\n"
+    "(select_ex BO_SELECT_TUNED), every own configuration and the cuBLAS (vendor) entries, each with its\n"
+    "workspace_bytes. One JSON line of context, then one per (shape, candidate) on stdout; progress on stderr.\n"
     "  --module=PATH      the CUDA module (else $BO_CUDA_MODULE, else <exe dir>/../../libblasoffload_cuda.so, else\n"
     "                     <exe dir>/../lib/libblasoffload_cuda.so, else <exe dir>/libblasoffload_cuda.so)\n"
-    "  --routines=LIST    strsm,ssyrk (default both)\n"
-    "  --strsm=LIST       MxN shapes of the left, lower, no-transpose, non-unit solve\n"
+    "  --routines=LIST    trsm,syrk (default both; strsm/ssyrk/dtrsm/dsyrk name the same kinds)\n"
+    "  --precisions=LIST  s,d (default both)\n"
+    "  --strsm=LIST       MxN shapes of the left, lower, no-transpose, non-unit solve in single precision\n"
     "                     (default 16384x1,16384x16,16384x128,128x16384,4096x4096,8192x8192)\n"
+    "  --dtrsm=LIST       the same in double precision (default 16384x16,16384x128,4096x4096)\n"
     "  --right            also the right-side equivalents: X L^T = B with B N x M (side R, lower, transposed)\n"
     "  --ssyrk=LIST       n = k of the lower, no-transpose rank-k update (default 2048,4096,8192)\n"
+    "  --dsyrk=LIST       the same in double precision (default 8192)\n"
+    "  --host-gemm=LIST   also C = A B (NN, beta 0) on host (malloc'd) operands at these n, per precision: the\n"
+    "                     module's call() (candidate module), the library's Fortran gemm (--library, candidate\n"
+    "                     library) and the CPU BLAS's (--cpu-blas, candidate cpu); wall time per call (default none)\n"
+    "  --library=PATH     libblasoffload.so for --host-gemm (its settings from the environment: BLASOFFLOAD_MODE,\n"
+    "                     BLASOFFLOAD_CPU_BLAS, ...)\n"
+    "  --cpu-blas=PATH    the CPU BLAS for --host-gemm (e.g. an OpenBLAS libopenblas.so.0)\n"
+    "  --host-reps=N      timed host calls per candidate after one untimed (default 3)\n"
     "  --reps=N           timed runs per candidate (default 9; medians want at least 7)\n"
     "  --warmup=N         untimed runs per candidate after the check run (default 2)\n"
     "  --queue-ahead      start each timed call behind a 200 us spin kernel: GPU time only, without the host's\n"
@@ -53,59 +66,14 @@ const char kUsage[] =
     "Environment: BLASOFFLOAD_DEVICE (GPU index), the module's own settings (tuned table, BLASOFFLOAD_STRSM_*).\n"
     "Exit status: 0 done, 1 a candidate failed or disagreed with the reference, 2 set-up error, 3 no GPU.\n";
 
-std::string Format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string Format(const char* fmt, ...) {
-  char buf[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
+using bo_gpu::format;
 
-std::string Json(const std::string& s) {
-  std::string r = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\')
-      r += '\\', r += ch;
-    else if (static_cast<unsigned char>(ch) < 0x20)
-      r += Format("\\u%04x", ch);
-    else
-      r += ch;
-  }
-  return r + "\"";
-}
-// JSON has no NaN or Infinity.
-std::string Num(double v) { return std::isfinite(v) ? Format("%.6g", v) : "null"; }
+using bo_bench::Json;
+using bo_bench::Num;
 
-// ---- Device-side data: counter hashing, so that a slice refilled with the same seed comes back identical. ----
-
-__device__ __forceinline__ float Uniform(uint64_t seed, uint64_t i) {
-  uint64_t x = seed * 0x632be59bd9b4e019ull + i + 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  // (k + 0.5) / 2^23 - 1 over 24-bit k: in [-1, 1), never exactly 0 (zeros would let a kernel skip work).
-  return float((double(x >> 40) + 0.5) * (1.0 / 8388608.0) - 1.0);
-}
-
-__global__ void FillUniformKernel(float* p, size_t count, uint64_t seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
-    p[i] = Uniform(seed, i);
-}
-
-// `copies` t x t lower triangles (lda = t) `stride` floats apart: diagonal 2, off-diagonal uniform[-1, 1)/t (diagonally
-// dominant by rows and columns, so L x = b and L^T x = b both stay bounded), the upper triangle NaN so that a kernel
-// reading it shows.
-__global__ void FillLowerKernel(float* a, int64_t t, size_t copies, size_t stride, uint64_t seed) {
-  const size_t per_copy = size_t(t) * size_t(t), total = per_copy * copies;
-  const float scale = 1.0f / float(t);
-  for (size_t q = blockIdx.x * size_t(blockDim.x) + threadIdx.x; q < total; q += size_t(gridDim.x) * blockDim.x) {
-    const size_t c = q / per_copy, e = q % per_copy;
-    const int64_t i = int64_t(e % size_t(t)), j = int64_t(e / size_t(t));
-    a[c * stride + e] = i > j ? Uniform(seed, q) * scale : i == j ? 2.0f : __int_as_float(0x7fc00000);
-  }
-}
+// ---- Device-side data: bench/kernels/device_fill.h (counter hashing, so that a slice refilled with the same seed
+// comes back identical; lower triangles diagonally dominant by rows and columns, their upper triangle NaN so that a
+// kernel reading it shows). ----
 
 // Reads a buffer twice the L2's size, so that nothing the previous steps left in L2 helps the timed call (the
 // result is written only in a case that never happens, so the reads cannot be optimised away).
@@ -133,19 +101,20 @@ unsigned Blocks(size_t count) {
 
 // ---- Set-up. ----
 
+using MxN = std::vector<std::pair<int64_t, int64_t>>;
 struct Options {
-  std::string module, commit, date;
-  bool strsm = true, ssyrk = true, right = false, queue_ahead = false;
-  std::vector<std::pair<int64_t, int64_t>> trsm_shapes{{16384, 1},   {16384, 16},  {16384, 128},
-                                                       {128, 16384}, {4096, 4096}, {8192, 8192}};
-  std::vector<int64_t> syrk_n{2048, 4096, 8192};
-  int reps = 9, warmup = 2;
+  std::string module, commit, date, library, cpu_blas;
+  bool trsm = true, syrk = true, right = false, queue_ahead = false;
+  std::vector<bo_precision> precisions{BO_PREC_S, BO_PREC_D};
+  MxN trsm_shapes[BO_PREC_COUNT] = {{{16384, 1}, {16384, 16}, {16384, 128}, {128, 16384}, {4096, 4096}, {8192, 8192}},
+                                    {{16384, 16}, {16384, 128}, {4096, 4096}}};
+  std::vector<int64_t> syrk_n[BO_PREC_COUNT] = {{2048, 4096, 8192}, {8192}};
+  std::vector<int64_t> host_gemm_n;
+  int reps = 9, warmup = 2, host_reps = 3;
 };
 
 struct Gpu {
-  const bo_cuda_module* module = nullptr;
-  const bo_kernel_registry* reg = nullptr;
-  std::string module_path;
+  bo_gpu::Loaded m;  // the module, its kernel registry and its path
   int device = 0;
   cudaDeviceProp prop{};
   cudaStream_t stream = nullptr;
@@ -157,67 +126,25 @@ struct Gpu {
 Gpu g;
 Options o;
 
-const char* ConfigLookup(const char* key) { return std::getenv(key); }
 void HostLog(int level, const char* message) {
   if (level <= BO_LOG_SUMMARY) std::fprintf(stderr, "blasoffload: %s\n", message);
-}
-
-std::string ExeDir() {
-  char self[4096];
-  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-  self[len > 0 ? len : 0] = '\0';
-  std::string s(self);
-  const size_t slash = s.rfind('/');
-  return slash == std::string::npos ? "." : s.substr(0, slash);
-}
-
-std::string ModulePath() {
-  if (!o.module.empty()) return o.module;
-  if (const char* e = std::getenv("BO_CUDA_MODULE"); e && *e) return e;
-  const std::string dir = ExeDir();
-  for (const char* rel : {"/../../libblasoffload_cuda.so", "/../lib/libblasoffload_cuda.so", "/libblasoffload_cuda.so"})
-    if (access((dir + rel).c_str(), R_OK) == 0) return dir + rel;
-  return dir + "/../../libblasoffload_cuda.so";  // missing: dlopen's message names it
 }
 
 int SetUp(std::string* err) {
   int count = 0;
   const cudaError_t ce = cudaGetDeviceCount(&count);
   if (ce != cudaSuccess || count == 0) {
-    *err = Format("no usable CUDA device (%s)", ce != cudaSuccess ? cudaGetErrorString(ce) : "none found");
+    *err = format("no usable CUDA device (%s)", ce != cudaSuccess ? cudaGetErrorString(ce) : "none found");
     return kExitNoGpu;
   }
-  g.module_path = ModulePath();
-  void* h = dlopen(g.module_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    *err = Format("cannot load the CUDA module (give --module=PATH or BO_CUDA_MODULE): %s", dlerror());
-    return kExitSetup;
-  }
-  auto module_fn = reinterpret_cast<bo_cuda_module_entry_fn>(dlsym(h, BO_CUDA_MODULE_ENTRY));
-  auto registry_fn = reinterpret_cast<bo_kernel_registry_fn>(dlsym(h, BO_KERNEL_REGISTRY_ENTRY));
-  if (!module_fn || !registry_fn) {
-    *err = Format("%s does not export %s: a module of another version?", g.module_path.c_str(),
-                  !module_fn ? BO_CUDA_MODULE_ENTRY : BO_KERNEL_REGISTRY_ENTRY);
-    return kExitSetup;
-  }
-  g.module = module_fn();
-  if (!g.module || g.module->version != BO_CUDA_API_VERSION) {
-    *err = Format("module API version %u, expected %u", g.module ? g.module->version : 0, BO_CUDA_API_VERSION);
-    return kExitSetup;
-  }
   // The module loads its tuned table in init(); select_ex answers from it.
-  static const bo_cuda_host_services host{BO_CUDA_API_VERSION, &ConfigLookup, &HostLog, nullptr};
-  if (const int st = g.module->init(&host); st != BO_CUDA_OK) {
-    *err = Format("the module's init() returned %d", st);
+  const int st = bo_gpu::load_and_init(o.module, &HostLog, &g.m);
+  if (st != BO_CUDA_OK) {
+    *err = g.m.error;
     return st == BO_CUDA_NO_DEVICE ? kExitNoGpu : kExitSetup;
   }
-  g.reg = registry_fn();
-  if (!g.reg || g.reg->version < 3) {
-    *err = Format("kernel registry version %u, expected 3 (strsm, ssyrk)", g.reg ? g.reg->version : 0);
-    return kExitSetup;
-  }
   // The module picks its device the same way (BLASOFFLOAD_DEVICE, default 0): our stream must live there too.
-  if (const char* d = std::getenv("BLASOFFLOAD_DEVICE"); d && *d) g.device = std::atoi(d);
+  g.device = bo_gpu::module_device();
   cudaError_t e = cudaSetDevice(g.device);
   if (e == cudaSuccess) e = cudaGetDeviceProperties(&g.prop, g.device);
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking);
@@ -226,11 +153,10 @@ int SetUp(std::string* err) {
   g.flush_bytes = std::max<size_t>(2 * size_t(g.prop.l2CacheSize), size_t(64) << 20);
   if (e == cudaSuccess) e = cudaMalloc(&g.flush, g.flush_bytes);
   if (e == cudaSuccess) e = cudaMalloc(&g.sink, sizeof(float));
-  if (e == cudaSuccess)
-    FillUniformKernel<<<Blocks(g.flush_bytes / 4), 256, 0, g.stream>>>(g.flush, g.flush_bytes / 4, 99);
+  if (e == cudaSuccess) e = bo_bench::FillUniform(g.flush, g.flush_bytes / 4, 99, 0, g.stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(g.stream);
   if (e != cudaSuccess) {
-    *err = Format("setting up the device: %s", cudaGetErrorString(e));
+    *err = format("setting up the device: %s", cudaGetErrorString(e));
     return kExitSetup;
   }
   return kExitOk;
@@ -239,36 +165,40 @@ int SetUp(std::string* err) {
 // ---- One shape. ----
 
 struct Case {
-  int routine;  // BO_K_STRSM or BO_K_SSYRK
+  int routine;  // enum bo_routine: BO_R_STRSM, BO_R_DSYRK, ...
   char side, uplo, trans;
-  int64_t m, n, k;  // strsm: B m x n; ssyrk: C n x n, A n x k
+  int64_t m, n, k;  // trsm: B m x n; syrk: C n x n, A n x k
   std::string shape;
+  bool trsm() const { return bo_routine_kind_of(routine) == BO_KIND_TRSM; }
+  bool dbl() const { return bo_routine_precision(routine) == BO_PREC_D; }
+  size_t elem() const { return size_t(bo_element_size(bo_routine_precision(routine))); }
   int64_t t() const { return side == 'L' ? m : n; }
-  int64_t a_rows() const { return routine == BO_K_STRSM ? t() : n; }
-  int64_t a_cols() const { return routine == BO_K_STRSM ? t() : k; }
-  int64_t out_rows() const { return routine == BO_K_STRSM ? m : n; }
+  int64_t a_rows() const { return trsm() ? t() : n; }
+  int64_t a_cols() const { return trsm() ? t() : k; }
+  int64_t out_rows() const { return trsm() ? m : n; }
   int64_t out_cols() const { return n; }
-  double flops() const { return routine == BO_K_STRSM ? double(m) * double(n) * double(t()) : double(n) * n * k; }
-  const char* name() const { return routine == BO_K_STRSM ? "strsm" : "ssyrk"; }
+  double flops() const { return trsm() ? double(m) * double(n) * double(t()) : double(n) * n * k; }
+  const char* name() const { return bo_routine_name(routine); }
 };
 
-bo_kernel_args Args(const Case& c, const float* a, float* out) {
+bo_kernel_args Args(const Case& c, const void* a, void* out) {
   bo_kernel_args r{};
-  if (c.routine == BO_K_STRSM) {
-    r.opa = c.side;
-    r.opb = c.uplo;
-    r.opc = c.trans;
-    r.opd = 'N';
+  r.routine = c.routine;
+  if (c.trsm()) {
+    r.op[0] = c.side;
+    r.op[1] = c.uplo;
+    r.op[2] = c.trans;
+    r.op[3] = 'N';
     r.m = c.m;
     r.n = c.n;
-    r.alpha = 1.0f;
+    r.alpha = 1.0;
   } else {
-    r.opa = c.uplo;
-    r.opb = c.trans;
+    r.op[0] = c.uplo;
+    r.op[1] = c.trans;
     r.n = c.n;
     r.k = c.k;
-    r.alpha = -1.0f;  // the trailing update of a Cholesky factorization
-    r.beta = 1.0f;
+    r.alpha = -1.0;  // the trailing update of a Cholesky factorization
+    r.beta = 1.0;
   }
   r.a = a;
   r.lda = c.a_rows();
@@ -287,7 +217,7 @@ struct Candidate {
   std::string check = "not checked", error;
 };
 
-const bo_kernel_entry& Entry(const Candidate& c) { return g.reg->entries[c.index]; }
+const bo_kernel_entry& Entry(const Candidate& c) { return g.m.reg->entries[c.index]; }
 
 double Median(std::vector<double> v) {
   if (v.empty()) return NAN;
@@ -304,51 +234,55 @@ void Line(const Case& c, const Candidate& cand, size_t copies, size_t ws) {
   const double mn = us.empty() ? NAN : *std::min_element(us.begin(), us.end());
   const double mx = us.empty() ? NAN : *std::max_element(us.begin(), us.end());
   std::string times = "[";
-  for (size_t i = 0; i < us.size(); ++i) times += (i ? "," : "") + Format("%.2f", us[i]);
+  for (size_t i = 0; i < us.size(); ++i) times += (i ? "," : "") + format("%.2f", us[i]);
   times += "]";
   std::printf(
-      "{\"routine\": \"%s\", \"shape\": %s, \"side\": \"%c\", \"uplo\": \"%c\", \"trans\": \"%c\", \"diag\": \"N\", "
+      "{\"routine\": \"%s\", \"precision\": \"%c\", \"shape\": %s, \"side\": \"%c\", \"uplo\": \"%c\", \"trans\": "
+      "\"%c\", "
+      "\"diag\": \"N\", "
       "\"m\": %lld, \"n\": %lld, \"k\": %lld, \"candidate\": \"%s\", \"entry\": %s, \"family\": %s, \"vendor\": %d, "
       "\"time_us\": %s, \"min_us\": %s, \"max_us\": %s, \"reps\": %zu, \"times_us\": %s, \"enqueue_us\": %s, "
       "\"flops\": %.6g, \"tflops\": %s, \"tflops_max\": %s, \"workspace_bytes\": %zu, \"copies\": %zu, "
       "\"check\": %s, \"check_rel_diff\": %s, \"error\": %s, \"queue_ahead\": %s, \"gpu\": %s, \"date\": %s, "
       "\"commit\": %s}\n",
-      c.name(), Json(c.shape).c_str(), c.side, c.uplo, c.trans, (long long)c.m, (long long)c.n, (long long)c.k,
-      cand.kind, Json(e.name).c_str(), Json(e.family ? e.family : "").c_str(), e.vendor, Num(med).c_str(),
-      Num(mn).c_str(), Num(mx).c_str(), us.size(), times.c_str(), Num(Median(cand.enqueue_us)).c_str(), c.flops(),
-      Num(c.flops() / (med * 1e-6) / 1e12).c_str(), Num(c.flops() / (mn * 1e-6) / 1e12).c_str(), ws, copies,
-      Json(cand.check).c_str(), Num(cand.diff).c_str(), Json(cand.error).c_str(), o.queue_ahead ? "true" : "false",
-      Json(g.prop.name).c_str(), Json(o.date).c_str(), Json(o.commit).c_str());
+      c.name(), c.name()[0], Json(c.shape).c_str(), c.side, c.uplo, c.trans, (long long)c.m, (long long)c.n,
+      (long long)c.k, cand.kind, Json(e.name).c_str(), Json(e.family ? e.family : "").c_str(), e.vendor,
+      Num(med).c_str(), Num(mn).c_str(), Num(mx).c_str(), us.size(), times.c_str(),
+      Num(Median(cand.enqueue_us)).c_str(), c.flops(), Num(c.flops() / (med * 1e-6) / 1e12).c_str(),
+      Num(c.flops() / (mn * 1e-6) / 1e12).c_str(), ws, copies, Json(cand.check).c_str(), Num(cand.diff).c_str(),
+      Json(cand.error).c_str(), o.queue_ahead ? "true" : "false", Json(g.prop.name).c_str(), Json(o.date).c_str(),
+      Json(o.commit).c_str());
   std::fflush(stdout);
 }
 
 void SkipLine(const Case& c, const std::string& why) {
   std::printf(
-      "{\"routine\": \"%s\", \"shape\": %s, \"side\": \"%c\", \"skipped\": %s, \"gpu\": %s, \"date\": %s, "
-      "\"commit\": %s}\n",
-      c.name(), Json(c.shape).c_str(), c.side, Json(why).c_str(), Json(g.prop.name).c_str(), Json(o.date).c_str(),
-      Json(o.commit).c_str());
+      "{\"routine\": \"%s\", \"precision\": \"%c\", \"shape\": %s, \"side\": \"%c\", \"skipped\": %s, \"gpu\": %s, "
+      "\"date\": %s, \"commit\": %s}\n",
+      c.name(), c.name()[0], Json(c.shape).c_str(), c.side, Json(why).c_str(), Json(g.prop.name).c_str(),
+      Json(o.date).c_str(), Json(o.commit).c_str());
   std::fflush(stdout);
   std::fprintf(stderr, "%s %s: skipped: %s\n", c.name(), c.shape.c_str(), why.c_str());
 }
 
 // Times one shape; returns false when a candidate failed or disagreed with the reference.
 bool RunCase(const Case& c) {
+  const size_t elem = c.elem();
   const size_t a_count = size_t(c.a_rows()) * size_t(c.a_cols()), out_count = size_t(c.out_rows()) * c.out_cols();
-  const size_t a_stride = (a_count + 63) / 64 * 64;  // 256-byte aligned copies
-  const size_t a_bytes = a_stride * 4, out_bytes = out_count * 4;
+  const size_t a_stride = (a_count * elem + 255) / 256 * 256 / elem;  // 256-byte aligned copies
+  const size_t a_bytes = a_stride * elem, out_bytes = out_count * elem;
   size_t copies = std::max<size_t>((kRotateBytes + a_bytes - 1) / a_bytes, a_bytes < kTwoCopiesBelow ? 2 : 1);
 
   // The candidates: the tuned choice, then every own configuration, then the vendor entries, all that take the shape.
   std::vector<Candidate> cands;
   const bo_kernel_args probe =
-      Args(c, reinterpret_cast<float*>(uintptr_t(1) << 20), reinterpret_cast<float*>(uintptr_t(1) << 21));
+      Args(c, reinterpret_cast<void*>(uintptr_t(1) << 20), reinterpret_cast<void*>(uintptr_t(1) << 21));
   const int tuned =
-      g.reg->select_ex ? g.reg->select_ex(c.routine, &probe, BO_SELECT_TUNED) : g.reg->select(c.routine, &probe);
+      g.m.reg->select_ex ? g.m.reg->select_ex(c.routine, &probe, BO_SELECT_TUNED) : g.m.reg->select(c.routine, &probe);
   if (tuned >= 0) cands.emplace_back("tuned", tuned);
   for (int vendor_pass = 0; vendor_pass < 2; ++vendor_pass)
-    for (size_t i = 0; i < g.reg->count; ++i) {
-      const bo_kernel_entry& e = g.reg->entries[i];
+    for (size_t i = 0; i < g.m.reg->count; ++i) {
+      const bo_kernel_entry& e = g.m.reg->entries[i];
       if (e.routine != c.routine || (e.vendor != 0) != (vendor_pass == 1) || !e.can_implement(&probe)) continue;
       cands.emplace_back(vendor_pass ? "cublas" : "own", int(i));
     }
@@ -364,24 +298,32 @@ bool RunCase(const Case& c) {
   cudaMemGetInfo(&free_b, &total_b);
   const size_t fixed = 2 * out_bytes + ws + kDeviceReserve;
   if (free_b < fixed + a_bytes) {
-    SkipLine(c, Format("does not fit in device memory (%.1f GiB free)", double(free_b) / (1 << 30)));
+    SkipLine(c, format("does not fit in device memory (%.1f GiB free)", double(free_b) / (1 << 30)));
     return true;
   }
   copies = std::min(copies, (free_b - fixed) / a_bytes);
-  float *a = nullptr, *work = nullptr, *saved = nullptr;
+  char *a = nullptr, *work = nullptr, *saved = nullptr;
   void* wsp = nullptr;
   cudaError_t e = cudaMalloc(&a, a_bytes * copies);
   if (e == cudaSuccess) e = cudaMalloc(&work, out_bytes);
   if (e == cudaSuccess) e = cudaMalloc(&saved, out_bytes);
   if (e == cudaSuccess && ws) e = cudaMalloc(&wsp, ws);
   if (e == cudaSuccess) {
-    if (c.routine == BO_K_STRSM)
-      FillLowerKernel<<<Blocks(a_count * copies), 256, 0, g.stream>>>(a, c.t(), copies, a_stride, 11);
+    using bo_bench::FillLowerTriangular;
+    using bo_bench::FillUniform;
+    auto d = [](char* p) { return reinterpret_cast<double*>(p); };
+    auto f = [](char* p) { return reinterpret_cast<float*>(p); };
+    if (c.trsm())
+      e = c.dbl() ? FillLowerTriangular(d(a), c.t(), copies, a_stride, 11, g.stream)
+                  : FillLowerTriangular(f(a), c.t(), copies, a_stride, 11, g.stream);
     else
-      for (size_t i = 0; i < copies; ++i)
-        FillUniformKernel<<<Blocks(a_count), 256, 0, g.stream>>>(a + i * a_stride, a_count, 11 + i);
-    FillUniformKernel<<<Blocks(out_count), 256, 0, g.stream>>>(saved, out_count, 22);
-    e = cudaStreamSynchronize(g.stream);
+      for (size_t i = 0; i < copies && e == cudaSuccess; ++i)
+        e = c.dbl() ? FillUniform(d(a + i * a_bytes), a_count, 11 + i, 0, g.stream)
+                    : FillUniform(f(a + i * a_bytes), a_count, 11 + i, 0, g.stream);
+    if (e == cudaSuccess)
+      e = c.dbl() ? FillUniform(d(saved), out_count, 22, 0, g.stream)
+                  : FillUniform(f(saved), out_count, 22, 0, g.stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(g.stream);
   }
   bool ok = true;
   auto fail = [&](Candidate& cd, const std::string& why) {
@@ -391,19 +333,20 @@ bool RunCase(const Case& c) {
   // One call on copy `copy` from the saved right-hand side (C); the restore runs outside any timing.
   auto restore = [&] { return cudaMemcpyAsync(work, saved, out_bytes, cudaMemcpyDeviceToDevice, g.stream); };
   auto launch = [&](const Candidate& cd, size_t copy) {
-    const bo_kernel_args args = Args(c, a + (copy % copies) * a_stride, work);
+    const bo_kernel_args args = Args(c, a + (copy % copies) * a_bytes, work);
     return Entry(cd).launch(&args, wsp, g.stream);
   };
   if (e != cudaSuccess) {
-    SkipLine(c, Format("allocation or fill failed: %s", cudaGetErrorString(e)));
+    SkipLine(c, format("allocation or fill failed: %s", cudaGetErrorString(e)));
     cudaGetLastError();
     ok = false;
   } else {
     std::fprintf(stderr, "%s %s: %zu candidates, %zu copies of A (%.1f MiB each), workspace %.1f MiB\n", c.name(),
                  c.shape.c_str(), cands.size(), copies, double(a_bytes) / (1 << 20), double(ws) / (1 << 20));
     // Check run (also the first warm-up) on copy 0: every result against the first vendor entry's, else the first
-    // candidate's; ssyrk only in its lower triangle (the rest of C must not change; the tests check that).
-    std::vector<float> ref, got(out_count);
+    // candidate's; syrk only in its lower triangle (the rest of C must not change; the tests check that).
+    std::vector<double> ref, got(out_count);
+    std::vector<char> raw(out_bytes);
     size_t ref_i = 0;
     for (size_t i = 0; i < cands.size(); ++i)
       if (Entry(cands[i]).vendor) {
@@ -419,21 +362,24 @@ bool RunCase(const Case& c) {
       const int rc = launch(cd, 0);
       const cudaError_t se = cudaStreamSynchronize(g.stream);
       if (rc != 0 || se != cudaSuccess) {
-        fail(cd, Format("launch failed: %s", cudaGetErrorString(rc ? cudaError_t(rc) : se)));
+        fail(cd, format("launch failed: %s", cudaGetErrorString(rc ? cudaError_t(rc) : se)));
         cudaGetLastError();
         continue;
       }
-      cudaMemcpy(got.data(), work, out_bytes, cudaMemcpyDeviceToHost);
+      cudaMemcpy(raw.data(), work, out_bytes, cudaMemcpyDeviceToHost);
+      for (size_t q = 0; q < out_count; ++q)
+        got[q] = c.dbl() ? reinterpret_cast<const double*>(raw.data())[q]
+                         : double(reinterpret_cast<const float*>(raw.data())[q]);
       double diff = 0, scale = 0;
       bool finite = true;
       const int64_t rows = c.out_rows();
       for (int64_t j = 0; j < c.out_cols(); ++j)
-        for (int64_t r = c.routine == BO_K_SSYRK ? j : 0; r < rows; ++r) {
+        for (int64_t r = c.trsm() ? 0 : j; r < rows; ++r) {
           const size_t q = size_t(r + j * rows);
           finite &= std::isfinite(got[q]);
           if (!ref.empty()) {
-            diff = std::max(diff, double(std::fabs(got[q] - ref[q])));
-            scale = std::max(scale, double(std::fabs(ref[q])));
+            diff = std::max(diff, std::fabs(got[q] - ref[q]));
+            scale = std::max(scale, std::fabs(ref[q]));
           }
         }
       if (!finite) {
@@ -445,7 +391,7 @@ bool RunCase(const Case& c) {
       } else {
         cd.diff = scale > 0 ? diff / scale : diff;
         cd.check = cd.diff <= kCheckTolerance ? "ok" : "differs from the reference";
-        if (cd.diff > kCheckTolerance) fail(cd, Format("relative difference %.3g from the reference", cd.diff));
+        if (cd.diff > kCheckTolerance) fail(cd, format("relative difference %.3g from the reference", cd.diff));
       }
     }
     size_t next = 1;
@@ -523,29 +469,45 @@ bool ParseArgs(int argc, char** argv) {
     } else if (const char* v = val("--module=")) {
       o.module = v;
     } else if (const char* v = val("--routines=")) {
-      o.strsm = o.ssyrk = false;
+      o.trsm = o.syrk = false;
       for (const std::string& r : Split(v)) {
-        if (r == "strsm")
-          o.strsm = true;
-        else if (r == "ssyrk")
-          o.ssyrk = true;
+        // The kind, with or without a precision letter (--precisions picks those).
+        const std::string k = r.size() == 5 && (r[0] == 's' || r[0] == 'd') ? r.substr(1) : r;
+        if (k == "trsm")
+          o.trsm = true;
+        else if (k == "syrk")
+          o.syrk = true;
         else
           return false;
       }
-    } else if (const char* v = val("--strsm=")) {
-      o.trsm_shapes.clear();
-      for (const std::string& s : Split(v)) {
+    } else if (const char* v = val("--precisions=")) {
+      o.precisions.clear();
+      for (const std::string& p : Split(v)) {
+        if (p != "s" && p != "d") return false;
+        o.precisions.push_back(p == "s" ? BO_PREC_S : BO_PREC_D);
+      }
+    } else if (a.rfind("--strsm=", 0) == 0 || a.rfind("--dtrsm=", 0) == 0) {
+      MxN& shapes = o.trsm_shapes[a[2] == 'd' ? BO_PREC_D : BO_PREC_S];
+      shapes.clear();
+      for (const std::string& s : Split(argv[i] + 8)) {
         long long m = 0, n = 0;
         if (std::sscanf(s.c_str(), "%lldx%lld", &m, &n) != 2 || m < 1 || n < 1) return false;
-        o.trsm_shapes.push_back({m, n});
+        shapes.push_back({m, n});
       }
-    } else if (const char* v = val("--ssyrk=")) {
-      o.syrk_n.clear();
-      for (const std::string& s : Split(v)) {
+    } else if (a.rfind("--ssyrk=", 0) == 0 || a.rfind("--dsyrk=", 0) == 0 || a.rfind("--host-gemm=", 0) == 0) {
+      std::vector<int64_t>& ns = a[2] == 'h' ? o.host_gemm_n : o.syrk_n[a[2] == 'd' ? BO_PREC_D : BO_PREC_S];
+      ns.clear();
+      for (const std::string& s : Split(argv[i] + a.find('=') + 1)) {
         const long long n = std::atoll(s.c_str());
         if (n < 1) return false;
-        o.syrk_n.push_back(n);
+        ns.push_back(n);
       }
+    } else if (const char* v = val("--library=")) {
+      o.library = v;
+    } else if (const char* v = val("--cpu-blas=")) {
+      o.cpu_blas = v;
+    } else if (const char* v = val("--host-reps=")) {
+      o.host_reps = std::max(1, std::atoi(v));
     } else if (a == "--right") {
       o.right = true;
     } else if (a == "--queue-ahead") {
@@ -570,18 +532,18 @@ void Context() {
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
-  const char* tuned = g.reg->tuned_params_info ? g.reg->tuned_params_info() : nullptr;
-  const char* vendor = g.reg->vendor_info ? g.reg->vendor_info() : nullptr;
-  const char* cond = std::getenv("BLASOFFLOAD_STRSM_INV_MAX_COND");
+  const char* tuned = g.m.reg->tuned_params_info ? g.m.reg->tuned_params_info() : nullptr;
+  const char* vendor = g.m.reg->vendor_info ? g.m.reg->vendor_info() : nullptr;
+  const char* cond = bo_gpu::env_config("BLASOFFLOAD_STRSM_INV_MAX_COND");
   std::printf(
       "{\"context\": {\"gpu\": %s, \"sms\": %d, \"l2_mib\": %.1f, \"memory_gib\": %.1f, \"cuda_runtime\": %d, "
       "\"cuda_driver\": %d, \"module\": %s, \"module_path\": %s, \"tuned_params\": %s, \"vendor\": %s, "
       "\"reps\": %d, \"warmup\": %d, \"queue_ahead\": %s, \"rotate_mib\": %zu, \"flush_mib\": %zu, "
       "\"strsm_inv_max_cond\": %s, \"date\": %s, \"commit\": %s}}\n",
       Json(g.prop.name).c_str(), g.prop.multiProcessorCount, g.prop.l2CacheSize / 1048576.0,
-      double(g.prop.totalGlobalMem) / (1 << 30), runtime, driver, Json(g.module->name ? g.module->name : "").c_str(),
-      Json(g.module_path).c_str(), Json(tuned ? tuned : "(none)").c_str(), Json(vendor ? vendor : "(none)").c_str(),
-      o.reps, o.warmup, o.queue_ahead ? "true" : "false", kRotateBytes >> 20, g.flush_bytes >> 20,
+      double(g.prop.totalGlobalMem) / (1 << 30), runtime, driver, Json(g.m.mod->name ? g.m.mod->name : "").c_str(),
+      Json(g.m.path).c_str(), Json(tuned ? tuned : "(none)").c_str(), Json(vendor ? vendor : "(none)").c_str(), o.reps,
+      o.warmup, o.queue_ahead ? "true" : "false", kRotateBytes >> 20, g.flush_bytes >> 20,
       Json(cond ? cond : "(default)").c_str(), Json(o.date).c_str(), Json(o.commit).c_str());
   std::fflush(stdout);
 }
@@ -600,9 +562,20 @@ int main(int argc, char** argv) {
     o.date = d;
   }
   if (o.commit.empty()) {
-    std::ifstream f(ExeDir() + "/COMMIT");
+    std::ifstream f(bo_gpu::exe_dir() + "/COMMIT");
     std::getline(f, o.commit);
     if (o.commit.empty()) o.commit = "unknown";
+  }
+  // The host gemm point runs alone: the library it loads starts the module itself (a second init() of the module
+  // from this program would share its state).
+  if (!o.host_gemm_n.empty()) {
+    if (o.library.empty()) {
+      std::fputs("blasoffload_bench_level3: --host-gemm needs --library=PATH (libblasoffload.so)\n", stderr);
+      return kExitSetup;
+    }
+    const bo_bench::HostGemmOptions h{o.host_gemm_n, o.precisions, o.library, o.cpu_blas,
+                                      o.host_reps,   o.date,       o.commit};
+    return bo_bench::RunHostGemm(h) ? kExitOk : kExitFailed;
   }
   std::string err;
   if (const int rc = SetUp(&err); rc != kExitOk) {
@@ -611,20 +584,23 @@ int main(int argc, char** argv) {
   }
   Context();
   std::vector<Case> cases;
-  if (o.strsm)
-    for (auto [m, n] : o.trsm_shapes) {
-      cases.push_back({BO_K_STRSM, 'L', 'L', 'N', m, n, 0, Format("%lldx%lld", (long long)m, (long long)n)});
-      if (o.right)  // X L^T = B^T: the same solves, by rows
-        cases.push_back({BO_K_STRSM, 'R', 'L', 'T', n, m, 0, Format("%lldx%lld", (long long)n, (long long)m)});
-    }
-  if (o.ssyrk)
-    for (int64_t n : o.syrk_n)
-      cases.push_back({BO_K_SSYRK, '-', 'L', 'N', 0, n, n, Format("n=%lld k=%lld", (long long)n, (long long)n)});
+  for (bo_precision p : o.precisions) {
+    const int trsm = bo_routine_id(BO_KIND_TRSM, p), syrk = bo_routine_id(BO_KIND_SYRK, p);
+    if (o.trsm)
+      for (auto [m, n] : o.trsm_shapes[p]) {
+        cases.push_back({trsm, 'L', 'L', 'N', m, n, 0, format("%lldx%lld", (long long)m, (long long)n)});
+        if (o.right)  // X L^T = B^T: the same solves, by rows
+          cases.push_back({trsm, 'R', 'L', 'T', n, m, 0, format("%lldx%lld", (long long)n, (long long)m)});
+      }
+    if (o.syrk)
+      for (int64_t n : o.syrk_n[p])
+        cases.push_back({syrk, '-', 'L', 'N', 0, n, n, format("n=%lld k=%lld", (long long)n, (long long)n)});
+  }
   const auto t0 = std::chrono::steady_clock::now();
   bool ok = true;
   for (const Case& c : cases) ok &= RunCase(c);
   std::fprintf(stderr, "blasoffload_bench_level3: %zu shapes in %.1f s\n", cases.size(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  if (g.module->shutdown) g.module->shutdown();
+  if (g.m.mod->shutdown) g.m.mod->shutdown();
   return ok ? kExitOk : kExitFailed;
 }

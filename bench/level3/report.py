@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns blasoffload_bench_level3's JSON lines into a markdown report: the context, a summary per shape (our tuned
-choice, our best own configuration, cuBLAS), the targets with PASS/MISS and the measured numbers, and a table per
-shape with every candidate.
+choice, our best own configuration, cuBLAS; both precisions), the targets with PASS/MISS and the measured numbers
+(the speed-up targets are single precision's; "the table never picks the slower" holds for every shape), a table per
+shape with every candidate, and the host gemm point (the library's gemm against the CPU BLAS's) when measured.
 
 Usage: report.py RAW.jsonl [--md OUT.md]
 Ratios are cuBLAS time / our time: above 1 means ours is faster. A target whose threshold lies inside the ratio's
@@ -26,7 +27,7 @@ NEVER_SLOWER = 1.03  # tuned time <= this x min(best own, cuBLAS) at every shape
 
 
 def read(path):
-    contexts, rows, skips = [], [], []
+    contexts, rows, skips, host = [], [], [], []
     with open(path) as f:
         for n, line in enumerate(f, 1):
             line = line.strip()
@@ -41,9 +42,11 @@ def read(path):
                 contexts.append(obj["context"])
             elif "skipped" in obj:
                 skips.append(obj)
+            elif "candidate" in obj and obj.get("routine", "").endswith("_host"):
+                host.append(obj)
             elif "candidate" in obj:
                 rows.append(obj)
-    return contexts, rows, skips
+    return contexts, rows, skips, host
 
 
 def key(r):
@@ -52,9 +55,9 @@ def key(r):
 
 def label(k):
     routine, side, shape = k
-    if routine == "strsm":
-        return "strsm %s (side %s)" % (shape, side)
-    return "ssyrk %s" % shape
+    if routine and routine[1:] == "trsm":
+        return "%s %s (side %s)" % (routine, shape, side)
+    return "%s %s" % (routine, shape)
 
 
 def f_us(v):
@@ -151,7 +154,37 @@ def targets(shapes):
     return out
 
 
-def build(contexts, rows, skips):
+def host_section(host):
+    """The host gemm point: per precision and n, each candidate's wall time, and the CPU BLAS time / library time."""
+    md = ["## Host gemm: the library against the CPU BLAS\n",
+          "C = A B (NN, alpha 1, beta 0) on malloc'd host operands, wall time per call (median after one untimed "
+          "call); the library's gemm runs wherever its settings route it (BLASOFFLOAD_MODE). Ratio: CPU time / "
+          "library time.\n",
+          "| routine | shape | candidate | entry | median us | min us | max us | TFLOP/s | CPU / this | check |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+    bad = []
+    groups = {}
+    for r in host:
+        groups.setdefault((r["routine"], r["shape"]), []).append(r)
+    for (routine, shape), rs in groups.items():
+        cpu = [r for r in rs if r["candidate"] == "cpu" and good(r)]
+        for r in rs:
+            chk = r.get("check", "-")
+            if r.get("check_rel_diff") is not None:
+                chk += " (%.1e)" % r["check_rel_diff"]
+            if r.get("error") or r.get("check") not in ("ok", "reference"):
+                bad.append("%s %s %s: %s" % (routine, shape, r["candidate"], r.get("error") or r.get("check")))
+                if r.get("error"):
+                    chk += "; ERROR: " + r["error"]
+            md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                routine, shape, r["candidate"], r["entry"], f_us(r.get("time_us")), f_us(r.get("min_us")),
+                f_us(r.get("max_us")), f_num(r.get("tflops"), "%.2f"),
+                f_ratio(ratio(cpu[0], r)[0]) if cpu else "-", chk))
+    md.append("")
+    return md, bad
+
+
+def build(contexts, rows, skips, host=()):
     md = []
     order = []
     groups = {}
@@ -163,9 +196,10 @@ def build(contexts, rows, skips):
         groups[k].append(r)
     shapes = [Shape(k, groups[k]) for k in order]
 
-    md.append("# strsm / ssyrk on device-resident data: ours against cuBLAS\n")
-    if contexts:
-        c = contexts[0]
+    md.append("# trsm / syrk on device-resident data: ours against cuBLAS\n")
+    device = [c for c in contexts if "gpu" in c]
+    if device:
+        c = device[0]
         md.append("- GPU: %s (%s SMs, %s MiB L2), CUDA runtime %s, driver %s" % (
             c.get("gpu"), c.get("sms"), c.get("l2_mib"), c.get("cuda_runtime"), c.get("cuda_driver")))
         md.append("- module: %s (%s)" % (c.get("module"), c.get("module_path")))
@@ -178,10 +212,16 @@ def build(contexts, rows, skips):
                       "each call queued behind a spin kernel (GPU time only)" if c.get("queue_ahead")
                       else "each call starts on an idle GPU (host launch overhead included)"))
         md.append("- BLASOFFLOAD_STRSM_INV_MAX_COND: %s" % c.get("strsm_inv_max_cond"))
-    md.append("- strsm: left, lower, no transpose, non-unit, alpha 1 (right side: X L^T = B); flops m n t. ssyrk: "
-              "lower, no transpose, alpha -1, beta 1; flops n^2 k. Ratios: cuBLAS time / our time.\n")
+    for c in (c for c in contexts if c.get("host_gemm")):
+        md.append("- host gemm: library %s (BLASOFFLOAD_MODE %s, BLASOFFLOAD_CPU_BLAS %s), CPU BLAS %s; %s timed calls "
+                  "after one untimed; date %s, commit %s" % (c.get("library"), c.get("blasoffload_mode"),
+                                                             c.get("blasoffload_cpu_blas"), c.get("cpu_blas"),
+                                                             c.get("reps"), c.get("date"), c.get("commit")))
+    md.append("- trsm: left, lower, no transpose, non-unit, alpha 1 (right side: X L^T = B); flops m n t. syrk: "
+              "lower, no transpose, alpha -1, beta 1; flops n^2 k. s: single, d: double precision. Ratios: cuBLAS "
+              "time / our time.\n")
 
-    tl = targets(shapes)
+    tl = targets(shapes) if shapes else []  # a host-gemm-only run has no device targets
     md.append("## Targets\n")
     md.append("| target | verdict | measured | spread | detail |")
     md.append("|---|---|---|---|---|")
@@ -225,6 +265,10 @@ def build(contexts, rows, skips):
         for s in skips:
             md.append("- %s: %s" % (label((s.get("routine"), s.get("side", "-"), s.get("shape"))), s.get("skipped")))
         md.append("")
+    if host:
+        host_md, host_bad = host_section(host)
+        md += host_md
+        bad += host_bad
     if bad:
         md.append("## Failures\n")
         md.extend("- " + b for b in bad)
@@ -238,11 +282,11 @@ def main():
     ap.add_argument("raw")
     ap.add_argument("--md", help="also write the report here")
     a = ap.parse_args()
-    contexts, rows, skips = read(a.raw)
-    if not rows:
+    contexts, rows, skips, host = read(a.raw)
+    if not rows and not host:
         print("report.py: no measurement in %s" % a.raw, file=sys.stderr)
         return 2
-    text, ok = build(contexts, rows, skips)
+    text, ok = build(contexts, rows, skips, host)
     print(text)
     if a.md:
         with open(a.md, "w") as f:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The strsm/ssyrk check in one device call: blasoffload-tune over the strsm and ssyrk grids (updating the carried
-# table, which the rest then uses), the GPU test suite (every suite, the Level 3 ones included), and the Level 3
-# benchmark against cuBLAS (bench/level3). Everything lands in $OUT; the reference suites are device-check.sh's.
+# The trsm/syrk check in one device call: blasoffload-tune over the strsm and ssyrk grids (updating the carried
+# table, which the rest then uses), the GPU suite's Level 3 tests (trsm and syrk, both precisions), and the Level 3
+# benchmark against cuBLAS (bench/level3, both precisions). Everything lands in $OUT; the reference suites are device-check.sh's.
 # Usage (GPU machine, repository root): tests/gpu/device-level3.sh CARRY
 set -u
 K=$(cd "$1" && pwd)
@@ -15,8 +15,9 @@ timeout 240 "$K/tune/blasoffload-tune" --module="$K/lib/libblasoffload_cuda.so" 
 echo "tune rc=$?"
 grep -E "INVALID" "$O/tune.log" | grep -v "out of memory" | head -20
 [ -s "$O/$gpu.json" ] && cp "$O/$gpu.json" "$K/lib/tuned_params/"
-echo "=== GPU test suite ($(date -u +%T))"
-BO_GPU_TEST_MODULE=$K/lib/libblasoffload_cuda.so timeout 300 "$K/gpu/blasoffload_gpu_tests" >"$O/gpu-tests.log" 2>&1
+echo "=== GPU test suite, Level 3 ($(date -u +%T))"
+BO_GPU_TEST_MODULE=$K/lib/libblasoffload_cuda.so timeout 300 "$K/gpu/blasoffload_gpu_tests" \
+  --gtest_filter='Level3*' >"$O/gpu-tests.log" 2>&1
 echo "gtest rc=$?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$O/gpu-tests.log" | head -40
 grep -B3 -A12 "Failure" "$O/gpu-tests.log" | head -200 >"$O/gpu-failures.txt"

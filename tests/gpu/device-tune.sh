@@ -31,10 +31,10 @@ if [ -x "$K/bench/blasoffload_bench_kernels" ] && [ "${SKIP_BENCH:-0}" != 1 ]; t
   echo "bench rc=$?"
   grep -E "PASS|MISS|geomean|min " "$O/bench.log" | head -40
 fi
-echo "=== the library picks the table (BLASOFFLOAD_LOG=summary, a GPU-mode run of the unit tests' sgemv cases)"
+echo "=== the library picks the table (BLASOFFLOAD_LOG=summary, a GPU-mode run of the unit tests' gemv cases)"
 if [ ! -e /work/main/build/libblasoffload.so ]; then mkdir -p /work/main && ln -sfn "$K/lib" /work/main/build; fi
 L=${BLAS_LIB_DIR:-}
 [ -n "$L" ] && export LD_LIBRARY_PATH=$L/blas:$L
 BLASOFFLOAD_MODE=gpu BLASOFFLOAD_TEST_ALLOW_GPU=1 BLASOFFLOAD_LOG=summary timeout 120 "$K/unit/blasoffload_unit_tests" \
-  --gtest_filter='Sgemv.*' 2>&1 | grep -E "tuned parameters|PASSED|FAILED|GPU:" | head
+  --gtest_filter='Gemv*' 2>&1 | grep -E "tuned parameters|PASSED|FAILED|GPU:" | head
 echo "done $(date -u +%T)"

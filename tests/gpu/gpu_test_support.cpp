@@ -1,10 +1,10 @@
+// See gpu_test_support.h: the module as the tests load it, the host services they lend it, the generic call runner
+// and the image checks, for float and double.
 #include "gpu_test_support.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <functional>
-#include <mutex>
+#include <memory>
+#include <optional>
 #include <sstream>
 
 namespace gt {
@@ -12,95 +12,82 @@ namespace gt {
 int g_dev_shift = 0;
 
 namespace {
-const char* host_config(const char* key) { return std::getenv(key); }
 void host_log(int level, const char* msg) {
-  if (level <= BO_LOG_SUMMARY || std::getenv("BO_GPU_TEST_VERBOSE")) std::fprintf(stderr, "[module] %s\n", msg);
+  if (level <= BO_LOG_SUMMARY || bo_gpu::env_config("BO_GPU_TEST_VERBOSE")) std::fprintf(stderr, "[module] %s\n", msg);
 }
 
 std::atomic<int64_t> g_cpu_calls{0}, g_cpu_bad_calls{0};
 
-// The CPU BLAS the module lends work to: a plain column-major sgemm accumulating in double, so that the CPU's
+// The CPU BLAS's gemm as the module borrows it: plain column-major, accumulating in Real<T>::Acc so that the CPU's
 // share of a result is as exact as the test's reference. As in the reference BLAS, beta == 0 never reads C and
 // alpha == 0 never reads A or B.
-void host_cpu_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                    const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  g_cpu_calls.fetch_add(1);
+template <typename T>
+void cpu_gemm(const bo_call& g) {
+  using Acc = typename Real<T>::Acc;
+  const char ta = g.op[0], tb = g.op[1];
+  const int64_t m = g.m, n = g.n, k = g.k, lda = g.lda, ldb = g.ldb, ldc = g.ldc;
   auto op_ok = [](char t) { return t == 'N' || t == 'T' || t == 'C'; };
   const int64_t a_rows = ta == 'N' ? m : k, b_rows = tb == 'N' ? k : n;
   if (!op_ok(ta) || !op_ok(tb) || m < 0 || n < 0 || k < 0 || lda < std::max<int64_t>(1, a_rows) ||
-      ldb < std::max<int64_t>(1, b_rows) || ldc < std::max<int64_t>(1, m) || !c) {
+      ldb < std::max<int64_t>(1, b_rows) || ldc < std::max<int64_t>(1, m) || !g.c) {
     g_cpu_bad_calls.fetch_add(1);
     return;
   }
-  std::vector<double> acc(size_t(std::max<int64_t>(m, 0)));
+  const T* a = static_cast<const T*>(g.a);
+  const T* b = static_cast<const T*>(g.b);
+  T* c = static_cast<T*>(g.c);
+  const Acc alpha = Acc(g.alpha), beta = Acc(g.beta);
+  std::vector<Acc> acc(size_t(std::max<int64_t>(m, 0)));
   for (int64_t j = 0; j < n; ++j) {
-    std::fill(acc.begin(), acc.end(), 0.0);
-    if (alpha != 0.0f) {
-      if (ta == 'N') {
-        for (int64_t l = 0; l < k; ++l) {
-          const double bv = tb == 'N' ? b[l + j * ldb] : b[j + l * ldb];
-          for (int64_t i = 0; i < m; ++i) acc[i] += double(a[i + l * lda]) * bv;
-        }
-      } else {
-        for (int64_t i = 0; i < m; ++i) {
-          double s = 0;
-          for (int64_t l = 0; l < k; ++l) s += double(a[l + i * lda]) * (tb == 'N' ? b[l + j * ldb] : b[j + l * ldb]);
-          acc[i] = s;
-        }
+    std::fill(acc.begin(), acc.end(), Acc(0));
+    if (g.alpha != 0.0) {
+      for (int64_t i = 0; i < m; ++i) {
+        Acc s = 0;
+        for (int64_t l = 0; l < k; ++l)
+          s += Acc(ta == 'N' ? a[i + l * lda] : a[l + i * lda]) * Acc(tb == 'N' ? b[l + j * ldb] : b[j + l * ldb]);
+        acc[i] = s;
       }
     }
-    float* cj = c + j * ldc;
-    for (int64_t i = 0; i < m; ++i)
-      cj[i] = beta == 0.0f ? float(double(alpha) * acc[i]) : float(double(alpha) * acc[i] + double(beta) * cj[i]);
+    T* cj = c + j * ldc;
+    for (int64_t i = 0; i < m; ++i) cj[i] = g.beta == 0.0 ? T(alpha * acc[i]) : T(alpha * acc[i] + beta * Acc(cj[i]));
   }
 }
 
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_sgemm};
-
-std::string module_path() {
-  if (const char* p = std::getenv("BO_GPU_TEST_MODULE")) return p;
-  // The test lives in <build>/tests/gpu, the module in <build>.
-  char self[4096];
-  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (len > 0) {
-    self[len] = '\0';
-    std::string s(self);
-    s = s.substr(0, s.rfind('/'));
-    return s + "/../../libblasoffload_cuda.so";
+void host_cpu_call(const bo_call* g) {
+  g_cpu_calls.fetch_add(1);
+  if (!g || g->routine < 0 || g->routine >= BO_R_COUNT || bo_routine_kind_of(g->routine) != BO_KIND_GEMM) {
+    g_cpu_bad_calls.fetch_add(1);
+    return;
   }
-  return BO_CUDA_MODULE_PATH;
+  if (bo_routine_precision(g->routine) == BO_PREC_D)
+    cpu_gemm<double>(*g);
+  else
+    cpu_gemm<float>(*g);
 }
+
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, bo_gpu::env_config, host_log, host_cpu_call};
 }  // namespace
 
-std::atomic<int64_t>& cpu_sgemm_calls() { return g_cpu_calls; }
-std::atomic<int64_t>& cpu_sgemm_bad_calls() { return g_cpu_bad_calls; }
+std::atomic<int64_t>& cpu_calls() { return g_cpu_calls; }
+std::atomic<int64_t>& cpu_bad_calls() { return g_cpu_bad_calls; }
 
+int device_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
 bool have_gpu() {
-  static const bool yes = [] {
-    int n = 0;
-    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-  }();
+  static const bool yes = device_count() > 0;
   return yes;
 }
 
 const Module& module() {
-  static Module m = [] {
+  static const Module m = [] {
     Module r;
-    std::string path = module_path();
-    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      r.error = std::string("dlopen: ") + dlerror();
-      return r;
-    }
-    auto e = reinterpret_cast<bo_cuda_module_entry_fn>(dlsym(h, BO_CUDA_MODULE_ENTRY));
-    auto re = reinterpret_cast<bo_kernel_registry_fn>(dlsym(h, BO_KERNEL_REGISTRY_ENTRY));
-    if (!e || !re) {
-      r.error = "module lacks its entry points";
-      return r;
-    }
-    r.mod = e();
-    r.reg = re();
-    if (have_gpu()) r.init_status = r.mod->init(&kHost);
+    const bo_gpu::Loaded l = bo_gpu::load(bo_gpu::module_path());
+    r.error = l.error;
+    r.mod = l.mod;
+    r.reg = l.reg;
+    if (r.mod && have_gpu()) r.init_status = r.mod->init(&kHost);
     return r;
   }();
   return m;
@@ -108,28 +95,95 @@ const Module& module() {
 
 std::vector<const bo_kernel_entry*> configs(int routine) {
   std::vector<const bo_kernel_entry*> v;
-  const bo_kernel_registry* reg = module().reg;
-  for (size_t i = 0; reg && i < reg->count; ++i)
-    if (reg->entries[i].routine == routine) v.push_back(&reg->entries[i]);
+  for (int i : bo_gpu::entries_of(module().reg, routine)) v.push_back(&module().reg->entries[i]);
   return v;
 }
 
-void run_entry(const bo_kernel_entry* k, const bo_kernel_args& args) {
+void run_entry(const bo_kernel_entry* k, const bo_call& args) {
   void* ws = nullptr;
-  if (const size_t wb = k->workspace_bytes(&args)) EXPECT_EQ(cudaMalloc(&ws, wb), cudaSuccess);
+  if (const size_t wb = k->workspace_bytes(&args)) {
+    EXPECT_EQ(cudaMalloc(&ws, wb), cudaSuccess);
+  }
   EXPECT_EQ(k->launch(&args, ws, nullptr), 0) << k->name;
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << k->name;
   cudaFree(ws);
 }
 
-::testing::AssertionResult check_image(const Image& before, const Image& after, const std::vector<Expect>& out) {
+bo_call make_call(int routine, const char* ops, int64_t m, int64_t n, int64_t k, double alpha, double beta, int64_t lda,
+                  int64_t ldb, int64_t ldc, int64_t incx, int64_t incy) {
+  bo_call g{};
+  g.routine = routine;
+  for (int i = 0; i < 4 && ops[i]; ++i) g.op[i] = ops[i];
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.lda = lda;
+  g.ldb = ldb;
+  g.ldc = ldc;
+  g.incx = incx;
+  g.incy = incy;
+  return g;
+}
+
+std::string Runner::name() const {
+  if (mode == Mode::kEntry) return std::string(e->name) + (e->vendor ? " (vendor)" : "");
+  return mode == Mode::kModuleHost ? "module, host operands" : "module, device operands";
+}
+
+std::vector<Runner> runners_for(int routine) {
+  std::vector<Runner> v;
+  for (const bo_kernel_entry* e : configs(routine)) v.push_back(entry_runner(e));
+  v.push_back({Mode::kModuleHost, nullptr});
+  v.push_back({Mode::kModuleDevice, nullptr});
+  return v;
+}
+
+template <typename T>
+int run_call(const Runner& rn, bo_call call, Image<T>* a, Image<T>* b, Image<T>* c, DevImage<T>* da) {
+  const bool nrm2 = bo_routine_kind_of(call.routine) == BO_KIND_NRM2;
+  if (rn.mode == Mode::kModuleHost) {
+    call.a = a ? a->p() : nullptr;
+    call.b = b ? b->p() : nullptr;
+    call.c = c->p();
+    return module().mod->call(&call, 0.0);
+  }
+  std::optional<DevImage<T>> own_a, db, dc;
+  if (a && !da) da = &own_a.emplace(*a);
+  if (b) db.emplace(*b);
+  dc.emplace(*c);
+  call.a = a ? da->p() : nullptr;
+  call.b = b ? db->p() : nullptr;
+  call.c = dc->p();
+  int status = BO_CUDA_OK;
+  if (rn.mode == Mode::kModuleDevice) {
+    if (nrm2) call.c = c->p();  // the module returns a norm to the host, whatever memory x is in
+    status = module().mod->call(&call, 0.0);
+    if (nrm2) dc.reset();
+  } else {
+    if (!rn.e->can_implement(&call)) return -1;
+    run_entry(rn.e, call);
+  }
+  if (own_a) *a = own_a->back();
+  if (b) *b = db->back();
+  if (dc) *c = dc->back();
+  return status;
+}
+template int run_call<float>(const Runner&, bo_call, Image<float>*, Image<float>*, Image<float>*, DevImage<float>*);
+template int run_call<double>(const Runner&, bo_call, Image<double>*, Image<double>*, Image<double>*,
+                              DevImage<double>*);
+
+template <typename T>
+::testing::AssertionResult check_image(const Image<T>& before, const Image<T>& after, const std::vector<Expect>& out) {
   std::vector<char> is_out(before.size(), 0);
   size_t bad = 0;
   std::ostringstream msg;
+  msg.precision(std::numeric_limits<T>::max_digits10);
   for (const Expect& e : out) {
     const size_t pos = e.off + kGuard;
     is_out[pos] = 1;
-    const double got = after.v[pos];
+    const long double got = after.v[pos];
     bool ok;
     if (std::isnan(e.value))
       ok = std::isnan(got);
@@ -143,25 +197,22 @@ void run_entry(const bo_kernel_entry* k, const bo_kernel_args& args) {
   size_t touched = 0;
   for (size_t i = 0; i < before.size(); ++i)
     if (!is_out[i] && bits(before.v[i]) != bits(after.v[i]) && touched++ < 5)
-      msg << " [byte outside the output changed at image index " << i << " (operand offset "
+      msg << " [element outside the output changed at image index " << i << " (operand offset "
           << (long long)(i) - (long long)kGuard << ")]";
   if (bad || touched)
-    return ::testing::AssertionFailure() << bad << " wrong outputs, " << touched << " foreign elements written:"
-                                         << msg.str();
+    return ::testing::AssertionFailure() << bad << " wrong outputs, " << touched
+                                         << " foreign elements written:" << msg.str();
   return ::testing::AssertionSuccess();
 }
-
-::testing::AssertionResult same_bits(const Image& a, const Image& b) {
-  if (a.size() != b.size() || std::memcmp(a.v.data(), b.v.data(), 4 * a.size()) != 0)
-    return ::testing::AssertionFailure() << "results differ between two identical runs";
-  return ::testing::AssertionSuccess();
-}
+template ::testing::AssertionResult check_image<float>(const Image<float>&, const Image<float>&,
+                                                       const std::vector<Expect>&);
+template ::testing::AssertionResult check_image<double>(const Image<double>&, const Image<double>&,
+                                                        const std::vector<Expect>&);
 
 std::mt19937_64& rng() {
   static std::mt19937_64 r(12345);
   return r;
 }
-float uni(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng()); }
 
 void parallel_for(int64_t n, const std::function<void(int64_t)>& f) {
   const int64_t t = std::max<int64_t>(1, std::min<int64_t>(n, std::thread::hardware_concurrency()));
