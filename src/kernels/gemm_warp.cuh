@@ -221,8 +221,14 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   constexpr int BM = P::kBM, BN = P::kBN, BK = P::kBK, WM = P::kWM, WN = P::kWN, TM = P::kTM, TN = P::kTN;
   constexpr int STAGES = P::kStages, THREADS = P::kThreads, VN = P::kVN, ES = int(sizeof(T));
   constexpr int LDA = P::kLda, LDB = P::kLdb;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* const smem = reinterpret_cast<T*>(smem_raw);
+  T* smem;  // dynamic shared memory, one declaration per element type (the float one as before templating)
+  if constexpr (sizeof(T) == 4) {
+    extern __shared__ __align__(16) float smem_f[];
+    smem = smem_f;
+  } else {
+    extern __shared__ __align__(16) double smem_d[];
+    smem = smem_d;
+  }
   T* const as = smem;
   T* const bs = smem + STAGES * P::kStageA;
 

@@ -143,8 +143,14 @@ __global__ void __launch_bounds__(THREADS, 1)
   using VO = VecOf<T, RL>;
   using V = typename VO::T;
   static_assert(NB % WARPS == 0 && (RL == 2 || RL == 4) && PW <= 32, "strsv_wave shape");
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* smem = reinterpret_cast<T*>(smem_raw);
+  T* smem;  // dynamic shared memory, one declaration per element type (the float one as before templating)
+  if constexpr (sizeof(T) == 4) {
+    extern __shared__ float smem_f[];
+    smem = smem_f;
+  } else {
+    extern __shared__ __align__(16) double smem_d[];
+    smem = smem_d;
+  }
   T* dinv = smem;              // NB x LD: the diagonal block, then its inverse D^-1
   T* mlast = dinv + NB * LD;   // NB x LD: M = D^-1 L'(rb, rb-1), the last tile premultiplied
   T* ltile = mlast + NB * LD;  // NB x LD: L'(rb, rb-1) while M is formed
