@@ -3,12 +3,12 @@
 // double a 16-byte vector holds 2 elements (fragments, copies and epilogue stores are double2) and the transposing
 // copies move 8 bytes.
 //
-// Semantics are those of Sgemm (sgemm.cuh): column-major C = alpha*op(A)*op(B) + beta*C, any m, n, k (tails are
+// Semantics are those of Gemm (gemm.cuh): column-major C = alpha*op(A)*op(B) + beta*C, any m, n, k (tails are
 // zero-filled in shared memory), beta == 0 never reads C, alpha == 0 or k == 0 gives C = beta*C without reading A
-// or B, m == 0 or n == 0 does nothing. The arithmetic per element is also Sgemm's: acc = 0; acc = fmaf(a_il, b_lj,
-// acc) for l = 0, 1, ..., k-1 (the zero-filled k tail adds exact zeros); c = alpha*acc or fmaf(beta, c, alpha*acc).
-// One thread owns each C element, so results are bitwise reproducible and equal to Sgemm's. Error bound per
-// element: |c - c_ref| <= (k + 2) * 2^-24 * (|alpha| sum_l |a_il||b_lj| + |beta||c_ij|).
+// or B, m == 0 or n == 0 does nothing. The arithmetic per element is also Gemm's: acc = 0; acc = fma(a_il, b_lj,
+// acc) for l = 0, 1, ..., k-1 (the zero-filled k tail adds exact zeros); c = alpha*acc or fma(beta, c, alpha*acc).
+// One thread owns each C element, so results are bitwise reproducible and equal to Gemm's. Error bound per
+// element: |c - c_ref| <= (k + 2) * u * (|alpha| sum_l |a_il||b_lj| + |beta||c_ij|), u = 2^-24 (float), 2^-53 (double).
 //
 // Layout choices (each aimed at a conflict-free shared-memory access pattern):
 //  * Both operands live in shared memory k-major (as[k][m], bs[k][n]) so that a thread's fragments are float4 reads.
@@ -221,8 +221,14 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   constexpr int BM = P::kBM, BN = P::kBN, BK = P::kBK, WM = P::kWM, WN = P::kWN, TM = P::kTM, TN = P::kTN;
   constexpr int STAGES = P::kStages, THREADS = P::kThreads, VN = P::kVN, ES = int(sizeof(T));
   constexpr int LDA = P::kLda, LDB = P::kLdb;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* const smem = reinterpret_cast<T*>(smem_raw);
+  T* smem;  // dynamic shared memory, one declaration per element type (the float one as before templating)
+  if constexpr (sizeof(T) == 4) {
+    extern __shared__ __align__(16) float smem_f[];
+    smem = smem_f;
+  } else {
+    extern __shared__ __align__(16) double smem_d[];
+    smem = smem_d;
+  }
   T* const as = smem;
   T* const bs = smem + STAGES * P::kStageA;
 

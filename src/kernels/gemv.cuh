@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(TX* TY)
   for (int r = 0; r < VR; ++r) acc[r] = T(0);
   if (i < m) {
     const T* ai = a + i;
-    const bool vec = VR == VN && i + VR <= m && lda % VN == 0 && (reinterpret_cast<uintptr_t>(ai) & 15) == 0;
+    const bool vec = VR == VN && i + VR <= m && (lda & (VN - 1)) == 0 && (reinterpret_cast<uintptr_t>(ai) & 15) == 0;
     int64_t j = j0 + threadIdx.y;
     if (vec) {
       for (; j + int64_t(UNROLL - 1) * TY < j1; j += int64_t(UNROLL) * TY) {
@@ -281,7 +281,7 @@ struct GemvTV {
                             T* y, int64_t incy, void* ws, cudaStream_t st) {
     if (n == 0) return cudaSuccess;
     if (alpha == T(0) || m == 0) return scale_vector(n, beta, y, incy, st);
-    const bool vec = incx == 1 && lda % kVN == 0 && (reinterpret_cast<uintptr_t>(a) & 15) == 0 &&
+    const bool vec = incx == 1 && (lda & (kVN - 1)) == 0 && (reinterpret_cast<uintptr_t>(a) & 15) == 0 &&
                      (reinterpret_cast<uintptr_t>(x) & 15) == 0;
     const int64_t s = splits(m, n);
     const int64_t per = (cdiv(m, s) + kVN - 1) / kVN * kVN;  // split starts stay 16-byte aligned

@@ -4,7 +4,7 @@
 //
 // All 8 uplo/trans/diag cases map onto a forward solve with a lower-triangular logical matrix L' (index
 // reversal i' = n-1-i for the backward cases, transposed addressing for trans = 'T'/'C'), as in
-// strsv.cuh. Differences from strsv.cuh, each for the critical path:
+// trsv.cuh. Differences from trsv.cuh, each for the critical path:
 //  - Tiles go global -> registers (vector loads, one tile prefetched ahead), never through shared
 //    memory; each thread keeps partial sums in registers across all tiles and the CTA reduces once.
 //  - The diagonal block is inverted in shared memory at the start (seed 003: 32x32 inversions by one
@@ -19,7 +19,7 @@
 // Numerics: inverting NB x NB diagonal blocks replaces substitution within a block by a product with
 // the computed inverse; the error grows with the blocks' condition numbers (Higham, "Accuracy and
 // Stability", ch. 14: |x - x_ref| <= c(n) eps cond(D) |x| per block); within the reference suites'
-// thresholds for the well-conditioned triangles BLAS tests use. strsv.cuh's substitution kernel stays
+// thresholds for the well-conditioned triangles BLAS tests use. trsv.cuh's substitution kernel stays
 // available for the tuner.
 // The vector path needs columns aligned to NB/32 elements (16 bytes for float NB = 128 and double NB = 64, 8 bytes
 // for float NB = 64; can_implement checks); trsv.cuh handles everything else. Double: NB = 64 only (shared memory).
@@ -143,8 +143,14 @@ __global__ void __launch_bounds__(THREADS, 1)
   using VO = VecOf<T, RL>;
   using V = typename VO::T;
   static_assert(NB % WARPS == 0 && (RL == 2 || RL == 4) && PW <= 32, "strsv_wave shape");
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* smem = reinterpret_cast<T*>(smem_raw);
+  T* smem;  // dynamic shared memory, one declaration per element type (the float one as before templating)
+  if constexpr (sizeof(T) == 4) {
+    extern __shared__ float smem_f[];
+    smem = smem_f;
+  } else {
+    extern __shared__ __align__(16) double smem_d[];
+    smem = smem_d;
+  }
   T* dinv = smem;              // NB x LD: the diagonal block, then its inverse D^-1
   T* mlast = dinv + NB * LD;   // NB x LD: M = D^-1 L'(rb, rb-1), the last tile premultiplied
   T* ltile = mlast + NB * LD;  // NB x LD: L'(rb, rb-1) while M is formed

@@ -113,7 +113,7 @@ void fill_nan_t(T* x, int64_t n, cudaStream_t st) {
 template <class T>
 void max_scaled_error_t(const T* x, const T* ref, int64_t n, T tol_abs, T tol_rel, float* out, cudaStream_t st) {
   cudaMemsetAsync(out, 0, 4, st);
-  const unsigned grid = blocks_for(n, 256) > 2048 ? 2048u : unsigned(blocks_for(n, 256));
+  const unsigned grid = std::min(blocks_for(n, 256), 2048u);
   if (n > 0) max_err_kernel<T><<<grid, 256, 0, st>>>(x, ref, n, tol_abs, tol_rel, reinterpret_cast<unsigned*>(out));
 }
 
