@@ -88,7 +88,8 @@ int init(const bo_cuda_host_services* host) {
                          [](int level, const char* m) { bom::log_line(level, "%s", m); });
   // Opening cuBLAS costs a large part of start-up: pay it here, where the policy accounts for it (and where it runs in
   // the background), rather than inside the first call the table gives to cuBLAS.
-  if (bok::tuned_uses_cublas()) bok::vendor::cublas_available();
+  // Double-precision routines without tuned keys choose cuBLAS too (registry.cu's built-in choice).
+  bok::vendor::cublas_available();
   return BO_CUDA_OK;
 }
 
