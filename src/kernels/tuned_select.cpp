@@ -153,11 +153,4 @@ int tuned_select(int routine, const bo_kernel_args* a, bool own) {
 
 const char* tuned_params_info() { return g_info.c_str(); }
 
-bool tuned_uses_cublas() {
-  for (const auto& [key, choice] : g_kernels)
-    for (const bo::tuning::Tile& t : choice.table->tiles)
-      if (t.config == "cublas") return true;
-  return false;
-}
-
 }  // namespace bok

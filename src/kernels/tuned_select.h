@@ -31,8 +31,6 @@ double tuned_kernel_us(const bo_call* call);
 // (dims[0..2], 1 where unused).
 const char* tuned_key(const bo_call* call, int64_t* dims);
 
-// Whether the installed table chooses cuBLAS anywhere (then the module opens it at start-up, not on a first call).
-bool tuned_uses_cublas();
 
 // The one-line description of the table in use.
 const char* tuned_params_info();
