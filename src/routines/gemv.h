@@ -51,9 +51,9 @@ struct Gemv {
     int n = 0;
     if (c.alpha != 0) {
       out[n++] = {0, Operand::kMatrix, Operand::kIn, c.m, c.n, c.lda};
-      out[n++] = {1, Operand::kVector, Operand::kIn, lx, 1, c.incx};
+      out[n++] = {1, Operand::kVector, Operand::kIn, lx, 1, c.incx, Operand::kIncx};
     }
-    out[n++] = {2, Operand::kVector, c.beta != 0 ? Operand::kInOut : Operand::kOut, ly, 1, c.incy};
+    out[n++] = {2, Operand::kVector, c.beta != 0 ? Operand::kInOut : Operand::kOut, ly, 1, c.incy, Operand::kIncy};
     return n;
   }
 

@@ -42,7 +42,7 @@ struct Nrm2 {
   }
 
   static int operands(const bo_call& c, Operand* out) {
-    out[0] = {1, Operand::kVector, Operand::kIn, c.n, 1, c.incx};
+    out[0] = {1, Operand::kVector, Operand::kIn, c.n, 1, c.incx, Operand::kIncx};
     return 1;
   }
   // The scalar result travels too (written by the kernel into mapped host memory).

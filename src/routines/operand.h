@@ -18,10 +18,14 @@ struct Operand {
     kOut,    // written, never read (beta == 0)
     kInOut,  // read and written
   };
+  // Which bo_call field holds ld: a matrix's leading dimension is its slot's (lda, ldb, ldc); a vector says whether
+  // its increment is incx or incy (call.h: gemv's y is incy, trsv's x in slot 2 is incx).
+  enum Field : std::uint8_t { kSlotLd, kIncx, kIncy };
   int slot;  // which pointer of the bo_call: 0 = a, 1 = b, 2 = c
   Shape shape;
   Access access;
   std::int64_t rows, cols, ld;
+  Field field = kSlotLd;
 
   bool read() const { return access != kOut; }
   bool written() const { return access != kIn; }

@@ -41,7 +41,7 @@ struct Trsv {
 
   static int operands(const bo_call& c, Operand* out) {
     out[0] = {0, c.op[0] == 'L' ? Operand::kLower : Operand::kUpper, Operand::kIn, c.n, c.n, c.lda};
-    out[1] = {2, Operand::kVector, Operand::kInOut, c.n, 1, c.incx};
+    out[1] = {2, Operand::kVector, Operand::kInOut, c.n, 1, c.incx, Operand::kIncx};
     return 2;
   }
 

@@ -164,6 +164,33 @@ TEST_P(CallPlanTest, GemvVectorsOfAnyIncrementArePackedContiguous) {
   EXPECT_EQ(y.ld, 3);
 }
 
+// alpha = 0: only y is an operand (A and x are not read); its increment is still incy, and incx stays as passed.
+TEST_P(CallPlanTest, GemvWithAlphaZeroStagesOnlyYThroughIncy) {
+  const int es = GetParam();
+  bo_call c{};
+  c.routine = Routine(BO_KIND_GEMV, es);
+  c.op[0] = 'N';
+  c.m = 45;
+  c.n = 37;
+  c.alpha = 0;
+  c.beta = 0.5;
+  c.a = kA;
+  c.lda = 50;
+  c.b = kB;
+  c.incx = 2;
+  c.c = kC;
+  c.incy = -3;
+  CallPlan plan = plan_call(c, HostOnly);
+  ASSERT_EQ(plan.n, 1);
+  EXPECT_EQ(plan.p[0].o.slot, 2);
+  EXPECT_DOUBLE_EQ(settle(&plan), double(es) * 45);
+  const bo_call k = kernel_call(plan, kStaged, kResult);
+  EXPECT_EQ(k.c, kStaged[0]);
+  EXPECT_EQ(k.incy, 1);
+  EXPECT_EQ(k.incx, 2);
+  EXPECT_EQ(k.b, kB);
+}
+
 TEST_P(CallPlanTest, TrsvSolvesItsVectorInPlaceWithIncx) {
   const int es = GetParam();
   bo_call c{};

@@ -20,7 +20,7 @@ namespace {
 const char* kUsage =
     "usage: blasoffload-tune [options]\n"
     "  --quick             a smoke run (a few tiles per kernel, about a minute)\n"
-    "  --kernels=a,b       only these table keys (snrm2 sgemv_n sgemv_t strsv_n strsv_t sgemm strsm ssyrk)\n"
+    "  --kernels=a,b       only these table keys (snrm2 sgemv_n sgemv_t strsv_n strsv_t sgemm strsm ssyrk, and the d twins dnrm2 ... dsyrk)\n"
     "  --out=PATH          the table to write (default: $XDG_CONFIG_HOME/blasoffload/tuned_params/<gpu>.json,\n"
     "                      where the library looks first)\n"
     "  --cache=PATH        measurement cache (default: <out>.cache.jsonl); an interrupted run resumes from it\n"
@@ -105,6 +105,11 @@ int main(int argc, char** argv) {
     list(bok::space::kSgemvT, [](const auto& p, const char** w) { return bok::space::sgemv_t_verdict(p, w); });
     list(bok::space::kStrsv, [](const auto& p, const char** w) { return bok::space::strsv_verdict(p, w); });
     list(bok::space::kSgemmWarp, [](const auto& p, const char** w) { return bok::space::sgemm_warp_verdict(p, w); });
+    list(bok::space::kDnrm2, [](const auto& p, const char** w) { return bok::space::dnrm2_verdict(p, w); });
+    list(bok::space::kDgemvN, [](const auto& p, const char** w) { return bok::space::dgemv_n_verdict(p, w); });
+    list(bok::space::kDgemvT, [](const auto& p, const char** w) { return bok::space::dgemv_t_verdict(p, w); });
+    list(bok::space::kDtrsv, [](const auto& p, const char** w) { return bok::space::dtrsv_verdict(p, w); });
+    list(bok::space::kDgemmWarp, [](const auto& p, const char** w) { return bok::space::dgemm_warp_verdict(p, w); });
     for (const auto& g : bo::tune::grid_specs(o.quick)) {
       std::printf("grid %s (%s):", g.key.c_str(), g.unit.c_str());
       for (size_t d = 0; d < g.axes.size(); ++d) {
@@ -131,8 +136,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto fn = reinterpret_cast<bo_kernel_registry_fn>(dlsym(h, BO_KERNEL_REGISTRY_ENTRY));
-  if (!fn || fn()->version != 3) {
-    std::fprintf(stderr, "blasoffload-tune: %s has no kernel registry v3\n", o.module.c_str());
+  if (!fn || fn()->version != 4) {
+    std::fprintf(stderr, "blasoffload-tune: %s has no kernel registry v4\n", o.module.c_str());
     return 1;
   }
   int devices = 0;

@@ -19,10 +19,11 @@ void set_slot_pointer(bo_call& c, int slot, const void* p) {
   else
     c.c = const_cast<void*>(p);
 }
-// Where the operand's leading dimension (matrix: lda/ldb/ldc by slot) or increment (vector: the call's first vector
-// uses incx, its second incy, as call.h lays them out) is kept. nth_vector: vectors before this one in the call.
-int64_t* ld_field(bo_call& c, const Operand& o, int nth_vector) {
-  if (o.shape == Operand::kVector) return nth_vector == 0 ? &c.incx : &c.incy;
+// Where the operand's leading dimension (a matrix: lda/ldb/ldc by slot) or increment (a vector: the field its
+// descriptor names) is kept.
+int64_t* ld_field(bo_call& c, const Operand& o) {
+  if (o.field == Operand::kIncx) return &c.incx;
+  if (o.field == Operand::kIncy) return &c.incy;
   return o.slot == 0 ? &c.lda : o.slot == 1 ? &c.ldb : &c.ldc;
 }
 
@@ -75,11 +76,9 @@ double settle(CallPlan* plan) {
 
 bo_call kernel_call(const CallPlan& plan, const void* const staged[3], void* result) {
   bo_call k = plan.call;
-  int vectors = 0;
   for (int i = 0; i < plan.n; ++i) {
     const Piece& p = plan.p[i];
-    int64_t* ld = ld_field(k, p.o, vectors);
-    vectors += p.o.shape == Operand::kVector;
+    int64_t* ld = ld_field(k, p.o);
     if (p.resident) {
       set_slot_pointer(k, p.o.slot, p.resident);
     } else if (p.staged) {
