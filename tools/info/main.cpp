@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -209,6 +210,22 @@ void print_calibration() {
   std::printf("  (used only when the program's CPU BLAS is that library with the same self-report)\n");
 }
 
+// Every setting as the README's table (README.md checks against this: tests/install/check_readme_knobs.sh).
+void print_knob_table() {
+  std::printf("| variable | values | default | meaning |\n|---|---|---|---|\n");
+  for (const auto& k : knobs()) {
+    std::string values;
+    if (k.kind == KnobKind::kWords) {
+      for (const auto& c : k.choices)
+        if (!(c.size() == 1 && std::isdigit(static_cast<unsigned char>(c[0])))) values += (values.empty() ? "`" : ", `") + c + "`";
+    } else {
+      for (char c : k.allowed) values += c == '|' ? std::string("\\|") : std::string(1, c);
+    }
+    const char* owner = k.owner == KnobOwner::kModule ? " (CUDA module)" : k.owner == KnobOwner::kTest ? " (tests)" : "";
+    std::printf("| `%s` | %s | %s | %s%s |\n", k.name.c_str(), values.c_str(), k.def.c_str(), k.doc.c_str(), owner);
+  }
+}
+
 std::string exe_dir() { return paths::object_dir(reinterpret_cast<const void*>(&exe_dir)); }
 
 }  // namespace
@@ -221,13 +238,19 @@ int main(int argc, char** argv) {
                            "the CPU BLAS and LAPACK, the GPU, CUDA module and tuned tables, the calibration, and the "
                            "problems found.",
                            BLASOFFLOAD_VERSION);
+  bool knob_table = false;
   opts.flag("all", &all, "also list the test hooks");
+  opts.flag("knobs", &knob_table, "print every setting (name, values, default, meaning) as a Markdown table and exit");
   opts.flag("no-gpu", &no_gpu, "do not load the CUDA module (the driver is still asked)");
   opts.text("library", &library, "PATH", "describe this libblasoffload.so (default: the installed one next to this tool)");
   opts.epilogue(
       "Exit status: 0 no problems found, 1 problems found (listed under Problems), 2 usage error.\n"
       "Settings come from the environment (BLASOFFLOAD_*) and the config file; see README.md, \"Configuration\".");
   if (const int rc = opts.parse(argc, argv); rc >= 0) return rc;
+  if (knob_table) {
+    print_knob_table();
+    return 0;
+  }
 
   if (library.empty()) library = find_library(exe_dir());
   std::string libdir = library.empty() ? exe_dir() : paths::normalise(library.substr(0, library.rfind('/')));
