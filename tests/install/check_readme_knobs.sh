@@ -10,7 +10,7 @@ grep -qxF "$begin" "$readme" && grep -qxF "$end" "$readme" || { echo "FAIL: $rea
 want=$("$info" --knobs)
 have=$(awk -v b="$begin" -v e="$end" '$0==e{p=0} p{print} $0==b{p=1}' "$readme")
 if [ "${3:-}" = "--update" ]; then
-  awk -v b="$begin" -v e="$end" -v t="$want" '$0==e{print t; p=0} !p{print} $0==b{p=1}' "$readme" >"$readme.new"
+  T="$want" awk -v b="$begin" -v e="$end" '$0==e{print ENVIRON["T"]; p=0} !p{print} $0==b{p=1}' "$readme" >"$readme.new"
   mv "$readme.new" "$readme"
   echo "updated the table in $readme"
   exit 0
