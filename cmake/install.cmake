@@ -1,6 +1,8 @@
 # What `cmake --install` puts down: the versioned library with its CMake package and pkg-config file, the notices,
 # README and a sample config. The CUDA module, tuned tables and tools install from their own directories.
 include(CMakePackageConfigHelpers)
+# Executable, like the C library: `./libblasoffload.so` prints its version (Debian's CMake default drops the x bit).
+set(CMAKE_INSTALL_SO_NO_EXE OFF)
 
 install(TARGETS blasoffload EXPORT blasoffloadTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development)

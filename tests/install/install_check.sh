@@ -58,7 +58,7 @@ check_prefix() {  # check_prefix PREFIX LIBDIR LABEL
   flags=$(PKG_CONFIG_PATH="$L/pkgconfig" pkg-config --cflags --libs blasoffload) || fail "$label: pkg-config"
   [ "$(PKG_CONFIG_PATH="$L/pkgconfig" pkg-config --modversion blasoffload)" = 0.1.0 ] || fail "$label: pc version"
   # shellcheck disable=SC2086
-  cc "$src/tests/install/consumer/consumer.c" -o "$w/pc-consumer" $flags "$ref_blas" -lm -Wl,-rpath,"$L" ||
+  cc "$src/tests/install/consumer/consumer.c" -o "$w/pc-consumer" -Wl,--no-as-needed $flags "$ref_blas" -lm -Wl,-rpath,"$L" ||
     fail "$label: pkg-config build"
   "$w/pc-consumer" >"$w/pc-run.out" 2>&1 || { cat "$w/pc-run.out"; fail "$label: pkg-config consumer run"; }
   expect "$w/pc-run.out" "^PASS$" "$label: pkg-config consumer result"
