@@ -21,17 +21,17 @@ namespace {
 // Standard BLAS names without the precision letters (a pattern for recognising BLAS, not blasoffload's list).
 const std::set<std::string>& blas_bases() {
   static const auto* s = new std::set<std::string>{
-      "gemm", "symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm", "gemv", "gbmv", "symv",
-      "sbmv", "spmv", "hemv", "hbmv", "hpmv", "trmv", "tbmv", "tpmv", "trsv", "tbsv", "tpsv", "ger",
-      "geru", "gerc", "syr",  "syr2", "spr",  "spr2", "her",  "her2", "hpr",  "hpr2", "axpy", "dot",
-      "dotu", "dotc", "nrm2", "asum", "scal", "copy", "swap", "rot",  "rotg", "rotm", "rotmg", "amax"};
+      "gemm", "symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm", "gemv", "gbmv",  "symv",
+      "sbmv", "spmv", "hemv", "hbmv", "hpmv", "trmv",  "tbmv",  "tpmv", "trsv", "tbsv", "tpsv",  "ger",
+      "geru", "gerc", "syr",  "syr2", "spr",  "spr2",  "her",   "her2", "hpr",  "hpr2", "axpy",  "dot",
+      "dotu", "dotc", "nrm2", "asum", "scal", "copy",  "swap",  "rot",  "rotg", "rotm", "rotmg", "amax"};
   return *s;
 }
 // Common LAPACK drivers and factorisations: enough to recognise that a program calls LAPACK.
 const std::set<std::string>& lapack_bases() {
-  static const auto* s = new std::set<std::string>{"getrf", "getrs", "gesv", "potrf", "potrs", "posv", "geqrf",
-                                                   "gels",  "gesvd", "gesdd", "syev", "syevd", "heev", "trtrs",
-                                                   "getri", "sytrf", "gelsd", "geev", "orgqr", "ormqr"};
+  static const auto* s =
+      new std::set<std::string>{"getrf", "getrs", "gesv", "potrf", "potrs", "posv",  "geqrf", "gels", "gesvd", "gesdd",
+                                "syev",  "syevd", "heev", "trtrs", "getri", "sytrf", "gelsd", "geev", "orgqr", "ormqr"};
   return *s;
 }
 
@@ -156,8 +156,9 @@ std::string nothing_intercepted_note() {
     said += " The program calls LAPACK's " + join(lapack_other_precision, 4) +
             ", whose BLAS calls are in a precision blasoffload does not intercept (it intercepts " + ours + ").";
   if (said.empty() && !imports_any)
-    said = " The program imports no BLAS or LAPACK routine itself: if a library it loads calls BLAS, it does so "
-           "inside the BLAS library (e.g. OpenBLAS's own LAPACK), bypassing blasoffload.";
+    said =
+        " The program imports no BLAS or LAPACK routine itself: if a library it loads calls BLAS, it does so "
+        "inside the BLAS library (e.g. OpenBLAS's own LAPACK), bypassing blasoffload.";
   if (said.empty()) said = " Calls made inside a BLAS library (e.g. OpenBLAS's own LAPACK) bypass blasoffload.";
   return note + said;
 }

@@ -10,7 +10,7 @@ struct GpuDiagnosis {
   bool usable = false;     // the driver started and sees at least one device
   int driver_version = 0;  // CUDA version the driver supports (12040 = 12.4), 0 if unknown
   int devices = 0;
-  std::string reason;      // why not usable, in words; "" when usable
+  std::string reason;  // why not usable, in words; "" when usable
 };
 
 // Loads libcuda.so.1 (if present) and asks it; `needed_cuda_major` (0 = any) is the CUDA major version the module

@@ -74,7 +74,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[a.size()][b.size()];
 }
@@ -245,7 +246,9 @@ State* load() {
   s.frozen = value_of("BLASOFFLOAD_DECISIONS") == "frozen";
   s.eager_start = value_of("BLASOFFLOAD_STARTUP") == "eager";
   const std::string& hybrid = value_of("BLASOFFLOAD_HYBRID");
-  s.hybrid_share = hybrid.empty() || hybrid == "auto" ? -1.0f : hybrid == "off" ? 0.0f : std::strtof(hybrid.c_str(), nullptr);
+  s.hybrid_share = hybrid.empty() || hybrid == "auto" ? -1.0f
+                   : hybrid == "off"                  ? 0.0f
+                                                      : std::strtof(hybrid.c_str(), nullptr);
   if (const std::string& p = value_of("BLASOFFLOAD_POLICY_FILE"); !p.empty()) {
     s.policy_file = p;
     s.policy_file_explicit = true;

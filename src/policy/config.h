@@ -27,7 +27,7 @@ struct Settings {
   // BLASOFFLOAD_HYBRID: auto (-1: the model's share of large sgemm calls for the CPU BLAS), off (0), or a fixed
   // fraction in (0, 1) for every sgemm the GPU runs.
   float hybrid_share = -1;
-  std::string policy_file;   // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
+  std::string policy_file;  // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
   bool policy_file_explicit = false;
   LogLevel log = LogLevel::kOff;
   std::string log_file;     // BLASOFFLOAD_LOG_FILE; empty = stderr
@@ -79,10 +79,10 @@ bool knob_accepts(const Knob& k, const std::string& value);
 enum class Source { kDefault, kFile, kEnvironment };
 struct EffectiveValue {
   const Knob* knob;
-  std::string value;   // as given ("" when the default applies)
-  Source source;       // where the value came from (kDefault also when the given value was invalid)
-  std::string where;   // "default", "environment" or "FILE:LINE"
-  std::string invalid; // the rejected value, if one was given
+  std::string value;    // as given ("" when the default applies)
+  Source source;        // where the value came from (kDefault also when the given value was invalid)
+  std::string where;    // "default", "environment" or "FILE:LINE"
+  std::string invalid;  // the rejected value, if one was given
 };
 
 // Every knob's effective value and source. Reads the configuration if not yet read.

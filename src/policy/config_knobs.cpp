@@ -61,9 +61,16 @@ std::vector<Knob> build() {
                     "it wins"));
   v.back().allowed = "one of amortised|eager";
   {
-    Knob k{"BLASOFFLOAD_HYBRID", K::kNumber, O::kCore, "auto", "auto, off or a fraction in [0, 1)",
+    Knob k{"BLASOFFLOAD_HYBRID",
+           K::kNumber,
+           O::kCore,
+           "auto",
+           "auto, off or a fraction in [0, 1)",
            "the CPU BLAS's share of sgemm calls the GPU runs: the model's (auto), none (off), or fixed",
-           {"auto", "off"}, 0, 1, true};
+           {"auto", "off"},
+           0,
+           1,
+           true};
     v.push_back(k);
   }
   v.push_back(typed("BLASOFFLOAD_POLICY_FILE", K::kPath, O::kCore, "$XDG_CONFIG_HOME/blasoffload/policy.json", "a path",
@@ -111,15 +118,22 @@ std::vector<Knob> build() {
   v.push_back(typed("BLASOFFLOAD_RESIDENCY_MEM", K::kBytes, O::kModule, "half the GPU's memory", "a size such as 8G",
                     "device memory for resident copies"));
   {
-    Knob k{"BLASOFFLOAD_STRSM_INV_MAX_COND", K::kNumber, O::kModule, "1000", "a number >= 0",
+    Knob k{"BLASOFFLOAD_STRSM_INV_MAX_COND",
+           K::kNumber,
+           O::kModule,
+           "1000",
+           "a number >= 0",
            "the largest condition estimate of a diagonal block strsm uses inverted (0: always substitution)",
-           {}, 0, kNoMax, false};
+           {},
+           0,
+           kNoMax,
+           false};
     v.push_back(k);
   }
   v.push_back(typed("BLASOFFLOAD_CUBLAS", K::kText, O::kModule, "libcublas.so.13", "off or a path",
                     "cuBLAS as a tuning candidate and where the table picks it"));
-  v.push_back(typed("BLASOFFLOAD_TUNED_PARAMS", K::kPath, O::kModule, "by GPU name, then compute capability",
-                    "a path", "the tuned table to use (a file), or a directory searched first"));
+  v.push_back(typed("BLASOFFLOAD_TUNED_PARAMS", K::kPath, O::kModule, "by GPU name, then compute capability", "a path",
+                    "the tuned table to use (a file), or a directory searched first"));
   // Test hooks: declared so that they are known (not warned about as unknown).
   v.push_back(integer("BLASOFFLOAD_TEST_FAIL_AFTER_TILES", O::kTest, "unset", -1, kNoMax,
                       "tests: the pipeline fails after this many tiles"));

@@ -49,7 +49,8 @@ class Config : public ::testing::Test {
   void SetUp() override {
     std::vector<std::string> names;
     for (char** e = environ; *e; ++e)
-      if (std::string(*e).rfind("BLASOFFLOAD_", 0) == 0) names.push_back(std::string(*e).substr(0, std::string(*e).find('=')));
+      if (std::string(*e).rfind("BLASOFFLOAD_", 0) == 0)
+        names.push_back(std::string(*e).substr(0, std::string(*e).find('=')));
     for (const auto& n : names) unsetenv(n.c_str());
     setenv("XDG_CONFIG_HOME", tmp_path("xdg").c_str(), 1);
     config_set_library_dir("/nonexistent/lib");
@@ -165,12 +166,12 @@ TEST_F(Config, PerRoutineKnobsComeFromTheRoutineList) {
 
 TEST_F(Config, EveryModuleKnobIsRegistered) {
   // The names the CUDA module and its kernels read (grep the tree for BLASOFFLOAD_ when adding one).
-  for (const char* k : {"BLASOFFLOAD_DEVICE", "BLASOFFLOAD_DEVICES", "BLASOFFLOAD_PINNED_MAX_MB", "BLASOFFLOAD_PIPELINE",
-                        "BLASOFFLOAD_PIPELINE_MIN_MB", "BLASOFFLOAD_TILE", "BLASOFFLOAD_DEVICE_MEMORY_LIMIT",
-                        "BLASOFFLOAD_STAGING_THREADS", "BLASOFFLOAD_PINNED_MB", "BLASOFFLOAD_PIN_HOST",
-                        "BLASOFFLOAD_PIN_MAX", "BLASOFFLOAD_HYBRID", "BLASOFFLOAD_RESIDENCY", "BLASOFFLOAD_RESIDENCY_MEM",
-                        "BLASOFFLOAD_STRSM_INV_MAX_COND", "BLASOFFLOAD_CUBLAS", "BLASOFFLOAD_TUNED_PARAMS",
-                        "BLASOFFLOAD_TEST_FAIL_AFTER_TILES"}) {
+  for (const char* k :
+       {"BLASOFFLOAD_DEVICE", "BLASOFFLOAD_DEVICES", "BLASOFFLOAD_PINNED_MAX_MB", "BLASOFFLOAD_PIPELINE",
+        "BLASOFFLOAD_PIPELINE_MIN_MB", "BLASOFFLOAD_TILE", "BLASOFFLOAD_DEVICE_MEMORY_LIMIT",
+        "BLASOFFLOAD_STAGING_THREADS", "BLASOFFLOAD_PINNED_MB", "BLASOFFLOAD_PIN_HOST", "BLASOFFLOAD_PIN_MAX",
+        "BLASOFFLOAD_HYBRID", "BLASOFFLOAD_RESIDENCY", "BLASOFFLOAD_RESIDENCY_MEM", "BLASOFFLOAD_STRSM_INV_MAX_COND",
+        "BLASOFFLOAD_CUBLAS", "BLASOFFLOAD_TUNED_PARAMS", "BLASOFFLOAD_TEST_FAIL_AFTER_TILES"}) {
     const Knob* knob = find_knob(k);
     ASSERT_NE(knob, nullptr) << k;
     EXPECT_FALSE(knob->doc.empty()) << k;

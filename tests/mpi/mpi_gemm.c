@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 void sgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
-            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
-            const int* ldc, size_t la, size_t lb);
+            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c, const int* ldc,
+            size_t la, size_t lb);
 void dgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
             const int* ldc, size_t la, size_t lb);
@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
         ref_d += (long double)ad[i + (size_t)l * n] * bd[l + (size_t)j * n];
         abs_sum += fabsl((long double)ad[i + (size_t)l * n] * bd[l + (size_t)j * n]);
       }
-      const long double tol_s = 2.0L * n * 5.96e-8L * abs_sum + 1e-30L, tol_d = 2.0L * n * 1.11e-16L * abs_sum + 1e-300L;
+      const long double tol_s = 2.0L * n * 5.96e-8L * abs_sum + 1e-30L,
+                        tol_d = 2.0L * n * 1.11e-16L * abs_sum + 1e-300L;
       const long double es = fabsl(cs[i + (size_t)j * n] - ref_s), ed = fabsl(cd[i + (size_t)j * n] - ref_d);
       if (!(es <= tol_s) || !(ed <= tol_d)) {
         fprintf(stderr, "rank %d: C(%d,%d) sgemm err %Lg (tol %Lg), dgemm err %Lg (tol %Lg)\n", rank, i, j, es, tol_s,

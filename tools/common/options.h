@@ -20,10 +20,20 @@ class OptionParser {
       : program_(std::move(program)), summary_(std::move(summary)), version_(std::move(version)) {}
 
   void flag(const std::string& name, bool* out, const std::string& help) {
-    opts_.push_back({name, "", help, [out](const std::string&) { *out = true; return std::string(); }, false});
+    opts_.push_back({name, "", help,
+                     [out](const std::string&) {
+                       *out = true;
+                       return std::string();
+                     },
+                     false});
   }
   void text(const std::string& name, std::string* out, const std::string& metavar, const std::string& help) {
-    opts_.push_back({name, metavar, help, [out](const std::string& v) { *out = v; return std::string(); }, true});
+    opts_.push_back({name, metavar, help,
+                     [out](const std::string& v) {
+                       *out = v;
+                       return std::string();
+                     },
+                     true});
   }
   // A real number in [min, max].
   void number(const std::string& name, double* out, double min, double max, const std::string& metavar,
@@ -33,7 +43,8 @@ class OptionParser {
                        errno = 0;
                        char* end = nullptr;
                        const double d = std::strtod(v.c_str(), &end);
-                       if (v.empty() || *end || errno == ERANGE || !std::isfinite(d)) return std::string("not a number");
+                       if (v.empty() || *end || errno == ERANGE || !std::isfinite(d))
+                         return std::string("not a number");
                        if (d < min || d > max) return "not in [" + fmt(min) + ", " + fmt(max) + "]";
                        *out = d;
                        return std::string();
@@ -41,7 +52,8 @@ class OptionParser {
                      true});
   }
   // A comma-separated list, empty items dropped.
-  void list(const std::string& name, std::vector<std::string>* out, const std::string& metavar, const std::string& help) {
+  void list(const std::string& name, std::vector<std::string>* out, const std::string& metavar,
+            const std::string& help) {
     opts_.push_back({name, metavar, help,
                      [out](const std::string& v) {
                        std::string t;
@@ -93,8 +105,7 @@ class OptionParser {
       } else if (eq != std::string::npos) {
         return error("--" + name + " takes no value");
       }
-      if (const std::string why = o->set(value); !why.empty())
-        return error("--" + name + "=" + value + ": " + why);
+      if (const std::string why = o->set(value); !why.empty()) return error("--" + name + "=" + value + ": " + why);
     }
     return -1;
   }

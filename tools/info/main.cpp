@@ -61,7 +61,8 @@ std::string find_library(const std::string& exe_dir) {
 
 void print_configuration(bool all) {
   section("Configuration (value, where it came from):");
-  for (const auto& f : config_files_considered()) std::printf("  config file %s: %s\n", f.first.c_str(), f.second.c_str());
+  for (const auto& f : config_files_considered())
+    std::printf("  config file %s: %s\n", f.first.c_str(), f.second.c_str());
   if (config_files_considered().empty()) std::printf("  config file: none\n");
   for (const auto& v : effective_values()) {
     if (!all && v.source == Source::kDefault && v.invalid.empty() && v.knob->owner == KnobOwner::kTest) continue;
@@ -84,7 +85,8 @@ void print_cpu_blas() {
   void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     std::printf("  not loadable: %s\n", dlerror());
-    g_problems.push_back("the CPU BLAS " + name + " cannot be loaded: calls that stay on the CPU need one (install "
+    g_problems.push_back("the CPU BLAS " + name +
+                         " cannot be loaded: calls that stay on the CPU need one (install "
                          "libopenblas0 or libblas3, or set BLASOFFLOAD_CPU_BLAS)");
     return;
   }
@@ -170,12 +172,14 @@ void print_gpu(const std::string& libdir, bool load_module) {
   auto entry = h ? reinterpret_cast<bo_cuda_module_entry_fn>(dlsym(h, BO_CUDA_MODULE_ENTRY)) : nullptr;
   const bo_cuda_module* m = entry ? entry() : nullptr;
   if (!m || m->version != BO_CUDA_API_VERSION) {
-    g_problems.push_back(module + (h ? " is not a compatible blasoffload CUDA module" : std::string(" cannot be loaded: ") + dlerror()));
+    g_problems.push_back(
+        module + (h ? " is not a compatible blasoffload CUDA module" : std::string(" cannot be loaded: ") + dlerror()));
     return;
   }
   const int st = m->init(&kHost);
   std::printf("  module: %s\n", m->name);
-  if (st != BO_CUDA_OK) g_problems.push_back("the CUDA module could not start the GPU (status " + std::to_string(st) + ")");
+  if (st != BO_CUDA_OK)
+    g_problems.push_back("the CUDA module could not start the GPU (status " + std::to_string(st) + ")");
   for (const auto& l : g_module_log) std::printf("  module says: %s\n", l.c_str());
   if (st == BO_CUDA_OK) m->shutdown();
 }
@@ -217,11 +221,14 @@ void print_knob_table() {
     std::string values;
     if (k.kind == KnobKind::kWords) {
       for (const auto& c : k.choices)
-        if (!(c.size() == 1 && std::isdigit(static_cast<unsigned char>(c[0])))) values += (values.empty() ? "`" : ", `") + c + "`";
+        if (!(c.size() == 1 && std::isdigit(static_cast<unsigned char>(c[0]))))
+          values += (values.empty() ? "`" : ", `") + c + "`";
     } else {
       for (char c : k.allowed) values += c == '|' ? std::string("\\|") : std::string(1, c);
     }
-    const char* owner = k.owner == KnobOwner::kModule ? " (CUDA module)" : k.owner == KnobOwner::kTest ? " (tests)" : "";
+    const char* owner = k.owner == KnobOwner::kModule ? " (CUDA module)"
+                        : k.owner == KnobOwner::kTest ? " (tests)"
+                                                      : "";
     std::printf("| `%s` | %s | %s | %s%s |\n", k.name.c_str(), values.c_str(), k.def.c_str(), k.doc.c_str(), owner);
   }
 }
@@ -242,7 +249,8 @@ int main(int argc, char** argv) {
   opts.flag("all", &all, "also list the test hooks");
   opts.flag("knobs", &knob_table, "print every setting (name, values, default, meaning) as a Markdown table and exit");
   opts.flag("no-gpu", &no_gpu, "do not load the CUDA module (the driver is still asked)");
-  opts.text("library", &library, "PATH", "describe this libblasoffload.so (default: the installed one next to this tool)");
+  opts.text("library", &library, "PATH",
+            "describe this libblasoffload.so (default: the installed one next to this tool)");
   opts.epilogue(
       "Exit status: 0 no problems found, 1 problems found (listed under Problems), 2 usage error.\n"
       "Settings come from the environment (BLASOFFLOAD_*) and the config file; see README.md, \"Configuration\".");

@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 void sgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
-            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
-            const int* ldc, size_t la, size_t lb);
+            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c, const int* ldc,
+            size_t la, size_t lb);
 
 int main(void) {
   enum { N = 8 };
