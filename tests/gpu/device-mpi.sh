@@ -24,8 +24,8 @@ grep -q "^  module: blasoffload-cuda .*GPU 0 of" "$O/info.txt" || { echo "FAIL: 
 grep -Eq "^  module says: .*tuned" "$O/info.txt" || { echo "FAIL: info does not name the tuned table"; status=1; }
 
 # 2. Two ranks on the one GPU, then the same on the CPU path for comparison.
-bash "$K/bin/run_mpi.sh" "$D/bin/mpirun" "$K/bin/mpi_gemm" "$K/lib/libblasoffload.so.0" "$O" gpu 4096 ||
+bash "$K/bin/run_mpi.sh" "$D/bin/mpirun" "$K/bin/mpi_gemm" "$K/lib/libblasoffload.so.0" "$O" gpu 2048 ||
   status=1
-bash "$K/bin/run_mpi.sh" "$D/bin/mpirun" "$K/bin/mpi_gemm" "$K/lib/libblasoffload.so.0" "$O" cpu 1024 || status=1
+bash "$K/bin/run_mpi.sh" "$D/bin/mpirun" "$K/bin/mpi_gemm" "$K/lib/libblasoffload.so.0" "$O" cpu 512 || status=1
 echo "device-mpi: $([ $status = 0 ] && echo PASS || echo FAIL)" | tee "$O/summary.txt"
 exit $status
