@@ -4,7 +4,9 @@
 set -euo pipefail
 pkgs=(cmake g++ gfortran make python3 libgtest-dev libbenchmark-dev libblas-dev liblapack-dev
       libblas-test liblapack-test libtmglib3 libopenblas0-pthread nlohmann-json3-dev python3-matplotlib
-      linux-libc-dev)  # linux-libc-dev: <linux/userfaultfd.h> (host registrations); g++ pulls it in, named for clarity
+      linux-libc-dev pkgconf openmpi-bin libopenmpi-dev)
+# linux-libc-dev: <linux/userfaultfd.h> (host registrations); g++ pulls it in, named for clarity.
+# pkgconf: the install test builds a program with pkg-config; OpenMPI: the MPI test (tests/mpi).
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

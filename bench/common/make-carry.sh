@@ -24,7 +24,7 @@ for f in "$b/libblasoffload.so" "$blas/$L/openblas-pthread/libopenblas.so.0" "$b
 done
 rm -rf "$k"
 mkdir -p "$k/lib" "$k/bin"
-cp "$b/libblasoffload.so" "$k/lib/"
+cp -P "$b"/libblasoffload.so "$b"/libblasoffload.so.[0-9]* "$k/lib/"
 if [ -e "$b/libblasoffload_cuda.so" ]; then
   cp "$b/libblasoffload_cuda.so" "$k/lib/"
 else

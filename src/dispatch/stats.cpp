@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dispatch/cpu_blas.h"
+#include "dispatch/exit_note.h"
 #include "dispatch/log.h"
 #include "offload/module_loader.h"
 #include "policy/config.h"
@@ -71,22 +72,6 @@ std::string human_bytes(std::uint64_t b) {
   return buf;
 }
 
-// When nothing reached us, say why that usually happens, naming the LAPACK the process uses.
-std::string nothing_intercepted_hint() {
-  std::string hint = "no BLAS call reached blasoffload.";
-  void* getrf = dlsym(RTLD_DEFAULT, "sgetrf_");
-  Dl_info info{};
-  if (getrf && dladdr(getrf, &info) && info.dli_fname) {
-    hint += std::string(" LAPACK here comes from ") + info.dli_fname +
-            "; a LAPACK built into the BLAS library (e.g. OpenBLAS's own) calls its BLAS internally, bypassing "
-            "blasoffload. Use reference LAPACK (Debian: liblapack3) to route its BLAS calls through "
-            "blasoffload.";
-  } else {
-    hint += " Calls made inside a BLAS library (e.g. OpenBLAS's own LAPACK) bypass blasoffload.";
-  }
-  return hint;
-}
-
 }  // namespace
 
 ThreadStats& thread_stats() {
@@ -140,7 +125,7 @@ void print_summary() {
   }
   std::snprintf(line, sizeof line, "  total: %" PRIu64 " calls intercepted\n", intercepted);
   out += line;
-  if (intercepted == 0) out += "  note: " + nothing_intercepted_hint() + "\n";
+  if (intercepted == 0) out += "  note: " + nothing_intercepted_note() + "\n";
   log_raw(out);
 }
 

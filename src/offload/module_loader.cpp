@@ -13,6 +13,7 @@
 
 #include "dispatch/cpu_blas.h"
 #include "dispatch/log.h"
+#include "offload/gpu_diagnose.h"
 #include "policy/config.h"
 #include "routines/all.h"
 
@@ -99,6 +100,10 @@ void load() {
   int st = m->init(&kHost);
   if (st != BO_CUDA_OK) {
     *g_unavailable = std::string(m->name) + ": " + status_name(st);
+    if (st == BO_CUDA_NO_DEVICE) {
+      const GpuDiagnosis d = diagnose_gpu();
+      if (!d.usable) *g_unavailable += " (" + d.reason + ")";
+    }
     return;
   }
   log_info("GPU path ready: %s", m->name);

@@ -1,26 +1,44 @@
-// Reads BLASOFFLOAD_* settings from the environment and the optional config file, once per process.
+// Reads every BLASOFFLOAD_* setting once per process through the registry (config_knobs.cpp): environment over
+// config file, each value validated and its source recorded, problems warned about once.
 #include "policy/config.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
 #include <utility>
-#include <vector>
 
+#include "config/paths.h"
 #include "dispatch/log.h"
 
-#ifndef BLASOFFLOAD_SYSCONFDIR
-#define BLASOFFLOAD_SYSCONFDIR "/usr/local/etc"
-#endif
+extern char** environ;
 
 namespace blasoffload {
 namespace {
 
-std::vector<std::pair<std::string, std::string>>* g_file_values = nullptr;
-Settings* g_settings = nullptr;
-std::once_flag g_once;
+constexpr const char kPrefix[] = "BLASOFFLOAD_";
+
+struct FileValue {
+  std::string value;
+  std::string where;  // FILE:LINE
+};
+
+struct State {
+  Settings settings;
+  std::vector<EffectiveValue> values;  // by knobs() index
+  std::vector<std::string> problems;
+  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<std::pair<std::string, FileValue>> file_values;  // canonical key -> value, every line kept
+};
+
+std::atomic<State*> g_state{nullptr};
+std::mutex g_mutex;
+std::string* g_library_dir = nullptr;
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -34,180 +52,225 @@ std::string lower(std::string s) {
   return s;
 }
 
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool has_prefix(const std::string& s) { return s.rfind(kPrefix, 0) == 0; }
+
 // Keys in the file may be written as in the environment (BLASOFFLOAD_MODE) or short (mode).
 std::string canonical_key(const std::string& key) {
-  std::string k;
-  for (char c : key) k += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (k.rfind("BLASOFFLOAD_", 0) != 0) k = "BLASOFFLOAD_" + k;
-  return k;
+  const std::string k = upper(key);
+  return has_prefix(k) ? k : kPrefix + k;
 }
 
-// The config file: $BLASOFFLOAD_CONFIG if set, else the user's, else the system one. Only the first
-// existing file is read, so a user file fully overrides the system file.
-std::vector<std::string> config_candidates(bool* explicit_path) {
-  std::vector<std::string> paths;
-  *explicit_path = false;
-  if (const char* p = secure_getenv("BLASOFFLOAD_CONFIG")) {
-    *explicit_path = true;
-    paths.emplace_back(p);
-    return paths;
-  }
-  if (const char* x = secure_getenv("XDG_CONFIG_HOME"); x && *x) {
-    paths.emplace_back(std::string(x) + "/blasoffload/blasoffload.conf");
-  } else if (const char* h = secure_getenv("HOME"); h && *h) {
-    paths.emplace_back(std::string(h) + "/.config/blasoffload/blasoffload.conf");
-  }
-  paths.emplace_back(std::string(BLASOFFLOAD_SYSCONFDIR) + "/blasoffload.conf");
-  return paths;
+// Edit distance with adjacent transpositions counted as one edit (MDOE -> MODE is one).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
 }
 
-void read_config_file(Settings& s) {
-  bool explicit_path = false;
-  for (const auto& path : config_candidates(&explicit_path)) {
-    std::ifstream in(path);
-    if (!in) {
-      if (explicit_path) log_warning("BLASOFFLOAD_CONFIG=%s cannot be read; using the environment only", path.c_str());
+std::string library_dir() {
+  if (g_library_dir && !g_library_dir->empty()) return *g_library_dir;
+  return paths::object_dir(reinterpret_cast<const void*>(&library_dir));
+}
+
+void read_file(State& st, const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    const std::string where = path + ":" + std::to_string(lineno);
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) {
+      st.problems.push_back(where + ": expected KEY = VALUE, ignored");
       continue;
     }
-    s.config_file = path;
-    std::string line;
-    int lineno = 0;
-    while (std::getline(in, line)) {
-      ++lineno;
-      if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-      line = trim(line);
-      if (line.empty()) continue;
-      auto eq = line.find('=');
-      if (eq == std::string::npos) {
-        log_warning("%s:%d: expected KEY = VALUE, ignored", path.c_str(), lineno);
-        continue;
+    const std::string written = trim(line.substr(0, eq));
+    const std::string key = canonical_key(written);
+    if (!find_knob(key) || key == "BLASOFFLOAD_CONFIG") {
+      std::string msg = where + ": unknown key '" + written + "'";
+      if (key == "BLASOFFLOAD_CONFIG") {
+        msg = where + ": BLASOFFLOAD_CONFIG is read from the environment only; ignored";
+      } else if (std::string near = nearest_knob(key); !near.empty()) {
+        // Suggest it the way it was written: short and lower case, or in full.
+        if (!has_prefix(upper(written))) near = near.substr(sizeof kPrefix - 1);
+        if (written == lower(written)) near = lower(near);
+        msg += "; did you mean '" + near + "'?";
       }
-      g_file_values->emplace_back(canonical_key(trim(line.substr(0, eq))), trim(line.substr(eq + 1)));
+      st.problems.push_back(msg + (key == "BLASOFFLOAD_CONFIG" ? "" : " (ignored)"));
+      continue;
     }
+    st.file_values.emplace_back(key, FileValue{trim(line.substr(eq + 1)), where});
+  }
+}
+
+// The config file: $BLASOFFLOAD_CONFIG if set, else the user's, else the system one (next to the installed
+// library, then the configured prefix). Only the first existing file is read: a user file overrides the system's.
+void read_config(State& st) {
+  if (const char* p = secure_getenv("BLASOFFLOAD_CONFIG"); p && *p) {
+    if (access(p, R_OK) != 0) {
+      st.files.emplace_back(p, "cannot be read");
+      st.problems.push_back(std::string("BLASOFFLOAD_CONFIG=") + p + " cannot be read; using the environment only");
+      return;
+    }
+    st.files.emplace_back(p, "read");
+    st.settings.config_file = p;
+    read_file(st, p);
+    return;
+  }
+  std::vector<std::string> candidates;
+  if (const std::string u = paths::user_dir(); !u.empty()) candidates.push_back(u + "/blasoffload.conf");
+  for (const auto& f : paths::system_config_files(library_dir())) candidates.push_back(f);
+  for (const auto& path : candidates) {
+    if (access(path.c_str(), F_OK) != 0) {
+      st.files.emplace_back(path, "not present");
+      continue;
+    }
+    if (access(path.c_str(), R_OK) != 0) {
+      st.files.emplace_back(path, "cannot be read");
+      st.problems.push_back(path + " cannot be read; skipped");
+      continue;
+    }
+    st.files.emplace_back(path, "read");
+    st.settings.config_file = path;
+    read_file(st, path);
     return;
   }
 }
 
-bool parse_mode(const char* key, const char* v, Mode* out) {
-  if (!v) return false;
-  std::string s = lower(v);
-  if (s == "auto")
-    *out = Mode::kAuto;
-  else if (s == "cpu")
-    *out = Mode::kCpu;
-  else if (s == "gpu")
-    *out = Mode::kGpu;
-  else {
-    log_warning("%s=%s is not one of auto|cpu|gpu; ignored", key, v);
-    return false;
+void check_environment(State& st) {
+  for (char** e = environ; e && *e; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (!eq) continue;
+    const std::string name(*e, std::size_t(eq - *e));
+    if (!has_prefix(name) || find_knob(name) || !secure_getenv(name.c_str())) continue;
+    std::string msg = name + ": unknown setting";
+    if (const std::string near = nearest_knob(name); !near.empty()) msg += "; did you mean " + near + "?";
+    st.problems.push_back(msg + " (ignored)");
   }
-  return true;
 }
 
-void parse_log(const char* v, LogLevel* out) {
-  if (!v) return;
-  std::string s = lower(v);
-  if (s == "off" || s == "0" || s.empty())
-    *out = LogLevel::kOff;
-  else if (s == "summary" || s == "1")
-    *out = LogLevel::kSummary;
-  else if (s == "calls" || s == "2")
-    *out = LogLevel::kCalls;
-  else if (s == "debug" || s == "3")
-    *out = LogLevel::kDebug;
-  else
-    log_warning("BLASOFFLOAD_LOG=%s is not one of off|summary|calls|debug; ignored", v);
-}
-
-void parse_min_size(const char* key, const char* v, std::int64_t* out) {
-  if (!v || !*v) return;
-  char* end = nullptr;
-  const long long n = std::strtoll(v, &end, 10);
-  if (!end || *end != '\0' || n < 0) {
-    log_warning("%s=%s is not a non-negative integer; ignored", key, v);
-    return;
-  }
-  *out = n;
-}
-
-void parse_decisions(const char* v, bool* frozen) {
-  if (!v) return;
-  const std::string s = lower(v);
-  if (s == "frozen")
-    *frozen = true;
-  else if (s == "adaptive" || s.empty())
-    *frozen = false;
-  else
-    log_warning("BLASOFFLOAD_DECISIONS=%s is not one of adaptive|frozen; ignored", v);
-}
-
-void parse_startup(const char* v, bool* eager) {
-  if (!v) return;
-  const std::string s = lower(v);
-  if (s == "eager" || s == "amortised" || s == "amortized" || s.empty())
-    *eager = s == "eager";
-  else
-    log_warning("BLASOFFLOAD_STARTUP=%s is not one of amortised|eager; ignored", v);
-}
-
-void parse_hybrid(const char* v, float* share) {
-  if (!v) return;
-  const std::string s = lower(v);
-  if (s == "auto" || s.empty()) {
-    *share = -1;
-    return;
-  }
-  if (s == "off") {
-    *share = 0;
-    return;
-  }
-  char* end = nullptr;
-  const double f = std::strtod(v, &end);
-  if (end != v && *end == '\0' && f >= 0 && f < 1)
-    *share = float(f);
-  else
-    log_warning("BLASOFFLOAD_HYBRID=%s is not auto, off or a fraction in [0, 1); ignored", v);
-}
-
-// The policy file blasoffload-calibrate writes by default.
-std::string default_policy_file() {
-  if (const char* x = secure_getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/blasoffload/policy.json";
-  if (const char* h = secure_getenv("HOME"); h && *h) return std::string(h) + "/.config/blasoffload/policy.json";
-  return "";
-}
-
-void load() {
-  g_file_values = new std::vector<std::pair<std::string, std::string>>();
-  g_settings = new Settings();
-  Settings& s = *g_settings;
-  read_config_file(s);
-
-  parse_log(config_value("BLASOFFLOAD_LOG"), &s.log);
-  if (const char* f = config_value("BLASOFFLOAD_LOG_FILE")) s.log_file = f;
-  // The logger needs the level and file before anything else is reported.
-  log_configure(s.log, s.log_file);
-
-  parse_mode("BLASOFFLOAD_MODE", config_value("BLASOFFLOAD_MODE"), &s.mode);
-  for (std::size_t i = 0; i < kNumRoutines; ++i) {
-    s.routine_mode[i] = s.mode;
-    std::string key = canonical_key(routine_name(static_cast<Routine>(i)));
-    parse_mode(key.c_str(), config_value(key.c_str()), &s.routine_mode[i]);
-    s.min_size[i] = -1;
-    const std::string min_key = key + "_MIN";
-    parse_min_size(min_key.c_str(), config_value(min_key.c_str()), &s.min_size[i]);
-  }
-  parse_decisions(config_value("BLASOFFLOAD_DECISIONS"), &s.frozen);
-  parse_startup(config_value("BLASOFFLOAD_STARTUP"), &s.eager_start);
-  parse_hybrid(config_value("BLASOFFLOAD_HYBRID"), &s.hybrid_share);
-  if (const char* v = config_value("BLASOFFLOAD_POLICY_FILE"); v && *v) {
-    s.policy_file = v;
-    s.policy_file_explicit = true;
+// The knob's value: the environment, else the file's last line for it, validated.
+EffectiveValue resolve(State& st, const Knob& k) {
+  EffectiveValue v{&k, "", Source::kDefault, "default", ""};
+  std::string given, where;
+  Source src = Source::kDefault;
+  if (const char* e = secure_getenv(k.name.c_str()); e && *e) {
+    given = e;
+    where = "environment";
+    src = Source::kEnvironment;
   } else {
-    s.policy_file = default_policy_file();
+    for (const auto& fv : st.file_values)
+      if (fv.first == k.name && !fv.second.value.empty()) {
+        given = fv.second.value;
+        where = fv.second.where;
+        src = Source::kFile;
+      }
   }
-  if (const char* v = config_value("BLASOFFLOAD_CPU_BLAS")) s.cpu_blas = v;
-  if (const char* v = config_value("BLASOFFLOAD_CUDA_MODULE")) s.cuda_module = v;
-  if (!s.config_file.empty()) log_debug("config file: %s", s.config_file.c_str());
+  if (src == Source::kDefault) return v;
+  if (!knob_accepts(k, given)) {
+    v.invalid = given;
+    std::string dflt = k.def;
+    if (k.def == "BLASOFFLOAD_MODE") dflt = std::string("BLASOFFLOAD_MODE's ") + mode_name(st.settings.mode);
+    st.problems.push_back(k.name + "=" + given + " is not " + k.allowed + "; using " +
+                          (dflt == "unset" ? std::string("none") : dflt) +
+                          (src == Source::kFile ? " (" + where + ")" : std::string()));
+    return v;
+  }
+  // Words are passed on in their canonical form, so the module's exact comparisons see what was meant.
+  if (k.kind == KnobKind::kWords || !k.choices.empty()) {
+    for (const auto& c : k.choices)
+      if (lower(given) == c) given = c;
+  }
+  v.value = given;
+  v.source = src;
+  v.where = where;
+  return v;
+}
+
+Mode to_mode(const std::string& s, Mode dflt) {
+  if (s == "cpu") return Mode::kCpu;
+  if (s == "gpu") return Mode::kGpu;
+  if (s == "auto") return Mode::kAuto;
+  return dflt;
+}
+
+LogLevel to_log(const std::string& s) {
+  if (s == "summary" || s == "1") return LogLevel::kSummary;
+  if (s == "calls" || s == "2") return LogLevel::kCalls;
+  if (s == "debug" || s == "3") return LogLevel::kDebug;
+  return LogLevel::kOff;
+}
+
+State* load() {
+  auto* st = new State();
+  read_config(*st);
+  check_environment(*st);
+  const auto& all = knobs();
+  st->values.reserve(all.size());
+  Settings& s = st->settings;
+  auto value_of = [&](const char* name) -> const std::string& {
+    for (const auto& v : st->values)
+      if (v.knob->name == name) return v.value;
+    static const std::string empty;
+    return empty;
+  };
+  // BLASOFFLOAD_MODE first: the per-routine knobs default to it.
+  for (const auto& k : all) {
+    st->values.push_back(resolve(*st, k));
+    if (k.name == "BLASOFFLOAD_MODE") s.mode = to_mode(st->values.back().value, Mode::kAuto);
+  }
+  s.log = to_log(value_of("BLASOFFLOAD_LOG"));
+  s.log_file = value_of("BLASOFFLOAD_LOG_FILE");
+  for (std::size_t i = 0; i < kNumRoutines; ++i) {
+    const std::string key = canonical_key(routine_name(static_cast<Routine>(i)));
+    s.routine_mode[i] = to_mode(value_of(key.c_str()), s.mode);
+    const std::string& min = value_of((key + "_MIN").c_str());
+    s.min_size[i] = min.empty() ? -1 : std::strtoll(min.c_str(), nullptr, 10);
+  }
+  s.frozen = value_of("BLASOFFLOAD_DECISIONS") == "frozen";
+  s.eager_start = value_of("BLASOFFLOAD_STARTUP") == "eager";
+  const std::string& hybrid = value_of("BLASOFFLOAD_HYBRID");
+  s.hybrid_share = hybrid.empty() || hybrid == "auto" ? -1.0f
+                   : hybrid == "off"                  ? 0.0f
+                                                      : std::strtof(hybrid.c_str(), nullptr);
+  if (const std::string& p = value_of("BLASOFFLOAD_POLICY_FILE"); !p.empty()) {
+    s.policy_file = p;
+    s.policy_file_explicit = true;
+  } else if (const std::string u = paths::user_dir(); !u.empty()) {
+    s.policy_file = u + "/policy.json";
+  }
+  s.cpu_blas = value_of("BLASOFFLOAD_CPU_BLAS");
+  s.cuda_module = value_of("BLASOFFLOAD_CUDA_MODULE");
+  return st;
+}
+
+State& state() {
+  if (State* s = g_state.load(std::memory_order_acquire)) return *s;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (State* s = g_state.load(std::memory_order_relaxed)) return *s;
+  State* s = load();
+  g_state.store(s, std::memory_order_release);
+  // The logger needs the level and file before anything is reported; each problem is reported once, here.
+  log_configure(s->settings.log, s->settings.log_file);
+  for (const auto& p : s->problems) log_warning("%s", p.c_str());
+  if (!s->settings.config_file.empty()) log_debug("config file: %s", s->settings.config_file.c_str());
+  return *s;
 }
 
 }  // namespace
@@ -223,17 +286,97 @@ const char* mode_name(Mode m) {
   }
 }
 
-const Settings& settings() {
-  std::call_once(g_once, load);
-  return *g_settings;
+bool knob_accepts(const Knob& k, const std::string& value) {
+  const std::string v = lower(trim(value));
+  if (std::find(k.choices.begin(), k.choices.end(), v) != k.choices.end()) return true;
+  char* end = nullptr;
+  switch (k.kind) {
+    case KnobKind::kWords:
+      return false;
+    case KnobKind::kInteger: {
+      if (v.empty()) return false;
+      const long long n = std::strtoll(v.c_str(), &end, 10);
+      return *end == '\0' && double(n) >= k.min && double(n) <= k.max;
+    }
+    case KnobKind::kNumber: {
+      if (v.empty()) return false;
+      const double d = std::strtod(v.c_str(), &end);
+      return *end == '\0' && d >= k.min && (k.max_open ? d < k.max : d <= k.max);
+    }
+    case KnobKind::kBytes: {
+      if (v.empty()) return false;
+      const double d = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || d < 0) return false;
+      if (*end == '\0') return true;
+      if (!std::strchr("kmgt", *end)) return false;
+      return end[1] == '\0' || (end[1] == 'b' && end[2] == '\0');
+    }
+    case KnobKind::kIndices: {
+      bool digit = false;
+      for (char c : v) {
+        if (std::isdigit(static_cast<unsigned char>(c)))
+          digit = true;
+        else if (c == ',' && digit)
+          digit = false;
+        else
+          return false;
+      }
+      return digit;
+    }
+    case KnobKind::kPath:
+    case KnobKind::kText:
+      return true;
+  }
+  return false;
 }
 
+std::string nearest_knob(const std::string& name) {
+  std::string n = upper(name);
+  if (has_prefix(n)) n = n.substr(sizeof kPrefix - 1);
+  std::string best;
+  std::size_t best_d = std::string::npos;
+  for (const auto& k : knobs()) {
+    const std::size_t d = edit_distance(n, k.name.substr(sizeof kPrefix - 1));
+    if (d < best_d) {
+      best_d = d;
+      best = k.name;
+    }
+  }
+  // Close enough to be a typo: about one edit in three characters, at least one, at most three.
+  const std::size_t limit = std::max<std::size_t>(1, std::min<std::size_t>(3, n.size() / 3));
+  return best_d <= limit ? best : "";
+}
+
+const Settings& settings() { return state().settings; }
+
 const char* config_value(const char* key) {
+  State& st = state();
+  const auto& all = knobs();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].name == key) return st.values[i].value.empty() ? nullptr : st.values[i].value.c_str();
+  // Not registered (a knob added to the module but not yet here): read it as given, and say so when debugging.
+  log_debug("%s is not a registered setting (src/policy/config_knobs.cpp)", key);
   if (const char* v = secure_getenv(key)) return v;
-  if (!g_file_values) return nullptr;
-  for (const auto& kv : *g_file_values)
-    if (kv.first == key) return kv.second.c_str();
+  for (const auto& fv : st.file_values)
+    if (fv.first == key) return fv.second.value.c_str();
   return nullptr;
+}
+
+std::vector<EffectiveValue> effective_values() { return state().values; }
+
+const std::vector<std::string>& config_problems() { return state().problems; }
+
+const std::vector<std::pair<std::string, std::string>>& config_files_considered() { return state().files; }
+
+void config_reload_for_tests() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_state.store(nullptr, std::memory_order_release);  // the old state is leaked: references to it may remain
+}
+
+void config_set_library_dir(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_library_dir) g_library_dir = new std::string();
+  *g_library_dir = dir;
 }
 
 }  // namespace blasoffload

@@ -1,8 +1,10 @@
-// Run-time configuration: environment variables (secure_getenv semantics) over an optional config file.
+// Run-time configuration: one typed registry of every BLASOFFLOAD_* setting (core and CUDA module), read from the
+// environment (secure_getenv semantics) over an optional config file, each value's source recorded.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "dispatch/routine.h"
 
@@ -25,7 +27,7 @@ struct Settings {
   // BLASOFFLOAD_HYBRID: auto (-1: the model's share of large sgemm calls for the CPU BLAS), off (0), or a fixed
   // fraction in (0, 1) for every sgemm the GPU runs.
   float hybrid_share = -1;
-  std::string policy_file;   // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
+  std::string policy_file;  // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
   bool policy_file_explicit = false;
   LogLevel log = LogLevel::kOff;
   std::string log_file;     // BLASOFFLOAD_LOG_FILE; empty = stderr
@@ -37,8 +39,68 @@ struct Settings {
 // Reads the environment and the config file once; later calls return the same object.
 const Settings& settings();
 
-// Looks a key up: the environment first, then the config file. Returns nullptr when unset.
-// Valid after settings() has run; used by the CUDA module through the host services.
+// The value of a setting as the library uses it: the environment first, then the config file; nullptr when unset
+// or when the value given was invalid (a warning said so; the knob's default applies). Used by the CUDA module
+// through the host services, so its knobs go through the same registry. Reads the configuration if not yet read.
 const char* config_value(const char* key);
+
+// ---- The registry (blasoffload-info, the README's table, tests) ----
+
+enum class KnobKind {
+  kWords,    // one of `choices`
+  kInteger,  // an integer in [min, max], or one of `choices`
+  kNumber,   // a real number in [min, max) (max exclusive when max_open), or one of `choices`
+  kBytes,    // a size: a number with an optional K/M/G suffix
+  kIndices,  // a comma-separated list of non-negative integers
+  kPath,     // a file or directory
+  kText,     // anything (validated where it is used)
+};
+enum class KnobOwner { kCore, kModule, kTest };
+
+struct Knob {
+  std::string name;  // BLASOFFLOAD_MODE
+  KnobKind kind;
+  KnobOwner owner;
+  std::string def;      // the default, as shown ("auto", "2048", "unset")
+  std::string allowed;  // the values, as shown in messages and the README ("one of auto|cpu|gpu")
+  std::string doc;      // one line
+  std::vector<std::string> choices;
+  double min = 0, max = 0;
+  bool max_open = false;
+};
+
+// Every knob, in the README's order: fixed ones declared as data, per-routine ones generated from the routine list.
+const std::vector<Knob>& knobs();
+const Knob* find_knob(const std::string& name);
+
+// Whether `value` is valid for `k` (pure).
+bool knob_accepts(const Knob& k, const std::string& value);
+
+enum class Source { kDefault, kFile, kEnvironment };
+struct EffectiveValue {
+  const Knob* knob;
+  std::string value;    // as given ("" when the default applies)
+  Source source;        // where the value came from (kDefault also when the given value was invalid)
+  std::string where;    // "default", "environment" or "FILE:LINE"
+  std::string invalid;  // the rejected value, if one was given
+};
+
+// Every knob's effective value and source. Reads the configuration if not yet read.
+std::vector<EffectiveValue> effective_values();
+
+// The problems found while reading the configuration (unknown variables and keys with the nearest valid name,
+// unreadable files, invalid values), each as printed once as a warning.
+const std::vector<std::string>& config_problems();
+
+// The config files considered, in order, and what became of each ("read", "not present", "cannot be read").
+const std::vector<std::pair<std::string, std::string>>& config_files_considered();
+
+// The registered knob closest to `name` (edit distance, case-insensitive), or "" if none is close.
+std::string nearest_knob(const std::string& name);
+
+// For tests and blasoffload-info: forget what was read, so the next call reads the environment and file again,
+// and say where the library lies (its directory decides the system config file); "" = where this code lies.
+void config_reload_for_tests();
+void config_set_library_dir(const std::string& dir);
 
 }  // namespace blasoffload

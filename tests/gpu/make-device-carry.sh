@@ -8,7 +8,8 @@ k=$2
 keep_cache=""
 [ -d "$k/cache" ] && keep_cache=$(mktemp -d) && cp -r "$k/cache/." "$keep_cache/"
 rm -rf "$k" && mkdir -p "$k/lib" "$k/gpu" "$k/unit" "$k/tune" "$k/bench" "$k/cache"
-cp "$b/libblasoffload.so" "$b/libblasoffload_cuda.so" "$k/lib/"
+# The library with its SONAME links (libblasoffload.so -> .so.0 -> .so.0.1.0): programs name .so.0.
+cp -P "$b"/libblasoffload.so "$b"/libblasoffload.so.[0-9]* "$b/libblasoffload_cuda.so" "$k/lib/"
 [ -d "$b/tuned_params" ] && cp -r "$b/tuned_params" "$k/lib/"
 cp "$b/tests/gpu/blasoffload_gpu_tests" "$k/gpu/"
 cp "$b/tests/unit/blasoffload_unit_tests" "$b/tests/unit/blas_probe" "$k/unit/"

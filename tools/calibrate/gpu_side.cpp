@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "config/paths.h"
 #include "offload/cuda_module_api.h"
 
 namespace blasoffload::calibrate {
@@ -31,12 +32,7 @@ std::string self_dir() {
 
 }  // namespace
 
-std::string default_module_path() {
-  const std::string dir = self_dir();
-  for (const std::string& p : {dir + "/libblasoffload_cuda.so", dir + "/../lib/libblasoffload_cuda.so"})
-    if (access(p.c_str(), R_OK) == 0) return p;
-  return dir + "/libblasoffload_cuda.so";
-}
+std::string default_module_path() { return paths::find_in_lib_dirs(self_dir(), "libblasoffload_cuda.so"); }
 
 bool measure_gpu(const std::string& module_path, policy::Calibration* c, std::string* why) {
   // What a program pays on its first offloaded call: loading the module, CUDA's context, the tuned table.

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/options.h"
 #include "gpu_side.h"
 #include "policy/calibration.h"
 #include "policy/cpu_blas_probe.h"
@@ -26,16 +27,6 @@ namespace {
 namespace br = bo::routines;
 using blasoffload::policy::Calibration;
 using blasoffload::policy::RatePoint;
-
-const char* kUsage =
-    "usage: blasoffload-calibrate [options]\n"
-    "  --cpu-blas=PATH   the CPU BLAS to measure (default: libblas.so.3 as the dynamic linker finds it; use the\n"
-    "                    same library, and the same OPENBLAS_* / OMP_* settings, as the programs to run)\n"
-    "  --out=PATH        the policy file (default: $XDG_CONFIG_HOME/blasoffload/policy.json, where the library\n"
-    "                    looks; ~/.config if XDG_CONFIG_HOME is unset)\n"
-    "  --quick           small sizes only (a few seconds; for tests)\n"
-    "  --no-gpu          CPU side only (the library then uses built-in GPU numbers)\n"
-    "  --module=PATH     the CUDA module whose GPU side to measure (default: next to this tool, or ../lib)\n";
 
 // The CPU BLAS's routines in one precision (prefix "s" or "d").
 template <class T>
@@ -176,23 +167,21 @@ int main(int argc, char** argv) {
   std::string lib = "libblas.so.3", out, module;
   bool no_gpu = false;
   bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--quick")
-      quick = true;
-    else if (a.rfind("--cpu-blas=", 0) == 0)
-      lib = a.substr(11);
-    else if (a.rfind("--out=", 0) == 0)
-      out = a.substr(6);
-    else if (a == "--no-gpu")
-      no_gpu = true;
-    else if (a.rfind("--module=", 0) == 0)
-      module = a.substr(9);
-    else {
-      std::fprintf(stderr, "%s", kUsage);
-      return a == "--help" || a == "-h" ? 0 : 2;
-    }
-  }
+  blasoffload::tools::OptionParser opts("blasoffload-calibrate",
+                                        "Measures this machine's CPU BLAS (and GPU side) and writes the policy file "
+                                        "the offload policy reads.",
+                                        BLASOFFLOAD_VERSION);
+  opts.text("cpu-blas", &lib, "PATH",
+            "the CPU BLAS to measure (default: libblas.so.3 as the dynamic linker finds it; use the same library, "
+            "and the same OPENBLAS_* / OMP_* settings, as the programs to run)");
+  opts.text("out", &out, "PATH",
+            "the policy file (default: $XDG_CONFIG_HOME/blasoffload/policy.json, where the library looks; "
+            "~/.config if XDG_CONFIG_HOME is unset)");
+  opts.flag("quick", &quick, "small sizes only (a few seconds; for tests)");
+  opts.flag("no-gpu", &no_gpu, "CPU side only (the library then uses built-in GPU numbers)");
+  opts.text("module", &module, "PATH",
+            "the CUDA module whose GPU side to measure (default: next to this tool, or in the library directory)");
+  if (const int rc = opts.parse(argc, argv); rc >= 0) return rc;
   if (out.empty()) out = default_out();
   void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -212,7 +201,7 @@ int main(int argc, char** argv) {
   c.cpu.library = dladdr(reinterpret_cast<void*>(bs.gemm), &info) && info.dli_fname ? info.dli_fname : lib;
   const auto report = blasoffload::probe_cpu_blas(reinterpret_cast<void*>(bs.gemm));
   c.cpu.report = report.identity;
-  c.tool = "blasoffload-calibrate 0.1";
+  c.tool = "blasoffload-calibrate " BLASOFFLOAD_VERSION;
   char when[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));

@@ -10,25 +10,14 @@
 #include <cstring>
 #include <string>
 
+#include "common/options.h"
+#include "config/paths.h"
 #include "grids.h"
 #include "kernels/registry.h"
 #include "kernels/spaces.h"
 #include "tuner.h"
 
 namespace {
-
-const char* kUsage =
-    "usage: blasoffload-tune [options]\n"
-    "  --quick             a smoke run (a few tiles per kernel, about a minute)\n"
-    "  --kernels=a,b       only these table keys (snrm2 sgemv_n sgemv_t strsv_n strsv_t sgemm strsm ssyrk, and the d twins dnrm2 ... dsyrk)\n"
-    "  --out=PATH          the table to write (default: $XDG_CONFIG_HOME/blasoffload/tuned_params/<gpu>.json,\n"
-    "                      where the library looks first)\n"
-    "  --cache=PATH        measurement cache (default: <out>.cache.jsonl); an interrupted run resumes from it\n"
-    "  --fresh             ignore the cache\n"
-    "  --max-seconds=S     stop after S seconds with a partial table (exit 3); run again to resume\n"
-    "  --target-ms=MS      timed work per candidate and tile (default 25)\n"
-    "  --module=PATH       the CUDA module to tune (default: libblasoffload_cuda.so next to this program or ../)\n"
-    "  --list-space        print every kernel family's parameter space with each point's verdict and exit\n";
 
 std::string slug(const std::string& s) {
   std::string r;
@@ -66,39 +55,26 @@ void list(const bok::space::Space<D>& sp, V verdict) {
 int main(int argc, char** argv) {
   bo::tune::Options o;
   bool list_space = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto val = [&](const char* k) { return a.compare(0, std::strlen(k), k) == 0 ? a.substr(std::strlen(k)) : std::string(); };
-    if (a == "--quick") {
-      o.quick = true;
-    } else if (a == "--fresh") {
-      o.fresh = true;
-    } else if (a == "--list-space") {
-      list_space = true;
-    } else if (!val("--kernels=").empty()) {
-      std::string v = val("--kernels="), t;
-      for (char c : v + ",")
-        if (c == ',') {
-          if (!t.empty()) o.kernels.push_back(t);
-          t.clear();
-        } else {
-          t += c;
-        }
-    } else if (!val("--out=").empty()) {
-      o.out = val("--out=");
-    } else if (!val("--cache=").empty()) {
-      o.cache = val("--cache=");
-    } else if (!val("--module=").empty()) {
-      o.module = val("--module=");
-    } else if (!val("--max-seconds=").empty()) {
-      o.max_seconds = std::atof(val("--max-seconds=").c_str());
-    } else if (!val("--target-ms=").empty()) {
-      o.target_ms = std::atof(val("--target-ms=").c_str());
-    } else {
-      std::fprintf(stderr, "%s", kUsage);
-      return a == "--help" || a == "-h" ? 0 : 2;
-    }
-  }
+  blasoffload::tools::OptionParser opts("blasoffload-tune", "Measures this GPU and writes its tuned-parameter table.",
+                                        BLASOFFLOAD_VERSION);
+  opts.flag("quick", &o.quick, "a smoke run (a few tiles per kernel, about a minute)");
+  opts.list("kernels", &o.kernels, "a,b",
+            "only these table keys (snrm2 sgemv_n sgemv_t strsv_n strsv_t sgemm strsm ssyrk, and their d twins dnrm2 ... dsyrk)");
+  opts.text("out", &o.out, "PATH",
+            "the table to write (default: $XDG_CONFIG_HOME/blasoffload/tuned_params/<gpu>.json, where the library "
+            "looks first)");
+  opts.text("cache", &o.cache, "PATH",
+            "measurement cache (default: <out>.cache.jsonl); an interrupted run resumes from it");
+  opts.flag("fresh", &o.fresh, "ignore the cache");
+  opts.number("max-seconds", &o.max_seconds, 0, 1e9, "S",
+              "stop after S seconds with a partial table (exit 3); run again to resume");
+  opts.number("target-ms", &o.target_ms, 0.001, 1e6, "MS", "timed work per candidate and tile (default 25)");
+  opts.text("module", &o.module, "PATH",
+            "the CUDA module to tune (default: libblasoffload_cuda.so next to this program or in the library "
+            "directory)");
+  opts.flag("list-space", &list_space,
+            "print every kernel family's parameter space with each point's verdict and exit");
+  if (const int rc = opts.parse(argc, argv); rc >= 0) return rc;
   if (list_space) {
     list(bok::space::kSnrm2, [](const auto& p, const char** w) { return bok::space::snrm2_verdict(p, w); });
     list(bok::space::kSgemvN, [](const auto& p, const char** w) { return bok::space::sgemv_n_verdict(p, w); });
@@ -122,8 +98,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (o.module.empty()) {
-    for (const std::string& c : {exe_dir() + "/libblasoffload_cuda.so", exe_dir() + "/../libblasoffload_cuda.so",
-                                 exe_dir() + "/../lib/libblasoffload_cuda.so"})
+    for (const std::string& c : {blasoffload::paths::find_in_lib_dirs(exe_dir(), "libblasoffload_cuda.so"),
+                                 exe_dir() + "/../libblasoffload_cuda.so"})
       if (access(c.c_str(), R_OK) == 0) {
         o.module = c;
         break;

@@ -1,0 +1,160 @@
+// The registry's data: every BLASOFFLOAD_* setting, declared once (name, kind, default, values, one-line doc).
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "policy/config.h"
+
+namespace blasoffload {
+namespace {
+
+Knob words(const char* name, KnobOwner owner, std::vector<std::string> choices, const char* doc) {
+  Knob k{name, KnobKind::kWords, owner, choices.front(), "", doc, choices};
+  k.allowed = "one of ";
+  for (std::size_t i = 0; i < choices.size(); ++i) k.allowed += (i ? "|" : "") + choices[i];
+  return k;
+}
+
+Knob integer(const char* name, KnobOwner owner, const char* def, double min, double max, const char* doc) {
+  Knob k{name, KnobKind::kInteger, owner, def, "", doc, {}, min, max};
+  k.allowed = max > 1e17 ? "an integer >= " + std::to_string(long(min))
+                         : "an integer in [" + std::to_string(long(min)) + ", " + std::to_string(long(max)) + "]";
+  return k;
+}
+
+Knob typed(const char* name, KnobKind kind, KnobOwner owner, const char* def, const char* allowed, const char* doc) {
+  return Knob{name, kind, owner, def, allowed, doc, {}};
+}
+
+constexpr double kNoMax = 1e18;
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<Knob> build() {
+  using O = KnobOwner;
+  using K = KnobKind;
+  std::vector<Knob> v;
+  // Core: where calls run.
+  v.push_back(words("BLASOFFLOAD_MODE", O::kCore, {"auto", "cpu", "gpu"},
+                    "where calls run: auto (the cost policy decides per call), cpu (never the GPU), gpu (every call "
+                    "the GPU can take, falling back to the CPU on any GPU failure)"));
+  std::string list;
+  for (std::size_t i = 0; i < kNumRoutines; ++i) {
+    const std::string r = routine_name(static_cast<Routine>(i));
+    Knob k = words(("BLASOFFLOAD_" + upper(r)).c_str(), O::kCore, {"auto", "cpu", "gpu"}, "");
+    k.def = "BLASOFFLOAD_MODE";
+    k.doc = "BLASOFFLOAD_MODE for " + r + " only (overrides it)";
+    v.push_back(k);
+    Knob m = integer(("BLASOFFLOAD_" + upper(r) + "_MIN").c_str(), O::kCore, "unset", 0, kNoMax, "");
+    m.doc = "in auto mode, a fixed size threshold for " + r +
+            " replacing the model: calls of at least this size go to the GPU (size: see The offload policy)";
+    v.push_back(m);
+  }
+  v.push_back(words("BLASOFFLOAD_DECISIONS", O::kCore, {"adaptive", "frozen"},
+                    "adaptive: measured times correct the model as the program runs; frozen: the calibrated model "
+                    "only, so a program makes the same decisions (and gets the same bits) run to run"));
+  v.push_back(words("BLASOFFLOAD_STARTUP", O::kCore, {"amortised", "eager", "amortized"},
+                    "when auto starts the GPU: once predicted gains cover the start-up cost, or at the first call "
+                    "it wins"));
+  v.back().allowed = "one of amortised|eager";
+  {
+    Knob k{"BLASOFFLOAD_HYBRID",
+           K::kNumber,
+           O::kCore,
+           "auto",
+           "auto, off or a fraction in [0, 1)",
+           "the CPU BLAS's share of sgemm calls the GPU runs: the model's (auto), none (off), or fixed",
+           {"auto", "off"},
+           0,
+           1,
+           true};
+    v.push_back(k);
+  }
+  v.push_back(typed("BLASOFFLOAD_POLICY_FILE", K::kPath, O::kCore, "$XDG_CONFIG_HOME/blasoffload/policy.json", "a path",
+                    "the calibration the model uses (blasoffload-calibrate writes it); missing: built-in defaults"));
+  v.push_back(words("BLASOFFLOAD_LOG", O::kCore, {"off", "summary", "calls", "debug", "0", "1", "2", "3"},
+                    "off; summary: a table at exit; calls: also one line per call with where it ran and why; "
+                    "debug: also lookup decisions"));
+  v.back().allowed = "one of off|summary|calls|debug";
+  v.push_back(typed("BLASOFFLOAD_LOG_FILE", K::kPath, O::kCore, "stderr", "a path",
+                    "append the log to this file instead of stderr"));
+  v.push_back(typed("BLASOFFLOAD_CPU_BLAS", K::kPath, O::kCore, "found automatically", "a path",
+                    "the CPU BLAS to forward to (default: the next definition after blasoffload in the process)"));
+  v.push_back(typed("BLASOFFLOAD_CUDA_MODULE", K::kPath, O::kCore, "next to libblasoffload.so", "a path",
+                    "the CUDA module libblasoffload_cuda.so to load"));
+  v.push_back(typed("BLASOFFLOAD_CONFIG", K::kPath, O::kCore, "searched", "a path",
+                    "the config file to read instead of the default search (environment only)"));
+  // The CUDA module's knobs: read through the host services; their finer checks stay in the module.
+  v.push_back(integer("BLASOFFLOAD_DEVICE", O::kModule, "MPI local rank, else 0", 0, kNoMax,
+                      "the GPU to use (default: the node-local MPI rank from OMPI_COMM_WORLD_LOCAL_RANK, "
+                      "SLURM_LOCALID or MV2_COMM_WORLD_LOCAL_RANK, modulo the device count)"));
+  v.push_back(typed("BLASOFFLOAD_DEVICES", K::kIndices, O::kModule, "all visible", "a list of GPU indices such as 0,1",
+                    "GPUs that share one large call (only the process's GPU when BLASOFFLOAD_DEVICE or an MPI local "
+                    "rank chose one)"));
+  v.push_back(integer("BLASOFFLOAD_PINNED_MAX_MB", O::kModule, "4096", 1, kNoMax,
+                      "MiB: the largest pinned staging buffer per thread slot of whole-operand calls"));
+  v.push_back(words("BLASOFFLOAD_PIPELINE", O::kModule, {"auto", "always", "off"},
+                    "the tiled sgemm pipeline: auto (large, hybrid or out-of-core calls), always (tests), off (whole "
+                    "operands only)"));
+  v.push_back(integer("BLASOFFLOAD_PIPELINE_MIN_MB", O::kModule, "32", 0, kNoMax,
+                      "MiB of host operands from which auto uses the tiled pipeline"));
+  v.push_back(integer("BLASOFFLOAD_TILE", O::kModule, "2048", 1, kNoMax, "elements: edge of the pipeline's C tiles"));
+  v.push_back(typed("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", K::kBytes, O::kModule, "90% of free memory less 256 MiB",
+                    "a size such as 8G", "device memory the pipeline may use per GPU"));
+  v.push_back(integer("BLASOFFLOAD_STAGING_THREADS", O::kModule, "half the cores, at most 16", 1, 256,
+                      "host threads of the staging copies"));
+  v.push_back(integer("BLASOFFLOAD_PINNED_MB", O::kModule, "256", 3, kNoMax,
+                      "MiB: the ring of pinned staging chunks, per GPU"));
+  v.push_back(words("BLASOFFLOAD_PIN_HOST", O::kModule, {"auto", "on", "off"},
+                    "registering the program's memory for direct DMA (auto: on unless the program uses CUDA itself)"));
+  v.push_back(typed("BLASOFFLOAD_PIN_MAX", K::kBytes, O::kModule, "a quarter of RAM", "a size such as 16G",
+                    "the most host memory kept registered"));
+  v.push_back(words("BLASOFFLOAD_RESIDENCY", O::kModule, {"auto", "on", "off"},
+                    "device copies of operands reused across calls (auto: where write tracking works and no RDMA "
+                    "library is loaded)"));
+  v.push_back(typed("BLASOFFLOAD_RESIDENCY_MEM", K::kBytes, O::kModule, "half the GPU's memory", "a size such as 8G",
+                    "device memory for resident copies"));
+  {
+    Knob k{"BLASOFFLOAD_STRSM_INV_MAX_COND",
+           K::kNumber,
+           O::kModule,
+           "1000",
+           "a number >= 0",
+           "the largest condition estimate of a diagonal block strsm uses inverted (0: always substitution)",
+           {},
+           0,
+           kNoMax,
+           false};
+    v.push_back(k);
+  }
+  v.push_back(typed("BLASOFFLOAD_CUBLAS", K::kText, O::kModule, "libcublas.so.13", "off or a path",
+                    "cuBLAS as a tuning candidate and where the table picks it"));
+  v.push_back(typed("BLASOFFLOAD_TUNED_PARAMS", K::kPath, O::kModule, "by GPU name, then compute capability", "a path",
+                    "the tuned table to use (a file), or a directory searched first"));
+  // Test hooks: declared so that they are known (not warned about as unknown).
+  v.push_back(integer("BLASOFFLOAD_TEST_FAIL_AFTER_TILES", O::kTest, "unset", -1, kNoMax,
+                      "tests: the pipeline fails after this many tiles"));
+  v.push_back(typed("BLASOFFLOAD_TEST_ALLOW_GPU", K::kText, O::kTest, "unset", "any value",
+                    "tests: results are checked against bounds, not bits (read by the test programs)"));
+  v.push_back(typed("BLASOFFLOAD_TEST_SEED", K::kText, O::kTest, "random", "an integer",
+                    "tests: the seed of the randomised residency test (read by the test program)"));
+  return v;
+}
+
+}  // namespace
+
+const std::vector<Knob>& knobs() {
+  static const auto* v = new std::vector<Knob>(build());
+  return *v;
+}
+
+const Knob* find_knob(const std::string& name) {
+  for (const auto& k : knobs())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+}  // namespace blasoffload

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Installs blasoffload into fresh prefixes, a plain one (lib/) from the build under test and a Debian multiarch one
+# (lib/x86_64-linux-gnu/) from a second CPU-only build, then in each: builds a C program with find_package and with
+# pkg-config, runs it on the installed library (which must find its config file, CUDA module and tuned tables
+# there), and checks blasoffload-info's report, a misspelled variable and config key included.
+# Usage: install_check.sh SOURCE_DIR BUILD_DIR WORK_DIR CMAKE
+set -euo pipefail
+src=$1 build=$2 work=$3 cmake=${4:-cmake}
+ref_blas=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3
+rm -rf "$work" && mkdir -p "$work/home" "$work/xdg"
+fail() { echo "FAIL: $*"; exit 1; }
+expect() {  # expect FILE REGEX WHAT
+  grep -Eq -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "$3 (no line matching '$2')"; }
+}
+# A clean environment: no user config, no settings from the caller.
+for v in $(env | grep -o '^BLASOFFLOAD_[A-Z0-9_]*' || true); do unset "$v"; done
+export HOME=$work/home XDG_CONFIG_HOME=$work/xdg
+
+check_prefix() {  # check_prefix PREFIX LIBDIR LABEL
+  local p=$1 libdir=$2 label=$3 w=$work/$3
+  local L=$p/$libdir
+  mkdir -p "$w"
+  echo "== $label: $p (libdir $libdir)"
+  # The layout.
+  [ -f "$L/libblasoffload.so.0.1.0" ] || fail "$label: no $L/libblasoffload.so.0.1.0"
+  [ "$(readlink "$L/libblasoffload.so.0")" = libblasoffload.so.0.1.0 ] || fail "$label: libblasoffload.so.0 link"
+  [ -L "$L/libblasoffload.so" ] || fail "$label: no development link libblasoffload.so"
+  readelf -d "$L/libblasoffload.so.0.1.0" | grep -q 'SONAME.*\[libblasoffload\.so\.0\]' || fail "$label: SONAME"
+  for f in "$L/cmake/blasoffload/blasoffloadConfig.cmake" "$L/cmake/blasoffload/blasoffloadConfigVersion.cmake" \
+           "$L/pkgconfig/blasoffload.pc" "$p/bin/blasoffload-info" "$p/bin/blasoffload-calibrate" \
+           "$p/share/doc/blasoffload/LICENSE" "$p/share/doc/blasoffload/NOTICE" "$p/share/doc/blasoffload/README.md" \
+           "$p/share/doc/blasoffload/blasoffload.conf.sample"; do
+    [ -e "$f" ] || fail "$label: $f not installed"
+  done
+  # Executing the library prints its version instead of crashing.
+  "$L/libblasoffload.so" >"$w/run-lib.out" 2>&1 || fail "$label: executing libblasoffload.so failed"
+  expect "$w/run-lib.out" "^libblasoffload 0\.1\.0: .*" "$label: ./libblasoffload.so"
+  expect "$w/run-lib.out" "blasoffload-info" "$label: ./libblasoffload.so names blasoffload-info"
+
+  # The system config file next to the installation: asks for the summary and the CPU mode.
+  mkdir -p "$p/etc"
+  printf '# test\nlog = summary\nmode = cpu\n' >"$p/etc/blasoffload.conf"
+
+  # find_package.
+  "$cmake" -S "$src/tests/install/consumer" -B "$w/fp" -DCMAKE_PREFIX_PATH="$p" -DCPU_BLAS="$ref_blas" \
+    >"$w/fp-configure.log" 2>&1 || { cat "$w/fp-configure.log"; fail "$label: find_package(blasoffload) configure"; }
+  "$cmake" --build "$w/fp" >"$w/fp-build.log" 2>&1 || { cat "$w/fp-build.log"; fail "$label: find_package build"; }
+  grep -q "$L/libblasoffload.so" "$w/fp-build.log" "$w/fp"/CMakeFiles/consumer.dir/link.txt ||
+    fail "$label: the consumer did not link the installed library"
+  "$w/fp/consumer" >"$w/fp-run.out" 2>&1 || { cat "$w/fp-run.out"; fail "$label: find_package consumer run"; }
+  expect "$w/fp-run.out" "^PASS$" "$label: find_package consumer result"
+  expect "$w/fp-run.out" "^blasoffload summary \(pid [0-9]+, mode cpu\)" \
+    "$label: the installed library read $p/etc/blasoffload.conf (summary, mode cpu)"
+  expect "$w/fp-run.out" "^  sgemm +1 +1 +0 " "$label: the call was intercepted"
+
+  # pkg-config.
+  local flags
+  flags=$(PKG_CONFIG_PATH="$L/pkgconfig" pkg-config --cflags --libs blasoffload) || fail "$label: pkg-config"
+  [ "$(PKG_CONFIG_PATH="$L/pkgconfig" pkg-config --modversion blasoffload)" = 0.1.0 ] || fail "$label: pc version"
+  # shellcheck disable=SC2086
+  cc "$src/tests/install/consumer/consumer.c" -o "$w/pc-consumer" -Wl,--no-as-needed $flags "$ref_blas" -lm -Wl,-rpath,"$L" ||
+    fail "$label: pkg-config build"
+  "$w/pc-consumer" >"$w/pc-run.out" 2>&1 || { cat "$w/pc-run.out"; fail "$label: pkg-config consumer run"; }
+  expect "$w/pc-run.out" "^PASS$" "$label: pkg-config consumer result"
+  ldd "$w/pc-consumer" | grep -q "libblasoffload.so.0 => $L/libblasoffload.so.0" || fail "$label: pc consumer's library"
+
+  # The CUDA module next to the installed library: with mode gpu the library loads it (no GPU here: it says why).
+  if [ -e "$L/libblasoffload_cuda.so" ]; then
+    BLASOFFLOAD_MODE=gpu BLASOFFLOAD_LOG=summary "$w/pc-consumer" >"$w/gpu-run.out" 2>&1 || fail "$label: gpu-mode run"
+    expect "$w/gpu-run.out" "^PASS$" "$label: gpu-mode result"
+    if [ ! -e /dev/nvidiactl ]; then
+      expect "$w/gpu-run.out" "GPU: unavailable: blasoffload-cuda .*no usable CUDA device \(no NVIDIA driver" \
+        "$label: the module was loaded from $L and the missing driver named"
+    fi
+  fi
+
+  # blasoffload-info, with a misspelled variable, an invalid value and a misspelled key in an explicit config file.
+  local rc=0
+  BLASOFFLOAD_MDOE=gpu BLASOFFLOAD_TILE=big "$p/bin/blasoffload-info" --no-gpu >"$w/info.out" 2>"$w/info.err" || rc=$?
+  [ $rc -eq 1 ] || { cat "$w/info.out" "$w/info.err"; fail "$label: blasoffload-info exit $rc, expected 1 (problems)"; }
+  expect "$w/info.out" "^  library: $L/libblasoffload\.so\.0$" "$label: info names the installed library"
+  expect "$w/info.out" "^  installation prefix: $p$" "$label: info finds the prefix"
+  expect "$w/info.out" "^  config file $p/etc/blasoffload\.conf: read$" "$label: info reads the installed config"
+  expect "$w/info.out" "^  BLASOFFLOAD_MODE +cpu +$p/etc/blasoffload\.conf:3$" "$label: value and source of mode"
+  expect "$w/info.out" "^  BLASOFFLOAD_LOG +summary +$p/etc/blasoffload\.conf:2$" "$label: value and source of log"
+  expect "$w/info.out" "^  BLASOFFLOAD_TILE +2048 +default +\[invalid value 'big' ignored\]" "$label: invalid value"
+  expect "$w/info.out" "BLASOFFLOAD_MDOE: unknown setting; did you mean BLASOFFLOAD_MODE\?" "$label: misspelled variable"
+  expect "$w/info.out" "BLASOFFLOAD_TILE=big is not an integer >= 1; using 2048" "$label: invalid value warned"
+  expect "$w/info.out" "^  sgemm_ from: " "$label: info names the CPU BLAS"
+  if [ -e "$L/libblasoffload_cuda.so" ]; then
+    expect "$w/info.out" "^  CUDA module: $L/libblasoffload_cuda\.so$" "$label: info finds the module"
+    expect "$w/info.out" "^    $p/share/blasoffload/tuned_params: .*\.json" "$label: info finds the tuned tables"
+  fi
+  [ -e /dev/nvidiactl ] || expect "$w/info.out" "^  not usable: no NVIDIA driver \(libcuda\.so\.1 not found\)$" \
+    "$label: info says why there is no GPU"
+  printf 'mdoe = gpu\nBLASOFFLOAD_LGO = debug\n' >"$w/typo.conf"
+  rc=0
+  BLASOFFLOAD_CONFIG=$w/typo.conf "$p/bin/blasoffload-info" --no-gpu >"$w/info2.out" 2>&1 || rc=$?
+  [ $rc -eq 1 ] || fail "$label: blasoffload-info with a misspelled key: exit $rc"
+  expect "$w/info2.out" "typo\.conf:1: unknown key 'mdoe'; did you mean 'mode'\?" "$label: misspelled config key"
+  expect "$w/info2.out" "typo\.conf:2: unknown key 'BLASOFFLOAD_LGO'; did you mean 'BLASOFFLOAD_LOG'\?" \
+    "$label: misspelled full config key"
+  "$p/bin/blasoffload-info" --help >"$w/help.out" 2>/dev/null || fail "$label: --help exit status"
+  expect "$w/help.out" "^usage: blasoffload-info" "$label: --help on stdout"
+  "$p/bin/blasoffload-info" --version | grep -qx "blasoffload-info 0.1.0" || fail "$label: --version"
+  rc=0
+  "$p/bin/blasoffload-calibrate" --out=x --quick --bogus >/dev/null 2>"$w/cal.err" || rc=$?
+  [ $rc -eq 2 ] && grep -q "unknown option '--bogus'" "$w/cal.err" || fail "$label: calibrate unknown option"
+  echo "   $label: OK"
+}
+
+# 1. A plain prefix, from the build under test.
+libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")
+"$cmake" --install "$build" --prefix "$work/plain" >"$work/install-plain.log" 2>&1 ||
+  { cat "$work/install-plain.log"; fail "cmake --install"; }
+check_prefix "$work/plain" "${libdir:-lib}" plain
+
+# 2. A Debian multiarch layout: a CPU-only build configured with libdir lib/x86_64-linux-gnu. The CUDA module and
+#    tables of the build under test are put beside it as a packaged module would be, to check they are found there.
+ma=$work/multiarch
+"$cmake" -S "$src" -B "$work/ma-build" -DCMAKE_INSTALL_PREFIX="$ma" -DCMAKE_INSTALL_LIBDIR=lib/x86_64-linux-gnu \
+  -DBLASOFFLOAD_ENABLE_CUDA=OFF -DBLASOFFLOAD_BUILD_TESTS=OFF -DBLASOFFLOAD_BUILD_BENCH=OFF \
+  -DCMAKE_BUILD_TYPE=Release >"$work/ma-configure.log" 2>&1 || { cat "$work/ma-configure.log"; fail "configure"; }
+"$cmake" --build "$work/ma-build" -j2 >"$work/ma-build.log" 2>&1 || { tail -30 "$work/ma-build.log"; fail "build"; }
+"$cmake" --install "$work/ma-build" >"$work/install-ma.log" 2>&1 || { cat "$work/install-ma.log"; fail "install"; }
+if [ -e "$build/libblasoffload_cuda.so" ]; then
+  cp "$build/libblasoffload_cuda.so" "$ma/lib/x86_64-linux-gnu/"
+  mkdir -p "$ma/share/blasoffload/tuned_params" && cp "$src"/tuned_params/*.json "$ma/share/blasoffload/tuned_params/"
+fi
+check_prefix "$ma" lib/x86_64-linux-gnu multiarch
+echo "PASS"

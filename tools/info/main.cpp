@@ -1,0 +1,296 @@
+// blasoffload-info: what the installed library would do here: its effective configuration and where each value
+// came from, the CPU BLAS/LAPACK it would forward to, the GPU and CUDA module, the tuned table and calibration, and
+// every problem found (unknown settings with the nearest valid name, unreadable files, why the GPU is unusable).
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/options.h"
+#include "config/paths.h"
+#include "offload/cuda_module_api.h"
+#include "offload/gpu_diagnose.h"
+#include "policy/calibration.h"
+#include "policy/config.h"
+#include "policy/cpu_blas_probe.h"
+
+#ifndef BLASOFFLOAD_CUDA_MAJOR
+#define BLASOFFLOAD_CUDA_MAJOR 0
+#endif
+
+namespace {
+
+using namespace blasoffload;
+
+std::vector<std::string> g_problems;
+std::vector<std::string> g_module_log;
+
+const char* source_name(Source s) {
+  switch (s) {
+    case Source::kEnvironment:
+      return "environment";
+    case Source::kFile:
+      return "file";
+    default:
+      return "default";
+  }
+}
+
+std::string object_of(const void* p) {
+  Dl_info info{};
+  return p && dladdr(p, &info) && info.dli_fname ? info.dli_fname : "";
+}
+
+bool readable(const std::string& p) { return access(p.c_str(), R_OK) == 0; }
+
+void section(const char* title) { std::printf("\n%s\n", title); }
+
+// The library this tool describes: next to it (build tree) or in the installation's library directory.
+std::string find_library(const std::string& exe_dir) {
+  for (const char* name : {"libblasoffload.so.0", "libblasoffload.so"}) {
+    const std::string p = paths::find_in_lib_dirs(exe_dir, name);
+    if (readable(p)) return p;
+  }
+  return "";
+}
+
+void print_configuration(bool all) {
+  section("Configuration (value, where it came from):");
+  for (const auto& f : config_files_considered())
+    std::printf("  config file %s: %s\n", f.first.c_str(), f.second.c_str());
+  if (config_files_considered().empty()) std::printf("  config file: none\n");
+  for (const auto& v : effective_values()) {
+    if (!all && v.source == Source::kDefault && v.invalid.empty() && v.knob->owner == KnobOwner::kTest) continue;
+    const std::string value = v.source == Source::kDefault ? v.knob->def : v.value;
+    std::printf("  %-34s %-40s %s%s\n", v.knob->name.c_str(), value.c_str(),
+                v.source == Source::kFile ? v.where.c_str() : source_name(v.source),
+                v.invalid.empty() ? "" : ("  [invalid value '" + v.invalid + "' ignored]").c_str());
+  }
+  for (const auto& p : config_problems()) g_problems.push_back(p);
+}
+
+void print_cpu_blas() {
+  section("CPU BLAS and LAPACK:");
+  const Settings& s = settings();
+  const std::string name = s.cpu_blas.empty() ? "libblas.so.3" : s.cpu_blas;
+  std::printf("  looked up: %s (%s)\n", name.c_str(),
+              s.cpu_blas.empty() ? "as the dynamic linker finds it; a program uses the BLAS it links or preloads after "
+                                   "libblasoffload"
+                                 : "BLASOFFLOAD_CPU_BLAS");
+  void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    std::printf("  not loadable: %s\n", dlerror());
+    g_problems.push_back("the CPU BLAS " + name +
+                         " cannot be loaded: calls that stay on the CPU need one (install "
+                         "libopenblas0 or libblas3, or set BLASOFFLOAD_CPU_BLAS)");
+    return;
+  }
+  void* sgemm = dlsym(h, "sgemm_");
+  if (!sgemm) {
+    g_problems.push_back(name + " defines no sgemm_: not a Fortran BLAS");
+    return;
+  }
+  const std::string lib = object_of(sgemm);
+  std::printf("  sgemm_ from: %s\n", lib.c_str());
+  const CpuBlasReport r = probe_cpu_blas(sgemm);
+  std::printf("  reports: %s\n", r.identity.empty() ? "(nothing: not OpenBLAS)" : r.identity.c_str());
+  if (!r.advice.empty()) {
+    std::printf("  note: %s\n", r.advice.c_str());
+    if (r.serious) g_problems.push_back(r.advice);
+  }
+  void* lh = dlopen("liblapack.so.3", RTLD_NOW | RTLD_LOCAL);
+  void* getrf = lh ? dlsym(lh, "sgetrf_") : nullptr;
+  if (!getrf) {
+    std::printf("  LAPACK: liblapack.so.3 not found\n");
+    return;
+  }
+  const std::string lapack = object_of(getrf);
+  Dl_info gi{};
+  dladdr(getrf, &gi);
+  void* own = gi.dli_fname ? dlopen(gi.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : nullptr;
+  void* inner = own ? dlsym(own, "sgemm_") : nullptr;
+  const bool builtin = inner && object_of(inner) == lapack;
+  std::printf("  LAPACK (liblapack.so.3): %s%s\n", lapack.c_str(),
+              builtin ? " - a LAPACK inside a BLAS library: its BLAS calls stay inside it and bypass blasoffload "
+                        "(reference LAPACK, Debian liblapack3, routes them through blasoffload)"
+                      : " - reference-style LAPACK: its BLAS calls reach blasoffload");
+}
+
+// Host services for the module: the same registry the library uses; log lines are kept to show.
+const char* host_config(const char* key) { return config_value(key); }
+void host_log(int level, const char* message) {
+  g_module_log.push_back(std::string(level <= 0 ? "warning: " : "") + message);
+}
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, nullptr};
+
+void print_tables(const std::string& module_dir) {
+  std::printf("  tuned tables searched (first match by GPU name, then compute capability; else built-in defaults):\n");
+  if (const char* t = config_value("BLASOFFLOAD_TUNED_PARAMS")) std::printf("    %s (BLASOFFLOAD_TUNED_PARAMS)\n", t);
+  for (const auto& d : paths::tuned_params_dirs(module_dir)) {
+    std::string files;
+    if (DIR* dir = opendir(d.c_str())) {
+      while (dirent* e = readdir(dir)) {
+        const std::string n = e->d_name;
+        if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) files += (files.empty() ? "" : ", ") + n;
+      }
+      closedir(dir);
+      std::printf("    %s: %s\n", d.c_str(), files.empty() ? "no tables" : files.c_str());
+    } else {
+      std::printf("    %s: not present\n", d.c_str());
+    }
+  }
+}
+
+void print_gpu(const std::string& libdir, bool load_module) {
+  section("GPU:");
+  const GpuDiagnosis d = diagnose_gpu(BLASOFFLOAD_CUDA_MAJOR);
+  if (d.usable)
+    std::printf("  driver: CUDA %d.%d, %d device(s)\n", d.driver_version / 1000, (d.driver_version % 1000) / 10,
+                d.devices);
+  else
+    std::printf("  not usable: %s\n", d.reason.c_str());
+  const Settings& s = settings();
+  const std::string module = !s.cuda_module.empty() ? s.cuda_module : libdir + "/libblasoffload_cuda.so";
+  std::printf("  CUDA module: %s%s\n", module.c_str(), readable(module) ? "" : " (not present)");
+  const std::string module_dir = module.substr(0, module.rfind('/') == std::string::npos ? 0 : module.rfind('/'));
+  print_tables(module_dir.empty() ? "." : module_dir);
+  if (!readable(module)) {
+    if (d.usable) g_problems.push_back("a GPU is present but the CUDA module " + module + " is not");
+    return;
+  }
+  if (!d.usable) {
+    if (s.mode == Mode::kGpu) g_problems.push_back("BLASOFFLOAD_MODE=gpu but no usable GPU: " + d.reason);
+    return;
+  }
+  if (!load_module) return;
+  void* h = dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
+  auto entry = h ? reinterpret_cast<bo_cuda_module_entry_fn>(dlsym(h, BO_CUDA_MODULE_ENTRY)) : nullptr;
+  const bo_cuda_module* m = entry ? entry() : nullptr;
+  if (!m || m->version != BO_CUDA_API_VERSION) {
+    g_problems.push_back(
+        module + (h ? " is not a compatible blasoffload CUDA module" : std::string(" cannot be loaded: ") + dlerror()));
+    return;
+  }
+  const int st = m->init(&kHost);
+  std::printf("  module: %s\n", m->name);
+  if (st != BO_CUDA_OK)
+    g_problems.push_back("the CUDA module could not start the GPU (status " + std::to_string(st) + ")");
+  for (const auto& l : g_module_log) std::printf("  module says: %s\n", l.c_str());
+  if (st == BO_CUDA_OK) m->shutdown();
+}
+
+void print_calibration() {
+  section("Calibration (the offload policy's model):");
+  const Settings& s = settings();
+  if (s.policy_file.empty()) {
+    std::printf("  no policy file (no HOME or XDG_CONFIG_HOME): built-in defaults\n");
+    return;
+  }
+  if (!readable(s.policy_file)) {
+    std::printf("  %s: not present: built-in defaults (run blasoffload-calibrate)\n", s.policy_file.c_str());
+    if (s.policy_file_explicit) g_problems.push_back("BLASOFFLOAD_POLICY_FILE=" + s.policy_file + " cannot be read");
+    return;
+  }
+  std::FILE* f = std::fopen(s.policy_file.c_str(), "r");
+  std::string json;
+  char buf[4096];
+  for (size_t n; f && (n = std::fread(buf, 1, sizeof buf, f)) > 0;) json.append(buf, n);
+  if (f) std::fclose(f);
+  policy::Calibration c;
+  std::string err;
+  if (!policy::parse_calibration(json, &c, &err)) {
+    std::printf("  %s: unusable (%s): built-in defaults\n", s.policy_file.c_str(), err.c_str());
+    g_problems.push_back(s.policy_file + ": " + err);
+    return;
+  }
+  std::printf("  %s: made %s by %s for %s%s%s; GPU side: %s\n", s.policy_file.c_str(), c.created.c_str(),
+              c.tool.c_str(), c.cpu.library.c_str(), c.cpu.report.empty() ? "" : " ", c.cpu.report.c_str(),
+              c.gpu.empty() ? "not measured" : c.gpu.c_str());
+  std::printf("  (used only when the program's CPU BLAS is that library with the same self-report)\n");
+}
+
+// Every setting as the README's table (README.md checks against this: tests/install/check_readme_knobs.sh).
+void print_knob_table() {
+  std::printf("| variable | values | default | meaning |\n|---|---|---|---|\n");
+  for (const auto& k : knobs()) {
+    std::string values;
+    if (k.kind == KnobKind::kWords) {
+      for (const auto& c : k.choices)
+        if (!(c.size() == 1 && std::isdigit(static_cast<unsigned char>(c[0]))))
+          values += (values.empty() ? "`" : ", `") + c + "`";
+    } else {
+      for (char c : k.allowed) values += c == '|' ? std::string("\\|") : std::string(1, c);
+    }
+    const char* owner = k.owner == KnobOwner::kModule ? " (CUDA module)"
+                        : k.owner == KnobOwner::kTest ? " (tests)"
+                                                      : "";
+    std::printf("| `%s` | %s | %s | %s%s |\n", k.name.c_str(), values.c_str(), k.def.c_str(), k.doc.c_str(), owner);
+  }
+}
+
+std::string exe_dir() { return paths::object_dir(reinterpret_cast<const void*>(&exe_dir)); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool all = false, no_gpu = false;
+  std::string library;
+  tools::OptionParser opts("blasoffload-info",
+                           "Shows what libblasoffload would do here: its configuration and where each value came from, "
+                           "the CPU BLAS and LAPACK, the GPU, CUDA module and tuned tables, the calibration, and the "
+                           "problems found.",
+                           BLASOFFLOAD_VERSION);
+  bool knob_table = false;
+  opts.flag("all", &all, "also list the test hooks");
+  opts.flag("knobs", &knob_table, "print every setting (name, values, default, meaning) as a Markdown table and exit");
+  opts.flag("no-gpu", &no_gpu, "do not load the CUDA module (the driver is still asked)");
+  opts.text("library", &library, "PATH",
+            "describe this libblasoffload.so (default: the installed one next to this tool)");
+  opts.epilogue(
+      "Exit status: 0 no problems found, 1 problems found (listed under Problems), 2 usage error.\n"
+      "Settings come from the environment (BLASOFFLOAD_*) and the config file; see README.md, \"Configuration\".");
+  if (const int rc = opts.parse(argc, argv); rc >= 0) return rc;
+  if (knob_table) {
+    print_knob_table();
+    return 0;
+  }
+
+  if (library.empty()) library = find_library(exe_dir());
+  std::string libdir = library.empty() ? exe_dir() : paths::normalise(library.substr(0, library.rfind('/')));
+  if (library.empty())
+    g_problems.push_back("libblasoffload.so not found next to " + exe_dir() + " or in its library directory");
+  // The library's directory decides which installed config file applies (src/config/paths.h).
+  config_set_library_dir(libdir);
+  {
+    // The library warns on stderr about what it reads; here the problems are listed below instead.
+    std::fflush(stderr);
+    const int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    if (saved >= 0 && null >= 0) dup2(null, 2);
+    settings();
+    if (saved >= 0 && null >= 0) dup2(saved, 2);
+    if (null >= 0) close(null);
+    if (saved >= 0) close(saved);
+  }
+  std::printf("blasoffload-info %s\n", BLASOFFLOAD_VERSION);
+  std::printf("  library: %s\n", library.empty() ? "(not found)" : library.c_str());
+  const std::string prefix = paths::prefix_of(libdir);
+  std::printf("  installation prefix: %s\n", prefix.empty() ? "(none: a build tree)" : prefix.c_str());
+  std::string data;
+  for (const auto& d : paths::data_dirs(libdir)) data += (data.empty() ? "" : ", ") + d;
+  std::printf("  data directories: %s\n", data.c_str());
+
+  print_configuration(all);
+  print_cpu_blas();
+  print_gpu(libdir, !no_gpu);
+  print_calibration();
+
+  section("Problems:");
+  if (g_problems.empty()) std::printf("  none\n");
+  for (const auto& p : g_problems) std::printf("  - %s\n", p.c_str());
+  return g_problems.empty() ? 0 : 1;
+}
