@@ -17,6 +17,7 @@
 #include "kernels/registry.h"
 #include "kernels/tuned_select.h"
 #include "kernels/vendor_cublas.h"
+#include "config/paths.h"
 #include "offload/cuda_module_api.h"
 #include "offload/module/device.h"
 #include "offload/module/executor.h"
@@ -35,24 +36,10 @@ namespace {
 char g_name[256] = "blasoffload-cuda 0.4";
 
 // Where tuned tables are looked for, in order: the user's (where blasoffload-tune writes by default), next to this
-// module (build tree, carried copies), and the installed share directory. XDG_CONFIG_HOME and HOME are the system's
-// variables, not blasoffload settings.
+// module (build tree, carried copies), and the installed share directory of either layout (config/paths.h).
 std::vector<std::string> tuned_params_dirs() {
-  std::vector<std::string> d;
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  const char* home = std::getenv("HOME");
-  if (xdg && *xdg)
-    d.push_back(std::string(xdg) + "/blasoffload/tuned_params");
-  else if (home && *home)
-    d.push_back(std::string(home) + "/.config/blasoffload/tuned_params");
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&tuned_params_dirs), &info) && info.dli_fname) {
-    std::string self = info.dli_fname;
-    const std::string dir = self.substr(0, self.rfind('/') == std::string::npos ? 0 : self.rfind('/'));
-    d.push_back((dir.empty() ? "." : dir) + "/tuned_params");
-    d.push_back((dir.empty() ? "." : dir) + "/../share/blasoffload/tuned_params");
-  }
-  return d;
+  return blasoffload::paths::tuned_params_dirs(
+      blasoffload::paths::object_dir(reinterpret_cast<const void*>(&tuned_params_dirs)));
 }
 
 int init(const bo_cuda_host_services* host) {
