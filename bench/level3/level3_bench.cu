@@ -1,6 +1,6 @@
 // blasoffload_bench_level3: times trsm and syrk in both precisions on device-resident operands (the registry's tuned
 // choice, every own configuration, cuBLAS's entry) with CUDA events, and optionally a host-operand gemm through the
-// library against the CPU BLAS, as JSON lines for bench/level3/report.py; see README.md here.
+// library against the CPU BLAS, as JSON lines for bench/common/reports/level3.py; see README.md here.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <unistd.h>

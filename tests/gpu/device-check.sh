@@ -160,8 +160,8 @@ for part in "${parts[@]}"; do
     level3)
       [ -x "$K/bin/blasoffload_bench_level3" ] || { RES[level3]="not carried"; continue; }
       echo "=== trsm/syrk against cuBLAS (bench/level3, both precisions)"
-      BO_CARRY=$K BO_BUDGET_S=$(budget 280) timeout "$(budget 300)" bash "$root/bench/level3/run.sh" "$O/level3" \
-        >"$O/level3.log" 2>&1
+      BO_BLAS_ROOT=$C timeout "$(budget 300)" python3 "$root/bench/common/run.py" --carry="$K" --out="$O" \
+        "level3@$(budget 280)" >"$O/level3.log" 2>&1
       RES[level3]=$?
       grep -E "PASS|MISS|noise" "$O/level3.log" | head -30
       ;;
@@ -170,11 +170,11 @@ for part in "${parts[@]}"; do
       [ -x "$K/bin/blasoffload_bench_level3" ] || { RES[host-gemm]="not carried"; continue; }
       [ -e "$ob" ] || { RES[host-gemm]="no OpenBLAS in the BLAS carry (prepare-carry.sh --openblas)"; continue; }
       echo "=== host dgemm n = 8192: the library (BLASOFFLOAD_MODE=gpu) against OpenBLAS"
-      BLASOFFLOAD_MODE=gpu BLASOFFLOAD_CPU_BLAS=$ob LD_LIBRARY_PATH=$L BO_CARRY=$K BO_BUDGET_S=$(budget 200) \
-        BO_LEVEL3_ARGS="--host-gemm=8192 --precisions=d --library=$K/lib/libblasoffload.so --cpu-blas=$ob" \
-        timeout "$(budget 220)" bash "$root/bench/level3/run.sh" "$O/host-gemm" >"$O/host-gemm.log" 2>&1
+      # bench/level3/bench.ini's host_gemm: stack lib-gpu (BLASOFFLOAD_MODE=gpu), OpenBLAS from BO_BLAS_ROOT.
+      BO_BLAS_ROOT=$C timeout "$(budget 220)" python3 "$root/bench/common/run.py" --carry="$K" --out="$O" \
+        "level3:host_gemm@$(budget 200)" >"$O/host-gemm.log" 2>&1
       RES[host-gemm]=$?
-      grep -E "dgemm host|wrote" "$O/host-gemm.log" "$O"/host-gemm/*/level3.err 2>/dev/null | head -10
+      grep -E "dgemm host|wrote" "$O/host-gemm.log" "$O"/level3/level3_host_gemm-*/*.err 2>/dev/null | head -10
       ;;
     *) echo "device-check.sh: unknown part $part" >&2 ;;
   esac

@@ -23,7 +23,8 @@ grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$O/gpu-tests.log" | head -4
 grep -B3 -A12 "Failure" "$O/gpu-tests.log" | head -200 >"$O/gpu-failures.txt"
 gzip -kf "$O/gpu-tests.log"
 echo "=== bench/level3 ($(date -u +%T))"
-BO_CARRY=$K BO_BUDGET_S=${BENCH_BUDGET_S:-200} timeout 260 bash bench/level3/run.sh "$O/bench" >"$O/bench.log" 2>&1
+timeout 260 python3 bench/common/run.py --carry="$K" --out="$O/bench" "level3@${BENCH_BUDGET_S:-200}" \
+  >"$O/bench.log" 2>&1
 echo "bench rc=$?"
 grep -E "PASS|MISS|noise" "$O/bench.log" | head -30
 echo "done $(date -u +%T); commit $(cat "$K/COMMIT")"

@@ -1,17 +1,14 @@
-#!/usr/bin/env python3
-"""Turns blasoffload_bench_level3's JSON lines into a markdown report: the context, a summary per shape (our tuned
-choice, our best own configuration, cuBLAS; both precisions), the targets with PASS/MISS and the measured numbers
-(the speed-up targets are single precision's; "the table never picks the slower" holds for every shape), a table per
-shape with every candidate, and the host gemm point (the library's gemm against the CPU BLAS's) when measured.
+"""Report of the trsm/syrk benchmark (bench/level3/bench.ini, blasoffload_bench_level3): the context, the targets with
+PASS/MISS and the measured numbers (the speed-up targets are single precision's; "the table never picks the slower"
+holds for every shape), a summary per shape (our tuned choice, our best own configuration, cuBLAS; both precisions), a
+table per shape with every candidate, and the host gemm point (benchmark host_gemm: the library's gemm against the CPU
+BLAS's) when measured.
 
-Usage: report.py RAW.jsonl [--md OUT.md]
 Ratios are cuBLAS time / our time: above 1 means ours is faster. A target whose threshold lies inside the ratio's
 min-max spread (from the fastest and slowest runs of the two sides) is flagged "within noise".
-Exit status: 0 every target passed and every check too, 1 otherwise, 2 no measurement at all.
+Status: 0 every target passed and every check too, 1 otherwise, 2 no measurement at all.
 """
-import argparse
-import json
-import sys
+import report as common
 
 # (routine, side, shape, threshold on cuBLAS time / tuned time)
 SPEEDUP_TARGETS = [
@@ -26,27 +23,18 @@ SPEEDUP_TARGETS = [
 NEVER_SLOWER = 1.03  # tuned time <= this x min(best own, cuBLAS) at every shape
 
 
-def read(path):
-    contexts, rows, skips, host = [], [], [], []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError as e:
-                print("report.py: %s:%d: %s" % (path, n, e), file=sys.stderr)
-                continue
-            if "context" in obj:
-                contexts.append(obj["context"])
-            elif "skipped" in obj:
-                skips.append(obj)
-            elif "candidate" in obj and obj.get("routine", "").endswith("_host"):
-                host.append(obj)
-            elif "candidate" in obj:
-                rows.append(obj)
-    return contexts, rows, skips, host
+def split(rows):
+    """The device candidates, the skipped shapes (and the runner's notes: a process stopped or failed) and the host
+    gemm lines of a run."""
+    cand, skips, host = [], [], []
+    for r in rows:
+        if "skipped" in r:
+            skips.append(r)
+        elif "candidate" in r and r.get("routine", "").endswith("_host"):
+            host.append(r)
+        elif "candidate" in r:
+            cand.append(r)
+    return cand, skips, host
 
 
 def key(r):
@@ -156,10 +144,10 @@ def targets(shapes):
 
 def host_section(host):
     """The host gemm point: per precision and n, each candidate's wall time, and the CPU BLAS time / library time."""
-    md = ["## Host gemm: the library against the CPU BLAS\n",
+    md = ["## Host gemm: the library against the CPU BLAS", "",
           "C = A B (NN, alpha 1, beta 0) on malloc'd host operands, wall time per call (median after one untimed "
           "call); the library's gemm runs wherever its settings route it (BLASOFFLOAD_MODE). Ratio: CPU time / "
-          "library time.\n",
+          "library time.", "",
           "| routine | shape | candidate | entry | median us | min us | max us | TFLOP/s | CPU / this | check |",
           "|---|---|---|---|---|---|---|---|---|---|"]
     bad = []
@@ -184,7 +172,10 @@ def host_section(host):
     return md, bad
 
 
-def build(contexts, rows, skips, host=()):
+def render(rows, contexts, args):
+    rows, skips, host = split(rows)
+    if not rows and not host:
+        return ["report.py: no measurement in %s" % args.path], 2
     md = []
     order = []
     groups = {}
@@ -196,7 +187,7 @@ def build(contexts, rows, skips, host=()):
         groups[k].append(r)
     shapes = [Shape(k, groups[k]) for k in order]
 
-    md.append("# trsm / syrk on device-resident data: ours against cuBLAS\n")
+    md += ["# trsm / syrk on device-resident data: ours against cuBLAS", ""]
     device = [c for c in contexts if "gpu" in c]
     if device:
         c = device[0]
@@ -219,17 +210,18 @@ def build(contexts, rows, skips, host=()):
                                                              c.get("reps"), c.get("date"), c.get("commit")))
     md.append("- trsm: left, lower, no transpose, non-unit, alpha 1 (right side: X L^T = B); flops m n t. syrk: "
               "lower, no transpose, alpha -1, beta 1; flops n^2 k. s: single, d: double precision. Ratios: cuBLAS "
-              "time / our time.\n")
+              "time / our time.")
+    md.append("")
 
     tl = targets(shapes) if shapes else []  # a host-gemm-only run has no device targets
-    md.append("## Targets\n")
+    md += ["## Targets", ""]
     md.append("| target | verdict | measured | spread | detail |")
     md.append("|---|---|---|---|---|")
     for t in tl:
         md.append("| %s | %s | %s | %s | %s |" % (t.text, t.verdict(), f_ratio(t.value), t.spread(), t.detail))
     md.append("")
 
-    md.append("## Summary\n")
+    md += ["## Summary", ""]
     md.append("| shape | tuned choice | tuned us | TFLOP/s | best own | best own us | cuBLAS us | cuBLAS / tuned "
               "| cuBLAS / best own |")
     md.append("|---|---|---|---|---|---|---|---|---|")
@@ -243,7 +235,7 @@ def build(contexts, rows, skips, host=()):
 
     bad = []
     for s in shapes:
-        md.append("## %s\n" % label(s.key))
+        md += ["## %s" % label(s.key), ""]
         md.append("| candidate | entry | median us | min us | max us | TFLOP/s | cuBLAS / this | enqueue us "
                   "| workspace MiB | check |")
         md.append("|---|---|---|---|---|---|---|---|---|---|")
@@ -261,38 +253,20 @@ def build(contexts, rows, skips, host=()):
                 f_num((r.get("workspace_bytes") or 0) / 1048576.0), chk))
         md.append("")
     if skips:
-        md.append("## Skipped\n")
+        md += ["## Skipped", ""]
         for s in skips:
-            md.append("- %s: %s" % (label((s.get("routine"), s.get("side", "-"), s.get("shape"))), s.get("skipped")))
+            # A shape the program skipped names its routine; a runner's note (a process stopped or failed) may not.
+            what = label((s.get("routine"), s.get("side", "-"), s.get("shape"))) if s.get("routine") else \
+                "process %s" % ", ".join("%s=%s" % kv for kv in sorted(s.items()) if kv[0] != "skipped")
+            md.append("- %s: %s" % (what, s.get("skipped")))
         md.append("")
     if host:
         host_md, host_bad = host_section(host)
         md += host_md
         bad += host_bad
     if bad:
-        md.append("## Failures\n")
+        md += ["## Failures", ""]
         md.extend("- " + b for b in bad)
         md.append("")
     ok = all(t.passed() for t in tl) and not bad and not skips
-    return "\n".join(md), ok
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("raw")
-    ap.add_argument("--md", help="also write the report here")
-    a = ap.parse_args()
-    contexts, rows, skips, host = read(a.raw)
-    if not rows and not host:
-        print("report.py: no measurement in %s" % a.raw, file=sys.stderr)
-        return 2
-    text, ok = build(contexts, rows, skips, host)
-    print(text)
-    if a.md:
-        with open(a.md, "w") as f:
-            f.write(text + "\n")
-    return 0 if ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return md + [""], 0 if ok else 1
