@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The one carry builder: packs what bench/common/device-run.sh needs on the GPU machine into one folder small enough to
 # travel (the tree and the carried folders together must stay under 64 MiB): our two libraries, the tuned tables, the
-# calibration tool, every benchmark program of the build tree (bench/*/blasoffload_*, kernels' and level3's too) and
-# COMMIT, without debug info; and the BLAS/LAPACK/Fortran runtime libraries of a prepare-carry.sh --openblas folder as
-# one .tar.xz (about 50 MB unpacked, too large to carry as it is).
+# calibration tool, every benchmark program of the build tree (bench/*/blasoffload_*, kernels' and level3's too, with
+# the Google Benchmark library the kernel benchmark loads from beside itself) and COMMIT, without debug info; and the
+# BLAS/LAPACK/Fortran runtime libraries of a prepare-carry.sh --openblas folder as one .tar.xz (about 50 MB unpacked,
+# too large to carry as it is).
 # Usage: bench/common/make-carry.sh BUILD_DIR CARRY_DIR BLAS_CARRY_DIR
 #   e.g. bench/common/make-carry.sh build .carry/bench ../shared/blas-carry   (.carry/ is git-ignored here)
 #   BLAS_CARRY_DIR: ../shared/device/prepare-carry.sh --openblas BLAS_CARRY_DIR
@@ -34,6 +35,8 @@ fi
 [ -d "$b/tuned_params" ] && cp -r "$b/tuned_params" "$k/lib/"
 [ -x "$b/blasoffload-calibrate" ] && cp "$b/blasoffload-calibrate" "$k/bin/"
 find "$b/bench" -mindepth 2 -maxdepth 2 -type f -name 'blasoffload_*' -perm -u+x -exec cp {} "$k/bin/" \;
+# The shared libraries the build put beside a program (the kernel benchmark's Google Benchmark, RPATH $ORIGIN).
+find "$b/bench" -mindepth 2 -maxdepth 2 -name 'lib*.so*' -exec cp -L {} "$k/bin/" \;
 # The programs the descriptions name: each one missing is a benchmark that cannot run there.
 mapfile -t programs < <(sed -n 's/^program *= *//p' "$here"/../*/bench.ini | sort -u)
 for p in "${programs[@]}"; do

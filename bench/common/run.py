@@ -3,7 +3,7 @@
 runs what it sweeps, one process per point of its loop, within time limits, and writes the raw lines and the report.
 
 Usage: run.py [options] FOLDER[:ITEMS][@SECONDS] ...
-  FOLDER    lapack, pipeline, policy, residency (a folder of bench/ with a bench.ini)
+  FOLDER    kernels, lapack, level3, pipeline, policy, residency (a folder of bench/ with a bench.ini)
   ITEMS     comma list of the folder's benchmarks (default: those marked default = yes), or of values of a
             benchmark's `select` axis (pipeline:sgemm_host runs the engine benchmark's sgemm_host case only)
   SECONDS   this selection's time limit (default: the benchmark's budget_s); never past --deadline-s

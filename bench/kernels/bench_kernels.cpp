@@ -605,7 +605,7 @@ void PrintHelp() {
                "\nblasoffload_bench_kernels options:\n"
                "  --module=PATH   the CUDA module (else $BO_CUDA_MODULE, else <exe dir>/../../libblasoffload_cuda.so,\n"
                "                  else <exe dir>/../lib/, else <exe dir>/libblasoffload_cuda.so)\n"
-               "Environment: BLASOFFLOAD_DEVICE (GPU index), BO_READ_GBS (read bandwidth for report.py), and the\n"
+               "Environment: BLASOFFLOAD_DEVICE (GPU index), BO_READ_GBS (read bandwidth for the report), and the\n"
                "module's own settings (the tuned table it loads).\n");
 }
 

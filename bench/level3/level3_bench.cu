@@ -62,7 +62,7 @@ const char kUsage[] =
     "  --warmup=N         untimed runs per candidate after the check run (default 2)\n"
     "  --queue-ahead      start each timed call behind a 200 us spin kernel: GPU time only, without the host's\n"
     "                     launch overhead (default: each call starts on an idle GPU, as a BLAS call does)\n"
-    "  --commit=STR, --date=STR   written into every line (run.sh passes the build's commit)\n"
+    "  --commit=STR, --date=STR   written into every line (bench.ini passes the build's commit)\n"
     "Environment: BLASOFFLOAD_DEVICE (GPU index), the module's own settings (tuned table, BLASOFFLOAD_STRSM_*).\n"
     "Exit status: 0 done, 1 a candidate failed or disagreed with the reference, 2 set-up error, 3 no GPU.\n";
 

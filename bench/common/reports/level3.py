@@ -8,7 +8,6 @@ Ratios are cuBLAS time / our time: above 1 means ours is faster. A target whose 
 min-max spread (from the fastest and slowest runs of the two sides) is flagged "within noise".
 Status: 0 every target passed and every check too, 1 otherwise, 2 no measurement at all.
 """
-import report as common
 
 # (routine, side, shape, threshold on cuBLAS time / tuned time)
 SPEEDUP_TARGETS = [

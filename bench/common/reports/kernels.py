@@ -1,15 +1,16 @@
-#!/usr/bin/env python3
-"""Summarises a blasoffload_bench_kernels JSON file: per-routine tables (both precisions) against cuBLAS and the
-project's targets (single precision; the double rows are reported beside cuBLAS, without targets).
+"""Report of the kernel benchmark suite (bench/kernels/bench.ini, blasoffload_bench_kernels, Google Benchmark): per
+routine and precision a table against cuBLAS (tuned and own configurations, rates, times, ratios, minimum and geometric
+mean), then the project's targets (single precision; the double rows are reported beside cuBLAS, without targets),
+each PASS / MISS / NO DATA with its worst measured value.
 
-Usage: report.py BENCH.json [--md OUT.md]
-Prints plain-text tables to stdout; --md also writes the same as Markdown (for a README or a results folder).
+The raw file is read whole: Google Benchmark's JSON document (the program's stdout; --benchmark_out writes the same),
+possibly several (one per process), a document cut short by a stopped process (its complete cases are read), and the
+runner's one-line notes after them.
+Status: 0 no target missed (NO DATA is not a miss: a filtered run), 1 a target missed, 2 no case measured.
 """
-import argparse
 import json
 import math
 import re
-import sys
 
 GRID = {16, 256, 1024, 4096, 16384, 65536}  # the tuner's sgemv grid: "every grid shape" means m and n both in it
 DEFAULT_READ_GBS = 3092.0                  # H100 streaming read bandwidth (../shared/anchors/README.md)
@@ -55,19 +56,63 @@ class Row:
         return self.routine.startswith("sgemv") and self.dims.get("m") in GRID and self.dims.get("n") in GRID
 
 
-def load(path):
-    with open(path) as f:
-        data = json.load(f)
-    # One row per case: the median aggregate when --benchmark_repetitions made several, else the single run.
+def parse_document(text):
+    """One Google Benchmark JSON document; one cut short (a process stopped mid-run) is closed after its last complete
+    case. None when nothing of it parses."""
+    try:
+        return json.loads(text), False
+    except ValueError:
+        pass
+    cut = text.rfind("\n    }")  # the end of a case: the benchmarks array's entries are indented by four
+    tries = [text[:cut] + "\n    }\n  ]\n}"] if cut > text.find('"benchmarks"') > 0 else []
+    tries.append(text[:text.find('"benchmarks"')].rstrip().rstrip(",") + "\n}" if '"benchmarks"' in text else text)
+    for t in tries:
+        try:
+            return json.loads(t), True
+        except ValueError:
+            continue
+    return None, True
+
+
+def read(path):
+    """(context, benchmark entries, notes, documents cut short) of a raw file: documents start with a "{" line of
+    their own; a one-line object is one of the runner's notes."""
+    docs, notes, cur = [], [], None
+    with open(path, errors="replace") as f:
+        for line in f.read().splitlines():
+            if line.startswith("{") and line.strip() != "{":
+                try:
+                    notes.append(json.loads(line))
+                    continue
+                except ValueError:
+                    pass
+            if line.strip() == "{" and line.startswith("{"):
+                cur = []
+                docs.append(cur)
+            if cur is not None:
+                cur.append(line)
+    context, benches, cut = {}, [], 0
+    for lines in docs:
+        data, was_cut = parse_document("\n".join(lines))
+        cut += was_cut
+        if data is None:
+            continue
+        context = context or data.get("context", {})
+        benches += data.get("benchmarks", [])
+    return context, benches, notes, cut
+
+
+def choose(benches):
+    """One row per case: the median aggregate when --benchmark_repetitions made several, else the single run."""
     chosen = {}
-    for b in data.get("benchmarks", []):
+    for b in benches:
         key = b.get("run_name", b["name"])
         if b.get("run_type") == "aggregate":
             if b.get("aggregate_name") == "median":
                 chosen[key] = b
         elif key not in chosen or chosen[key].get("run_type") != "aggregate":
             chosen[key] = b
-    return data.get("context", {}), [Row(b) for b in chosen.values()]
+    return [Row(b) for b in chosen.values()]
 
 
 def unit(routine):
@@ -170,23 +215,25 @@ def sort_key(r):
     return (r.prefix, d.get("m", 0), d.get("n", 0), d.get("k", 0))
 
 
-def render(context, rows, md):
+def render(rows, contexts, args):
+    context, benches, notes, cut = read(args.path)
+    rows = choose(benches)
+    if not rows:
+        return ["report.py: no benchmark results in %s" % args.path], 2
     out = []
     read_gbs = float(context.get("read_gbs", DEFAULT_READ_GBS))
     head = [("GPU", context.get("gpu", "?")), ("module", context.get("module", "?")),
             ("tuned params", context.get("tuned_params", "?")), ("cuBLAS", context.get("cublas", "?")),
             ("date", context.get("date_utc", context.get("date", "?"))), ("commit", context.get("commit", "?")),
             ("read bandwidth for targets", "%.0f GB/s%s" % (read_gbs, "" if "read_gbs" in context else " (default)"))]
-    if md:
-        out.append("## Kernel benchmarks against cuBLAS\n")
-        out += ["- %s: %s" % (k, v) for k, v in head]
-        out.append("")
-        out.append("Rates: GB/s (bytes that must move) for nrm2/gemv/trsv, GFLOP/s for gemm (s: single, d: double "
-                   "precision); times in us; medians over the iterations of one run; ratios are "
-                   "time(cuBLAS)/time(ours), > 1 means ours is faster.\n")
-    else:
-        out += ["%s: %s" % (k, v) for k, v in head]
-        out.append("")
+    out += ["## Kernel benchmarks against cuBLAS", ""]
+    out += ["- %s: %s" % (k, v) for k, v in head]
+    if cut:
+        out.append("- the run was stopped: %d document(s) cut short, their complete cases read" % cut)
+    out.append("")
+    out += ["Rates: GB/s (bytes that must move) for nrm2/gemv/trsv, GFLOP/s for gemm (s: single, d: double "
+            "precision); times in us; medians over the iterations of one run; ratios are "
+            "time(cuBLAS)/time(ours), > 1 means ours is faster.", ""]
 
     by = {}
     for r in rows:
@@ -216,59 +263,25 @@ def render(context, rows, md):
                 summary.append("%s min %s (%s), geomean %s" % (name, fmt_ratio(lo[0]), lo[1],
                                                                fmt_ratio(geomean([v for v, _ in vals]))))
         title = routine + (" (result returned to the host, wall clock)" if routine[1:] == "nrm2" else "")
-        if md:
-            out.append("### %s\n" % title)
-            out.append("| " + " | ".join(cols + ["note"]) + " |")
-            out.append("|" + "|".join(["---"] * 3 + ["---:"] * (len(cols) - 3) + ["---"]) + "|")
-            out += ["| " + " | ".join(c if c else " " for c in row) + " |" for row in table]
-            out.append("")
-            out += ["- " + s for s in summary]
-            out.append("")
-        else:
-            out.append("== " + title)
-            widths = [max(len(str(x)) for x in [c] + [row[i] for row in table]) for i, c in enumerate(cols)]
-            out.append("  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths))))
-            for row in table:
-                line = "  ".join(str(x).ljust(w) if i < 3 else str(x).rjust(w)
-                                 for i, (x, w) in enumerate(zip(row[:-1], widths)))
-                out.append((line + "  " + row[-1]).rstrip())
-            out += ["  " + s for s in summary]
-            out.append("")
+        out += ["### %s" % title, ""]
+        out.append("| " + " | ".join(cols + ["note"]) + " |")
+        out.append("|" + "|".join(["---"] * 3 + ["---:"] * (len(cols) - 3) + ["---"]) + "|")
+        out += ["| " + " | ".join(c if c else " " for c in row) + " |" for row in table]
+        out.append("")
+        out += ["- " + s for s in summary]
+        out.append("")
 
     checks = targets(rows, read_gbs)
-    if md:
-        out.append("### Targets\n")
-        out.append("| status | target | measured (worst case) |")
-        out.append("|---|---|---|")
-        for c in checks:
-            status, measured = c.result()
-            out.append("| %s | %s | %s |" % ("**%s**" % status if status != "PASS" else status, c.text, measured))
-    else:
-        out.append("== targets")
-        for c in checks:
-            status, measured = c.result()
-            out.append("%-7s %s: %s" % (status, c.text, measured))
-    passed = sum(1 for c in checks if c.result()[0] == "PASS")
+    out += ["### Targets", ""]
+    out.append("| status | target | measured (worst case) |")
+    out.append("|---|---|---|")
+    results = [c.result() for c in checks]
+    for c, (status, measured) in zip(checks, results):
+        out.append("| %s | %s | %s |" % ("**%s**" % status if status != "PASS" else status, c.text, measured))
+    passed = sum(1 for status, _ in results if status == "PASS")
     out.append("")
     out.append("%d of %d targets met." % (passed, len(checks)))
-    return "\n".join(out) + "\n"
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("json", help="Google Benchmark JSON (--benchmark_out_format=json)")
-    ap.add_argument("--md", metavar="OUT.md", help="also write the report as Markdown")
-    args = ap.parse_args()
-    context, rows = load(args.json)
-    if not rows:
-        print("%s: no benchmark results" % args.json, file=sys.stderr)
-        return 1
-    sys.stdout.write(render(context, rows, md=False))
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(render(context, rows, md=True))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    for n in notes:  # the runner's notes: a process that was stopped or failed
+        out.append("- not run to the end: %s" % ", ".join("%s=%s" % kv for kv in sorted(n.items())))
+    out.append("")
+    return out, 1 if any(status == "MISS" for status, _ in results) else 0
