@@ -47,13 +47,6 @@ lib=/work/main/build/libblasoffload.so
 export BO_GPU_TEST_MODULE=$K/lib/libblasoffload_cuda.so
 declare -A RES
 
-# bench/common/run.py takes programs from the carry's bin/; this carry keeps the kernel benchmark, the Google Benchmark
-# library it loads from beside itself and COMMIT in bench/.
-carried_kernels_bench() {
-  mkdir -p "$K/bin" && cp -f "$K/bench/blasoffload_bench_kernels" "$K/bench/libbenchmark.so.1debian" "$K/bin/" &&
-    { [ -e "$K/bin/COMMIT" ] || cp "$K/COMMIT" "$K/bin/"; }
-}
-
 # Seconds a step may take: its own limit, or what is left of the call's.
 budget() {
   local left=$((limit - (SECONDS - start)))
@@ -157,9 +150,8 @@ for part in "${parts[@]}"; do
       done
       ;;
     bench)
-      [ -x "$K/bench/blasoffload_bench_kernels" ] || { RES[bench]="not carried"; continue; }
+      [ -x "$K/bin/blasoffload_bench_kernels" ] || { RES[bench]="not carried"; continue; }
       echo "=== timings against cuBLAS (bench/kernels, device-resident data, both precisions)"
-      carried_kernels_bench
       BO_BLAS_ROOT=$C timeout "$(budget 300)" python3 "$root/bench/common/run.py" --carry="$K" --out="$O" \
         "kernels@$(budget 290)" >"$O/bench.log" 2>&1
       RES[bench]=$?

@@ -22,7 +22,7 @@ tail -1 "$O/resume1.log"
 echo "second rc=$?"
 grep -E "resuming|complete" "$O/resume2.log"
 if command -v ncu >/dev/null; then
-  B=$K/bench/blasoffload_bench_kernels
+  B=$K/bin/blasoffload_bench_kernels
   for c in "strsv_wave_kernel strsv_n/n:16384/" "sgemm_warp_kernel sgemm_nn/m:16384/n:16384/k:16384/" \
            "sgemm_warp_kernel sgemm_nn/m:16384/n:16384/k:64/"; do
     set -- $c

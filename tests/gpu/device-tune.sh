@@ -24,11 +24,8 @@ tail -5 "$O/tune.log"
 if [ "$rc" = 0 ] || [ "$rc" = 3 ]; then
   mkdir -p "$K/lib/tuned_params" && cp "$table" "$K/lib/tuned_params/"
 fi
-if [ -x "$K/bench/blasoffload_bench_kernels" ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
+if [ -x "$K/bin/blasoffload_bench_kernels" ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "=== bench/kernels with the new table ($(date -u +%T))"
-  # bench/common/run.py takes programs from the carry's bin/: this carry keeps the kernel benchmark in bench/.
-  mkdir -p "$K/bin" && cp -f "$K/bench/blasoffload_bench_kernels" "$K/bench/libbenchmark.so.1debian" "$K/bin/"
-  [ -e "$K/bin/COMMIT" ] || cp "$K/COMMIT" "$K/bin/"
   # The runner stops the suite 10 s before the call's timeout, so that a stopped run still gets its report.
   bench_s=${BENCH_TIMEOUT:-200}
   timeout "$bench_s" python3 bench/common/run.py --carry="$K" --out="$O" "kernels@$((bench_s - 10))" \

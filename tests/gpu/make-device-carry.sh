@@ -7,7 +7,7 @@ b=$(cd "$1" && pwd)
 k=$2
 keep_cache=""
 [ -d "$k/cache" ] && keep_cache=$(mktemp -d) && cp -r "$k/cache/." "$keep_cache/"
-rm -rf "$k" && mkdir -p "$k/lib" "$k/gpu" "$k/unit" "$k/tune" "$k/bench" "$k/cache"
+rm -rf "$k" && mkdir -p "$k/lib" "$k/gpu" "$k/unit" "$k/tune" "$k/bin" "$k/cache"
 # The library with its SONAME links (libblasoffload.so -> .so.0 -> .so.0.1.0): programs name .so.0.
 cp -P "$b"/libblasoffload.so "$b"/libblasoffload.so.[0-9]* "$b/libblasoffload_cuda.so" "$k/lib/"
 [ -d "$b/tuned_params" ] && cp -r "$b/tuned_params" "$k/lib/"
@@ -18,17 +18,16 @@ cp "$b/blasoffload-tune" "$k/tune/"
 cp "$b/blasoffload-calibrate" "$k/lib/"
 cp "$b/examples/solve_demo" "$k/unit/"
 if [ -x "$b/bench/kernels/blasoffload_bench_kernels" ]; then
-  cp "$b/bench/kernels/blasoffload_bench_kernels" "$b/bench/kernels/libbenchmark.so.1debian" "$k/bench/"
+  cp "$b/bench/kernels/blasoffload_bench_kernels" "$b/bench/kernels/libbenchmark.so.1debian" "$k/bin/"
 fi
 if [ -x "$b/bench/level3/blasoffload_bench_level3" ]; then
-  mkdir -p "$k/bin" && cp "$b/bench/level3/blasoffload_bench_level3" "$k/bin/"
+  cp "$b/bench/level3/blasoffload_bench_level3" "$k/bin/"
 fi
 [ -n "$keep_cache" ] && cp -r "$keep_cache/." "$k/cache/"
 # Debug info stays home: the carry limit is 64 MiB with the BLAS test programs.
 find "$k" -type f \( -name "*.so*" -o -perm -u+x \) -exec strip --strip-debug {} + 2>/dev/null || true
 git -C "$(dirname "$0")" rev-parse --short HEAD >"$k/COMMIT"
 git -C "$(dirname "$0")" diff --quiet HEAD -- || echo "+uncommitted" >>"$k/COMMIT"
-cp "$k/COMMIT" "$k/bench/COMMIT"
-# bench/level3/run.sh names its results after the COMMIT beside its program.
-[ -d "$k/bin" ] && cp "$k/COMMIT" "$k/bin/COMMIT"
+# bench/common/run.py names results after the COMMIT beside the programs.
+cp "$k/COMMIT" "$k/bin/COMMIT"
 du -sh "$k"
