@@ -20,7 +20,7 @@ const Settings* g_settings = nullptr;
 namespace detail {
 
 std::atomic<bool> g_initialized{false};
-thread_local int t_depth[int(Layer::kCount)] = {};
+__attribute__((tls_model("initial-exec"))) thread_local int t_depth[int(Layer::kCount)] = {};
 
 namespace {
 

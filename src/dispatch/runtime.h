@@ -16,7 +16,8 @@ extern std::atomic<bool> g_initialized;
 void initialize_slow();
 // Depth of our own entry points on this thread, per layer: non-zero while we are inside a call of that layer
 // (including while the CPU library runs it).
-extern thread_local int t_depth[int(Layer::kCount)];
+// initial-exec: one fs-relative access on every call instead of a __tls_get_addr call (policy.cpp does the same).
+extern __attribute__((tls_model("initial-exec"))) thread_local int t_depth[int(Layer::kCount)];
 }  // namespace detail
 
 // Reads the configuration and resolves the CPU BLAS on the first intercepted call; never at load time.

@@ -15,7 +15,8 @@ namespace blasoffload::policy {
 
 // A call as the policy sees it: the normalised call (routines/call.h) and what is known about where its operands are.
 struct Call {
-  bo_call call{};
+  bo_call call;  // not initialised here: the descriptor's prepare() writes all of it before any use (a tiny call
+                 // would otherwise pay for zeroing it twice)
   bool operands_on_device = false;  // every operand already in device memory: no transfer
   bool host_pinned = false;         // gemm: every host operand registered for DMA: no staging copies
   // Input bytes the module's device copies spare (resident operands: all but their written pages; a clean candidate:

@@ -44,6 +44,7 @@ Calibration machine() {
 // whether the output is read (beta != 0), and whether every operand is on the device.
 Call mk(Routine r, char op, int64_t m, int64_t n, int64_t k = 0, bool reads_output = false, bool on_device = false) {
   Call c;
+  c.call = bo_call{};
   bo_call& b = c.call;
   b.routine = int(r);
   b.m = m;
