@@ -56,9 +56,9 @@ struct Gesv {
   }
   static double flops(const bo_call& c) { return 2 * work(c); }
 
-  static constexpr ShapeClassInfo kClasses[] = {{"gesv", 1, false}};
+  static constexpr ShapeClassInfo kClasses[] = {{"gesv", 2, false}};
   static int shape_class(const bo_call&) { return 0; }
-  static double class_size(const bo_call& c) { return work(c); }
+  static double class_size(const bo_call& c) { return flops(c); }
 
   static void describe(const bo_call& c, char* buf, std::size_t size) {
     std::snprintf(buf, size, "n=%lld nrhs=%lld", (long long)c.n, (long long)c.k);

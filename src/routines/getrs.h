@@ -60,10 +60,10 @@ struct Getrs {
   static double flops(const bo_call& c) { return 2 * work(c); }
 
   // Few right-hand sides: the bytes of L and U read (n^2 elements, at least work / kSolveFewRhs).
-  static constexpr ShapeClassInfo kClasses[] = {{"getrs.vec", 1.0 / kSolveFewRhs, true}, {"getrs.mat", 1, false}};
+  static constexpr ShapeClassInfo kClasses[] = {{"getrs.vec", 1.0 / kSolveFewRhs, true}, {"getrs.mat", 2, false}};
   static int shape_class(const bo_call& c) { return solve_class(c); }
   static double class_size(const bo_call& c) {
-    return solve_class(c) == 0 ? sizeof(T) * double(c.n) * double(c.n) : work(c);
+    return solve_class(c) == 0 ? sizeof(T) * double(c.n) * double(c.n) : flops(c);
   }
 
   static void describe(const bo_call& c, char* buf, std::size_t size) {

@@ -56,9 +56,9 @@ struct Posv {
   static double work(const bo_call& c) { return potrf_work(double(c.n)) + solve_work(double(c.n), double(c.k)); }
   static double flops(const bo_call& c) { return 2 * work(c); }
 
-  static constexpr ShapeClassInfo kClasses[] = {{"posv", 1, false}};
+  static constexpr ShapeClassInfo kClasses[] = {{"posv", 2, false}};
   static int shape_class(const bo_call&) { return 0; }
-  static double class_size(const bo_call& c) { return work(c); }
+  static double class_size(const bo_call& c) { return flops(c); }
 
   static void describe(const bo_call& c, char* buf, std::size_t size) {
     std::snprintf(buf, size, "%c n=%lld nrhs=%lld", c.op[0], (long long)c.n, (long long)c.k);

@@ -49,9 +49,9 @@ struct Potrf {
   static double work(const bo_call& c) { return potrf_work(double(c.n)); }
   static double flops(const bo_call& c) { return 2 * work(c); }
 
-  static constexpr ShapeClassInfo kClasses[] = {{"potrf", 1, false}};
+  static constexpr ShapeClassInfo kClasses[] = {{"potrf", 2, false}};
   static int shape_class(const bo_call&) { return 0; }
-  static double class_size(const bo_call& c) { return work(c); }
+  static double class_size(const bo_call& c) { return flops(c); }
 
   static void describe(const bo_call& c, char* buf, std::size_t size) {
     std::snprintf(buf, size, "%c n=%lld lda=%lld", c.op[0], (long long)c.n, (long long)c.lda);

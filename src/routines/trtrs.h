@@ -63,10 +63,10 @@ struct Trtrs {
   static double flops(const bo_call& c) { return 2 * work(c); }
 
   // Few right-hand sides: the triangle's bytes (n^2 / 2 elements, at least work / kSolveFewRhs).
-  static constexpr ShapeClassInfo kClasses[] = {{"trtrs.vec", 1.0 / kSolveFewRhs, true}, {"trtrs.mat", 1, false}};
+  static constexpr ShapeClassInfo kClasses[] = {{"trtrs.vec", 1.0 / kSolveFewRhs, true}, {"trtrs.mat", 2, false}};
   static int shape_class(const bo_call& c) { return solve_class(c); }
   static double class_size(const bo_call& c) {
-    return solve_class(c) == 0 ? sizeof(T) * 0.5 * double(c.n) * double(c.n) : work(c);
+    return solve_class(c) == 0 ? sizeof(T) * 0.5 * double(c.n) * double(c.n) : flops(c);
   }
 
   static void describe(const bo_call& c, char* buf, std::size_t size) {
