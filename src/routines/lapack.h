@@ -8,7 +8,7 @@
 
 namespace bo::routines {
 
-// Multiply-add counts (a flops class counts twice these, as gemm.s 2 m n k).
+// Multiply-add counts (flops classes count twice these, as gemm's class counts 2 m n k).
 // LU with partial pivoting of an m x n matrix.
 inline double getrf_work(double m, double n) {
   const double k = m < n ? m : n, l = m < n ? n : m;
