@@ -68,7 +68,9 @@ suite_list() {
     "--min-calls ${p}gemv=1 --min-calls ${p}trsv=1"
   echo "x${p}cblat3 blas $L/blas/${p}in3 --expect-pass cblas_${p}gemm --expect-pass cblas_${p}trsm" \
     "--expect-pass cblas_${p}syrk --min-calls ${p}gemm=1 --min-calls ${p}trsm=1 --min-calls ${p}syrk=1"
-  echo "xlintst$p lapack $L/lapack/${p}test.in --min-calls ${p}gemm=1 --min-calls ${p}trsm=1 --min-calls ${p}syrk=1"
+  # xlintst[sd] call every intercepted LAPACK routine themselves (as tests/lapack/CMakeLists.txt requires).
+  echo "xlintst$p lapack $L/lapack/${p}test.in --min-calls ${p}gemm=1 --min-calls ${p}trsm=1 --min-calls ${p}syrk=1" \
+    "$(for r in getrf getrs gesv potrf potrs posv trtrs; do printf -- ' --min-calls %s%s=10' "$p" "$r"; done)"
   if [ "$p" = s ]; then
     for i in nep sep sec se2 ssg csd glm gqr gsv lse sbb ssb sgg sbal sgbak; do
       echo "xeigtsts lapack $L/lapack/$i.in"
@@ -89,7 +91,7 @@ suites() {
       [ "$inp" != "-" ] && args+=(--stdin "$inp")
       s=$(date +%s)
       timeout '"$t"' bash '"$root"'/tests/lapack/run_suite.sh "${args[@]}" >"'"$d"'/$name.result" 2>&1; rc=$?
-      gpu=$(awk '"'"'$1 ~ /^[sd](gemm|gemv|trsv|nrm2|trsm|syrk)$/ {g += $4; f += $5} $1 ~ /^[sd](trsm|syrk)$/ {l3 = l3 " " $1 "=" $4} END {printf "gpu=%d fallback=%d%s", g, f, l3}'"'"' "'"$d"'/$name/blasoffload.log" 2>/dev/null)
+      gpu=$(awk '"'"'$1 ~ /^[sd](gemm|gemv|trsv|nrm2|trsm|syrk|getrf|getrs|gesv|potrf|potrs|posv|trtrs)$/ {g += $4; f += $5} ($1 ~ /^[sd](trsm|syrk)$/ || ($1 ~ /^[sd](getrf|getrs|gesv|potrf|potrs|posv|trtrs)$/ && $2 > 0)) {l3 = l3 " " $1 "=" $4} END {printf "gpu=%d fallback=%d%s", g, f, l3}'"'"' "'"$d"'/$name/blasoffload.log" 2>/dev/null)
       case "$gpu" in gpu=0*) rc="$rc,no-gpu-calls" ;; esac
       echo "$name rc=$rc $gpu $(( $(date +%s) - s ))s" >>"'"$d"'/index-'"$p"'.txt"'
 }
@@ -131,7 +133,7 @@ for part in "${parts[@]}"; do
       ;;
     unit)
       echo "=== unit tests with BLASOFFLOAD_MODE=gpu (CPU-path-only subprocess tests excluded)"
-      LD_LIBRARY_PATH=$L/blas:$L BLASOFFLOAD_MODE=gpu BLASOFFLOAD_TEST_ALLOW_GPU=1 BLASOFFLOAD_LOG=summary \
+      LD_LIBRARY_PATH=$L/blas:$L/lapack:$L BLASOFFLOAD_MODE=gpu BLASOFFLOAD_TEST_ALLOW_GPU=1 BLASOFFLOAD_LOG=summary \
         BLASOFFLOAD_LOG_FILE=$O/unit-gpu-summary.log timeout "$(budget 300)" "$K/unit/blasoffload_unit_tests" \
         --gtest_filter='-NoCpuBlas.*:Config.*:Silence.*' >"$O/unit-gpu.log" 2>&1
       RES[unit]=$?
