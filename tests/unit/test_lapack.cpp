@@ -50,11 +50,11 @@ void run_case(const Case& c, std::uint32_t seed, int spelling = 0) {
     if (::testing::Test::HasFatalFailure()) return;
   }
   const Data<T> got = after(c, in, ours_fn<T>(c.r, spelling));
-  const Data<T> ref = after(c, in, ref_fn<T>(c.r));
-  ASSERT_EQ(ref.info, 0) << "the reference failed on the test data";
   EXPECT_EQ(got.info, 0);
   EXPECT_TRUE(only_outputs_written(c, in, got));
-  if (!allow_gpu()) {
+  if (!allow_gpu()) {  // the GPU's results are held to the bounds only (the reference's BLAS calls would run there too)
+    const Data<T> ref = after(c, in, ref_fn<T>(c.r));
+    ASSERT_EQ(ref.info, 0) << "the reference failed on the test data";
     EXPECT_TRUE(same(got, ref)) << "differs from the reference LAPACK";
   }
   expect_within_bounds(c, a0, in, got);
