@@ -67,8 +67,9 @@ TYPED_TEST(LapackSpecial, NotPositiveDefiniteGivesTheFailingMinor) {
         }
 }
 
-// A zero on a non-unit diagonal: INFO = the first one, B untouched (also with nrhs = 0, where only that check runs).
-// With a unit diagonal the stored diagonal (zero here) is not looked at.
+// A zero on a non-unit diagonal: INFO = the first one, B untouched (also with nrhs = 0, where only that check runs;
+// without zeros it then returns INFO = 0 having written nothing). With a unit diagonal the stored diagonal (zero here)
+// is not looked at.
 TYPED_TEST(LapackSpecial, TrtrsZeroOnTheDiagonal) {
   using T = TypeParam;
   const blas_int kZeros[][2] = {{1, 0}, {7, 3}, {80, 0}};  // 1-based positions of zeros (0: none)
@@ -85,7 +86,13 @@ TYPED_TEST(LapackSpecial, TrtrsZeroOnTheDiagonal) {
           for (blas_int z : zeros)
             if (z) in.a[at(z - 1, z - 1, c.lda)] = 0;
           expect_as_reference(c, in, zeros[1] ? std::min(zeros[0], zeros[1]) : zeros[0]);
-          if (nrhs == 0) continue;
+          if (nrhs == 0) {  // no right-hand sides and nothing to find: INFO = 0, nothing written
+            Data<T> regular = make<T>(c, seed++);
+            expect_as_reference(c, regular, 0);
+            c.diag = 'U';
+            expect_as_reference(c, in, 0);
+            continue;
+          }
           // A unit diagonal: a regular solve, on the GPU in gpu mode.
           c.diag = 'U';
           SCOPED_TRACE("diag U");
