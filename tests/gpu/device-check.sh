@@ -91,8 +91,10 @@ suites() {
       [ "$inp" != "-" ] && args+=(--stdin "$inp")
       s=$(date +%s)
       timeout '"$t"' bash '"$root"'/tests/lapack/run_suite.sh "${args[@]}" >"'"$d"'/$name.result" 2>&1; rc=$?
-      gpu=$(awk '"'"'$1 ~ /^[sd](gemm|gemv|trsv|nrm2|trsm|syrk|getrf|getrs|gesv|potrf|potrs|posv|trtrs)$/ {g += $4; f += $5} ($1 ~ /^[sd](trsm|syrk)$/ || ($1 ~ /^[sd](getrf|getrs|gesv|potrf|potrs|posv|trtrs)$/ && $2 > 0)) {l3 = l3 " " $1 "=" $4} END {printf "gpu=%d fallback=%d%s", g, f, l3}'"'"' "'"$d"'/$name/blasoffload.log" 2>/dev/null)
+      gpu=$(awk '"'"'$1 ~ /^[sd](gemm|gemv|trsv|nrm2|trsm|syrk|getrf|getrs|gesv|potrf|potrs|posv|trtrs)$/ {g += $4; f += $5} ($1 ~ /^[sd](trsm|syrk)$/ || ($1 ~ /^[sd](getrf|getrs|gesv|potrf|potrs|posv|trtrs)$/ && $2 > 0)) {l3 = l3 " " $1 "=" $4} $1 ~ /^[sd](getrf|getrs|gesv|potrf|potrs|posv|trtrs)$/ && $2 >= 100 && $4 == 0 {cpu = cpu (cpu ? "," : "") $1} END {printf "gpu=%d fallback=%d%s%s", g, f, l3, cpu ? " lapack-cpu-only=" cpu : ""}'"'"' "'"$d"'/$name/blasoffload.log" 2>/dev/null)
       case "$gpu" in gpu=0*) rc="$rc,no-gpu-calls" ;; esac
+      # A LAPACK routine called often that never ran on the GPU (cuSOLVER missing, or every call refused).
+      case "$gpu" in *lapack-cpu-only=*) rc="$rc,lapack-cpu-only" ;; esac
       echo "$name rc=$rc $gpu $(( $(date +%s) - s ))s" >>"'"$d"'/index-'"$p"'.txt"'
 }
 
