@@ -30,7 +30,7 @@ namespace {
 
 const char kUsage[] =
     "usage: blasoffload_cusolver_ref [--precision=s,d] [--routines=getrf,potrf,getrs,potrs] [--reps=R]\n"
-    "                                [--budget-s=S] N[,N...] ...\n"
+    "                                [--budget-s=S] N[,N:N...] ...\n"
     "  device-only times of cuSOLVER (median of R repetitions: 21 up to n = 1024, 11 up to 4096, 5 above), the\n"
     "  matrix's pinned transfer times; exit status 3 without a GPU or cuSOLVER. BO_CUSOLVER_LIB: the library to open\n"
     "  (default libcusolver.so.12, then the toolkit's).\n";
@@ -379,7 +379,7 @@ int main(int argc, char** argv) {
     } else if (a.rfind("--budget-s=", 0) == 0) {
       budget = std::atof(a.c_str() + 11);
     } else if (!a.empty() && a[0] != '-' && std::atoi(a.c_str()) > 0) {
-      for (const char* p = a.c_str(); *p; p = std::strchr(p, ',') ? std::strchr(p, ',') + 1 : p + std::strlen(p))
+      for (const char* p = a.c_str(); *p; p += std::strcspn(p, ",:"), p += *p != '\0')
         if (std::atoi(p) > 0) ns.push_back(std::atoi(p));
     } else {
       std::fputs(kUsage, stderr);

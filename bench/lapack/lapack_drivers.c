@@ -20,7 +20,7 @@
 static const char kUsage[] =
     "usage: blasoffload_lapack_drivers [--stack=NAME] [--drivers=getrf,getrf_dominant,gesv,getrs,geqrf,potrf,potrs]\n"
     "                                  [--reps=R] [--warm=K] [--min-time=S] [--round=R] [--precision=s,d]\n"
-    "                                  [--budget-s=S] [N[,N...] ...]\n"
+    "                                  [--budget-s=S] [N[,N:N...] ...]\n"
     "  N: matrix orders (default 1024 2048 4096 8192 16384); 9 timed repetitions up to 2048, 5 at 4096, 2 at 8192, 1\n"
     "  above (--reps overrides; getrs and potrs at least 5); --warm: K calls before those, outside the statistics "
     "(the\n"
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
   int ns[32], count = 0, reps_override = 0;
   double budget = 0;
   char drivers[128] = "getrf,gesv,geqrf,potrf", precisions[8] = "s";
-  // Orders may come as several arguments or comma lists (one runner argument for a whole sweep).
+  // Orders may come as several arguments or lists separated by , or : (one runner argument for a whole sweep).
   for (int i = 1; i < argc; ++i) {
     if (strncmp(argv[i], "--stack=", 8) == 0) {
       g_stack = argv[i] + 8;
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
     } else if (strncmp(argv[i], "--round=", 8) == 0) {
       g_round = atoi(argv[i] + 8);
     } else if (argv[i][0] != '-' && atoi(argv[i]) > 0) {
-      for (char* p = argv[i]; *p && count < 32; p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p))
+      for (char* p = argv[i]; *p && count < 32; p += strcspn(p, ",:"), p += *p != '\0')
         if (atoi(p) > 0) ns[count++] = atoi(p);
     } else {
       fputs(kUsage, stderr);
