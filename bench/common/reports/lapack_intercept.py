@@ -63,7 +63,7 @@ def read_summaries(raw):
         for line in open(path, errors="replace").read().splitlines():
             s = line.strip()
             if s.startswith("policy:") and not info["policy"]:
-                info["policy"] = s
+                info["policy"] = s.split(";")[0]  # the file (or built-in defaults); the derivation notes are long
             elif s.startswith("GPU:") and not info["gpu"]:
                 info["gpu"] = s
             m = row.match(line)
