@@ -207,9 +207,9 @@ syrk BO_CBLAS_SYRK_PARAMS(T) {
 }  // namespace
 
 // cblas_sgemm = gemm<float>, ...: the system <cblas.h> declarations check each export's type.
-#define BO_ENTRY(p, P, name, NAME, T)                                                          \
+#define BO_BLAS_ENTRY(p, P, name, NAME, T)                                                     \
   BO_EXPORT BO_CBLAS_##NAME##_RESULT(T) cblas_##p##name BO_CBLAS_##NAME##_PARAMS(T) noexcept { \
     return name<T> BO_CBLAS_##NAME##_ARGS;                                                     \
   }
 #include "routines/routine_list.h"
-#undef BO_ENTRY
+#undef BO_BLAS_ENTRY

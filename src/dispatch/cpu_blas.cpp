@@ -9,6 +9,7 @@
 
 #include "dispatch/log.h"
 #include "policy/config.h"
+#include "routines/all.h"
 
 namespace blasoffload {
 
@@ -16,7 +17,8 @@ CpuBlas g_cpu;
 
 namespace {
 
-void* g_named_handle = nullptr;  // BLASOFFLOAD_CPU_BLAS, when given
+void* g_named_handle = nullptr;         // BLASOFFLOAD_CPU_BLAS, when given
+void* g_named_lapack_handle = nullptr;  // BLASOFFLOAD_CPU_LAPACK, when given
 
 const void* our_base() {
   static const void* base = [] {
@@ -55,7 +57,11 @@ void* find_default(const char* symbol) {
   return find_in_loaded_objects(symbol);
 }
 
-void* find_cpu_symbol(const char* symbol) {
+void* find_cpu_symbol(const char* symbol, bool lapack = false) {
+  if (lapack && g_named_lapack_handle) {
+    if (void* p = dlsym(g_named_lapack_handle, symbol); p && !is_our_address(p)) return p;
+    log_debug("%s not in BLASOFFLOAD_CPU_LAPACK; looking it up in BLASOFFLOAD_CPU_BLAS and the process", symbol);
+  }
   if (g_named_handle) {
     if (void* p = dlsym(g_named_handle, symbol); p && !is_our_address(p)) return p;
     log_debug("%s not in BLASOFFLOAD_CPU_BLAS; looking it up in the process", symbol);
@@ -91,11 +97,20 @@ void resolve_cpu_blas() {
       std::abort();
     }
   }
+  if (!s.cpu_lapack.empty()) {
+    g_named_lapack_handle = dlopen(s.cpu_lapack.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!g_named_lapack_handle) {
+      log_fatal("BLASOFFLOAD_CPU_LAPACK=%s cannot be loaded: %s. Aborting.", s.cpu_lapack.c_str(), dlerror());
+      std::abort();
+    }
+  }
   for (std::size_t r = 0; r < kNumRoutines; ++r) {
     const std::string name = routine_name(Routine(r));
-    g_cpu.fortran[r] = find_cpu_symbol((name + "_").c_str());
-    g_cpu.cblas[r] = find_cpu_symbol(("cblas_" + name).c_str());
+    const bool lapack = bo::routines::is_lapack(int(r));
+    g_cpu.fortran[r] = find_cpu_symbol((name + "_").c_str(), lapack);
+    if (!lapack) g_cpu.cblas[r] = find_cpu_symbol(("cblas_" + name).c_str());
   }
+  if (void* getrf = g_cpu.fortran[index(Routine::dgetrf)]) g_cpu.lapack_library = object_of(getrf);
   const void* sgemm = g_cpu.fortran[index(Routine::sgemm)];
   g_cpu.library = object_of(sgemm);
   g_cpu.report = probe_cpu_blas(sgemm);
@@ -103,6 +118,14 @@ void resolve_cpu_blas() {
   // The advice goes into the summary (once): a user problem we can see, not a failure of ours, so it is not a
   // warning (a program must stay silent unless asked).
   if (!g_cpu.report.advice.empty()) log_debug("%s", g_cpu.report.advice.c_str());
+}
+
+void* resolve_late(Routine r) {
+  // A LAPACK (or BLAS) loaded after the first call, e.g. by a plugin: looked up again, once per missing routine call.
+  const std::string name = routine_name(r) + std::string("_");
+  void* p = find_cpu_symbol(name.c_str(), bo::routines::is_lapack(int(r)));
+  if (p) __atomic_store_n(&g_cpu.fortran[index(r)], p, __ATOMIC_RELEASE);
+  return p;
 }
 
 void cpu_blas_missing(const char* symbol) {
@@ -117,5 +140,14 @@ void cpu_blas_missing(const char* symbol) {
 }  // namespace blasoffload
 
 namespace blasoffload {
-void cpu_blas_missing_routine(Routine r) { cpu_blas_missing((std::string(routine_name(r)) + "_").c_str()); }
+void cpu_blas_missing_routine(Routine r) {
+  const std::string symbol = std::string(routine_name(r)) + "_";
+  if (!bo::routines::is_lapack(int(r))) cpu_blas_missing(symbol.c_str());
+  log_fatal(
+      "no CPU LAPACK defines %s, so this call cannot be forwarded. Set BLASOFFLOAD_CPU_LAPACK to a LAPACK library "
+      "(e.g. BLASOFFLOAD_CPU_LAPACK=/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3), or link/load one after "
+      "libblasoffload.so. Aborting.",
+      symbol.c_str());
+  std::abort();
+}
 }  // namespace blasoffload

@@ -12,6 +12,7 @@ struct CpuBlas {
   void* fortran[kNumRoutines] = {};  // "dgemm_": the routine's descriptor says its type (D::Fortran)
   void* cblas[kNumRoutines] = {};    // "cblas_dgemm"
   std::string library;               // where the Fortran sgemm_ came from, for the log
+  std::string lapack_library;        // where dgetrf_ came from (empty: no CPU LAPACK in the process yet)
   CpuBlasReport report;              // what that library says about itself, and advice
 };
 
@@ -23,9 +24,12 @@ void resolve_cpu_blas();
 // The resolved table. Valid after resolve_cpu_blas().
 extern CpuBlas g_cpu;
 
+// Looks a routine's CPU definition up again (a library loaded after the first call); nullptr if still none.
+void* resolve_late(Routine r);
+
 // Ends the process with a message naming BLASOFFLOAD_CPU_BLAS: called when a needed entry is missing.
 [[noreturn]] void cpu_blas_missing(const char* symbol);
-// The same for a routine's Fortran entry point ("dgemm_").
+// The same for a routine's Fortran entry point ("dgemm_"; a LAPACK routine's names BLASOFFLOAD_CPU_LAPACK).
 [[noreturn]] void cpu_blas_missing_routine(Routine r);
 
 // Finds a symbol the way the CPU table is found (used for xerbla_ and cblas_xerbla); nullptr if none.

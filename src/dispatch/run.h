@@ -9,7 +9,7 @@
 #include "dispatch/cpu_blas.h"
 #include "dispatch/route.h"
 #include "dispatch/runtime.h"
-#include "routines/descriptor.h"
+#include "routines/all.h"
 
 namespace blasoffload {
 
@@ -19,8 +19,11 @@ using ResultOf = typename bo::routines::Signature<typename D::Fortran>::Result;
 // The CPU BLAS's own routine, with the caller's arguments unchanged (hidden string lengths included).
 template <class D>
 ResultOf<D> forward(const typename D::Args& args) {
-  auto* fn = reinterpret_cast<typename D::Fortran*>(g_cpu.fortran[D::kRoutine]);
-  if (!fn) cpu_blas_missing_routine(Routine(D::kRoutine));
+  auto* fn = reinterpret_cast<typename D::Fortran*>(__atomic_load_n(&g_cpu.fortran[D::kRoutine], __ATOMIC_ACQUIRE));
+  if (__builtin_expect(!fn, 0)) {
+    fn = reinterpret_cast<typename D::Fortran*>(resolve_late(Routine(D::kRoutine)));
+    if (!fn) cpu_blas_missing_routine(Routine(D::kRoutine));
+  }
   return std::apply(fn, args);
 }
 
@@ -54,14 +57,11 @@ ResultOf<D> run(const typename D::Args& args) {
   }
 }
 
-// The interface layer of a routine (runtime.h): a descriptor may declare kLayer; BLAS routines need not.
-template <class D, class = void>
-struct LayerOf {
-  static constexpr Layer value = Layer::kBlas;
-};
+// The interface layer of a routine (runtime.h), from its descriptor's interface (routines/all.h).
 template <class D>
-struct LayerOf<D, std::void_t<decltype(D::kLayer)>> {
-  static constexpr Layer value = D::kLayer;
+struct LayerOf {
+  static constexpr Layer value =
+      bo::routines::InterfaceOf<D>::value == bo::routines::Interface::kLapack ? Layer::kLapack : Layer::kBlas;
 };
 
 // An exported Fortran entry point: a call arriving while we are inside one of ours of the same layer (the CPU CBLAS

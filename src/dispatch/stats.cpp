@@ -104,6 +104,11 @@ void print_summary() {
   out += line;
   out += "  CPU BLAS: " + (g_cpu.library.empty() ? std::string("(not looked up: no call needed it)") : g_cpu.library) +
          "\n";
+  if (!g_cpu.library.empty())
+    out += "  CPU LAPACK: " +
+           (g_cpu.lapack_library.empty() ? std::string("(none in the process when first looked up)")
+                                         : g_cpu.lapack_library) +
+           "\n";
   if (!g_cpu.report.identity.empty()) out += "  CPU BLAS reports: " + g_cpu.report.identity + "\n";
   if (!g_cpu.report.advice.empty()) out += "  note: " + g_cpu.report.advice + "\n";
   out += "  GPU: " + gpu_status_line() + "\n";

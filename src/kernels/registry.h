@@ -5,7 +5,7 @@
  * workspace size and a launcher that works on DEVICE pointers with BLAS semantics (leading dimensions,
  * increments of either sign, alpha/beta special cases). Configurations exist per element type: an entry's
  * routine (src/routines/routine_ids.h) names routine and precision (BO_R_SGEMM, BO_R_DGEMM, ...). The CUDA module
- * exports this table (blasoffload_cuda_registry_v4) so that tests and a tuner can enumerate and run every
+ * exports this table (blasoffload_cuda_registry_v5) so that tests and a tuner can enumerate and run every
  * configuration. Plain C so a test linking its own CUDA runtime can call it. */
 #ifndef BLASOFFLOAD_KERNEL_REGISTRY_H
 #define BLASOFFLOAD_KERNEL_REGISTRY_H
@@ -62,7 +62,7 @@ struct bo_kernel_registry {
 };
 
 typedef const struct bo_kernel_registry* (*bo_kernel_registry_fn)(void);
-#define BO_KERNEL_REGISTRY_ENTRY "blasoffload_cuda_registry_v4"
+#define BO_KERNEL_REGISTRY_ENTRY "blasoffload_cuda_registry_v5"
 
 #ifdef __cplusplus
 }

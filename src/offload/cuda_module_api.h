@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v6 and talks to it only through this table. Calls arrive as one struct bo_call
+ * blasoffload_cuda_module_v7 and talks to it only through this table. Calls arrive as one struct bo_call
  * (src/routines/call.h), already checked (reference INFO rules passed), normalised (upper-case option letters)
  * and past the reference quick returns, so the module only computes. Which operands a call reads and writes, and
  * how much work it is, come from the routine's descriptor (src/routines/), which both sides compile. Plain C so
@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 6u
+#define BO_CUDA_API_VERSION 7u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -28,7 +28,10 @@ enum bo_cuda_status {
   BO_CUDA_OUT_OF_MEMORY = 2, /* device or pinned memory exhausted */
   BO_CUDA_LAUNCH_FAILED = 3, /* a kernel or copy failed (possibly sticky) */
   BO_CUDA_UNSUPPORTED = 4,   /* this argument combination is left to the CPU by design */
-  BO_CUDA_FORKED_CHILD = 5   /* we are in a fork() child of a CUDA process: CUDA must not be touched */
+  BO_CUDA_FORKED_CHILD = 5,  /* we are in a fork() child of a CUDA process: CUDA must not be touched */
+  BO_CUDA_CPU_ANSWERS = 6    /* LAPACK: the GPU found INFO > 0 (a singular or not positive definite matrix) or
+                                non-finite results; the CPU LAPACK computes the call, so that INFO and the outputs are
+                                exactly its own (not a failure) */
 };
 
 /* What blasoffload-calibrate measures on the GPU side (see measure below). */
@@ -132,7 +135,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v6"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v7"
 
 #ifdef __cplusplus
 }

@@ -43,6 +43,8 @@ const char* status_name(int st) {
       return "not supported on the GPU";
     case BO_CUDA_FORKED_CHILD:
       return "fork() child of a CUDA process";
+    case BO_CUDA_CPU_ANSWERS:
+      return "the CPU LAPACK answers (INFO > 0 or non-finite values)";
     default:
       return "unknown GPU failure";
   }

@@ -58,7 +58,21 @@ std::vector<std::string> derive_missing_classes(Calibration* c) {
     if (derive(c, p + "trsm", p + "gemm.panel", 0.5)) derived.push_back(p + "trsm");
     if (derive(c, p + "syrk", p + "gemm.square", 1.0)) derived.push_back(p + "syrk");
   };
+  // LAPACK, within one precision, where the file has no measurement: the factorizations at a fraction of gemm.square
+  // (a well-configured CPU LAPACK reaches 0.3-0.45 of its gemm rate at n = 16384; the higher figure keeps the CPU
+  // looking strong, so that the GPU must win clearly), the solves as trsv (few right-hand sides) or trsm (many).
+  auto lapack = [&](const std::string& p) {
+    for (const char* f : {"getrf", "gesv"})
+      if (derive(c, p + f, p + "gemm.square", 0.5)) derived.push_back(p + f);
+    for (const char* f : {"potrf", "posv"})
+      if (derive(c, p + f, p + "gemm.square", 0.45)) derived.push_back(p + f);
+    for (const char* f : {"getrs", "potrs", "trtrs"}) {
+      if (derive(c, p + f + ".vec", p + "trsv.n", 1.0)) derived.push_back(p + f + ".vec");
+      if (derive(c, p + f + ".mat", p + "trsm", 1.0)) derived.push_back(p + f + ".mat");
+    }
+  };
   level3("s");
+  lapack("s");
   // Double precision from single: the same bytes per second where the class is bytes (Level 1 and 2 stream memory),
   // half the flops where it is flops (a CPU's FP64 SIMD peak is half its FP32 one).
   for (int i = 0; i < class_count(); ++i) {
@@ -67,6 +81,7 @@ std::vector<std::string> derive_missing_classes(Calibration* c) {
     if (derive(c, name, "s" + name.substr(1), class_by_bytes(i) ? 1.0 : 0.5)) derived.push_back(name);
   }
   level3("d");
+  lapack("d");
   return derived;
 }
 
@@ -256,7 +271,8 @@ CalibrationChoice choose_calibration(const std::string& path, bool path_explicit
     for (const std::string& d : derived) names += (names.empty() ? "" : ", ") + d;
     r.message += "; CPU rates of " + names +
                  " derived from its other rates (the file predates them: trsm at half gemm.panel, syrk as "
-                 "gemm.square, double precision as single at half the flops or the same bytes per second; run "
+                 "gemm.square, double precision as single at half the flops or the same bytes per second, LAPACK's "
+                 "factorizations at 0.45-0.5 of gemm.square and its solves as trsv or trsm; run "
                  "blasoffload-calibrate to measure them)";
   }
   return r;

@@ -256,6 +256,7 @@ State* load() {
     s.policy_file = u + "/policy.json";
   }
   s.cpu_blas = value_of("BLASOFFLOAD_CPU_BLAS");
+  s.cpu_lapack = value_of("BLASOFFLOAD_CPU_LAPACK");
   s.cuda_module = value_of("BLASOFFLOAD_CUDA_MODULE");
   return st;
 }

@@ -32,6 +32,7 @@ struct Settings {
   LogLevel log = LogLevel::kOff;
   std::string log_file;     // BLASOFFLOAD_LOG_FILE; empty = stderr
   std::string cpu_blas;     // BLASOFFLOAD_CPU_BLAS; empty = automatic lookup
+  std::string cpu_lapack;   // BLASOFFLOAD_CPU_LAPACK; empty = automatic lookup (BLASOFFLOAD_CPU_BLAS first, then the process)
   std::string cuda_module;  // BLASOFFLOAD_CUDA_MODULE; empty = next to libblasoffload.so
   std::string config_file;  // the file actually read, empty if none
 };

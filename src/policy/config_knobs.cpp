@@ -83,6 +83,9 @@ std::vector<Knob> build() {
                     "append the log to this file instead of stderr"));
   v.push_back(typed("BLASOFFLOAD_CPU_BLAS", K::kPath, O::kCore, "found automatically", "a path",
                     "the CPU BLAS to forward to (default: the next definition after blasoffload in the process)"));
+  v.push_back(typed("BLASOFFLOAD_CPU_LAPACK", K::kPath, O::kCore, "found automatically", "a path",
+                    "the CPU LAPACK to forward LAPACK calls to (default: BLASOFFLOAD_CPU_BLAS if it defines the "
+                    "routine, else the next definition after blasoffload in the process)"));
   v.push_back(typed("BLASOFFLOAD_CUDA_MODULE", K::kPath, O::kCore, "next to libblasoffload.so", "a path",
                     "the CUDA module libblasoffload_cuda.so to load"));
   v.push_back(typed("BLASOFFLOAD_CONFIG", K::kPath, O::kCore, "searched", "a path",
@@ -132,6 +135,8 @@ std::vector<Knob> build() {
   }
   v.push_back(typed("BLASOFFLOAD_CUBLAS", K::kText, O::kModule, "libcublas.so.13", "off or a path",
                     "cuBLAS as a tuning candidate and where the table picks it"));
+  v.push_back(typed("BLASOFFLOAD_CUSOLVER", K::kText, O::kModule, "libcusolver.so.12", "off or a path",
+                    "cuSOLVER, the GPU engine of the LAPACK routines (off: they run on the CPU LAPACK)"));
   v.push_back(typed("BLASOFFLOAD_TUNED_PARAMS", K::kPath, O::kModule, "by GPU name, then compute capability", "a path",
                     "the tuned table to use (a file), or a directory searched first"));
   // Test hooks: declared so that they are known (not warned about as unknown).

@@ -7,10 +7,17 @@
 #include "routines/descriptor.h"
 #include "routines/gemm.h"
 #include "routines/gemv.h"
+#include "routines/gesv.h"
+#include "routines/getrf.h"
+#include "routines/getrs.h"
 #include "routines/nrm2.h"
+#include "routines/posv.h"
+#include "routines/potrf.h"
+#include "routines/potrs.h"
 #include "routines/syrk.h"
 #include "routines/trsm.h"
 #include "routines/trsv.h"
+#include "routines/trtrs.h"
 
 namespace bo::routines {
 
@@ -78,6 +85,19 @@ struct ResidencyInPolicy<D, std::void_t<decltype(D::kResidencyInPolicy)>> : std:
 // Whether the policy's predictions credit the module's device copies of this routine's matrices.
 inline bool residency_in_policy(int routine) {
   return visit(routine, [](auto t) { return ResidencyInPolicy<typename decltype(t)::type>::value; });
+}
+
+// The interface of a routine (descriptor.h): LAPACK descriptors declare kInterface.
+template <class D, class = void>
+struct InterfaceOf {
+  static constexpr Interface value = Interface::kBlas;
+};
+template <class D>
+struct InterfaceOf<D, std::void_t<decltype(D::kInterface)>> {
+  static constexpr Interface value = D::kInterface;
+};
+inline bool is_lapack(int routine) {
+  return visit(routine, [](auto t) { return InterfaceOf<typename decltype(t)::type>::value == Interface::kLapack; });
 }
 
 inline int element_size(int routine) { return bo_element_size(bo_routine_precision(routine)); }

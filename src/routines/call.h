@@ -10,7 +10,16 @@
  *   nrm2: n, b = x/incx (> 0), c = where the result goes (host scalar for the module, device scalar for a kernel)
  *   trsm: op = {side, uplo, transa, diag}, m, n, alpha (!= 0), a/lda, c = B/ldc (solved in place)
  *   syrk: op = {uplo, trans ('C' read as 'T')}, n, k, alpha (!= 0), a/lda, beta, c/ldc (only the triangle read and
- *         written) */
+ *         written)
+ * LAPACK routines (A is read and written by the factorizations: a is then an output too; info points to the caller's
+ * INFO, ipiv to its pivot array, both blas_int: int32 in this build; nrhs is k):
+ *   getrf: m, n, a/lda (the factors), ipiv, info
+ *   getrs: op = {trans}, n, k = nrhs, a/lda (the factors), ipiv, c/ldc = B (solved in place), info
+ *   gesv:  n, k = nrhs, a/lda (the factors), ipiv, c/ldc = B, info
+ *   potrf: op = {uplo}, n, a/lda (only the triangle read and written), info
+ *   potrs: op = {uplo}, n, k = nrhs, a/lda (the triangle), c/ldc = B, info
+ *   posv:  op = {uplo}, n, k = nrhs, a/lda (the triangle, factored), c/ldc = B, info
+ *   trtrs: op = {uplo, trans, diag}, n, k = nrhs (> 0), a/lda (the triangle), c/ldc = B, info */
 #ifndef BLASOFFLOAD_CALL_H
 #define BLASOFFLOAD_CALL_H
 
@@ -32,6 +41,8 @@ struct bo_call {
   void* c;
   int64_t ldc;
   int64_t incx, incy;
+  void* ipiv; /* LAPACK only (see above) */
+  void* info;
 };
 
 #ifdef __cplusplus

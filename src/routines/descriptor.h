@@ -11,6 +11,8 @@
 //                              BLASOFFLOAD_<ROUTINE>_MIN is work^(1/kWorkDims)
 //   kClasses, shape_class(call) the CPU-rate classes of the policy (name suffix, class size per unit of work)
 //   describe(call, buf, size)  the arguments as BLASOFFLOAD_LOG=calls prints them
+// LAPACK routines (lapack.h) also declare kInterface = Interface::kLapack; their prepare() writes the caller's INFO
+// as the reference does (0 first, -i on an argument error).
 #pragma once
 
 #include <cstddef>
@@ -64,6 +66,9 @@ struct Signature<R(A...)> {
   using Result = R;
   using Args = std::tuple<A...>;
 };
+
+// The interface a routine belongs to: its re-entry layer (dispatch/runtime.h) and where its CPU definition is found.
+enum class Interface { kBlas, kLapack };
 
 // What the reference checks and quick returns leave to do.
 enum class Prep {

@@ -3,7 +3,7 @@
 # 1. `readelf -d LIB` has no NEEDED entry for CUDA (cuda|cublas|nvrtc): the core loads without a toolkit.
 # 2. `nm -D --defined-only LIB` lists exactly the names generated from ROUTINE_LIST (src/routines/routine_list.h,
 #    which expands abi/routines.def per precision): for each BO_ENTRY(p, P, name, NAME, T), e.g. dgemm:
-#    dgemm_, dgemm, DGEMM, DGEMM_, cblas_dgemm - and nothing else. The list is made by running ROUTINE_LIST through
+#    dgemm_, dgemm, DGEMM, DGEMM_, and for BLAS routines (BO_BLAS_ENTRY) cblas_dgemm - and nothing else. The list is made by running ROUTINE_LIST through
 #    the C preprocessor (so comments and conditionals count as they do in the build).
 set -u
 lib=$1 list=$2 cc=$3
@@ -15,10 +15,10 @@ if grep -iE 'cuda|cublas|nvrtc' <<<"$needed"; then
   echo "FAIL: $lib depends on a CUDA library (above)"; status=1
 fi
 
-expected=$(printf '#define BO_ENTRY(p, P, name, NAME, T) @@ p##name P##NAME\n#include "%s"\n' "$list" |
+expected=$(printf '#define BO_ENTRY(p, P, name, NAME, T) @@ p##name P##NAME\n#define BO_BLAS_ENTRY(p, P, name, NAME, T) @C p##name\n#include "%s"\n' "$list" |
   "$cc" -E -P -x c - |
   awk '{ for (i = 1; i + 2 <= NF; ++i) if ($i == "@@") { l = $(i + 1); u = $(i + 2)
-           print l "_"; print l; print u; print u "_"; print "cblas_" l } }' | sort)
+           print l "_"; print l; print u; print u "_" } else if ($i == "@C") print "cblas_" $(i + 1) }' | sort)
 [ -n "$expected" ] || { echo "FAIL: no BO_ENTRY expansions from $list"; exit 1; }
 # Version definitions (type A) are not symbols a program can bind to; everything else counts.
 actual=$(nm -D --defined-only "$lib" | awk '$2 != "A" { print $NF }' | sed 's/@.*//' | sort)

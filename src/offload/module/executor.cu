@@ -17,9 +17,10 @@
 #include "offload/module/device.h"
 #include "offload/module/executor.h"
 #include "offload/module/gemm_pipeline.h"
+#include "offload/module/lapack_exec.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/staging.h"
-#include "routines/operand.h"
+#include "routines/all.h"
 
 namespace bok {
 const bo_kernel_registry* registry();
@@ -73,19 +74,6 @@ struct ResidentHolds {
     if (cache) cache->host_written(o);
   }
 };
-
-// Uploads queue on the call's stream; the first failure is kept for the call's error classification.
-struct UploadCtx {
-  cudaStream_t stream;
-  cudaError_t error = cudaSuccess;
-};
-bool queue_upload(void* ctx, void* dev, size_t dpitch, const void* pinned, size_t spitch, size_t width, size_t height) {
-  UploadCtx* u = static_cast<UploadCtx*>(ctx);
-  u->error = height == 1
-                 ? cudaMemcpyAsync(dev, pinned, width, cudaMemcpyHostToDevice, u->stream)
-                 : cudaMemcpy2DAsync(dev, dpitch, pinned, spitch, width, height, cudaMemcpyHostToDevice, u->stream);
-  return u->error == cudaSuccess;
-}
 
 // ---- gemm's routing: direct, or the tiled pipeline (BLASOFFLOAD_PIPELINE=auto|always|off). ----
 enum class PipelineUse { kNo, kYes, kIfDirectFails };
@@ -159,10 +147,19 @@ int gemm(const bo_call& c, double cpu_share) {
 
 const bo_gemm_stats& last_gemm_stats() { return t_last_gemm; }
 
+bool queue_upload(void* ctx, void* dev, size_t dpitch, const void* pinned, size_t spitch, size_t width, size_t height) {
+  UploadCtx* u = static_cast<UploadCtx*>(ctx);
+  u->error = height == 1
+                 ? cudaMemcpyAsync(dev, pinned, width, cudaMemcpyHostToDevice, u->stream)
+                 : cudaMemcpy2DAsync(dev, dpitch, pinned, spitch, width, height, cudaMemcpyHostToDevice, u->stream);
+  return u->error == cudaSuccess;
+}
+
 int call(const bo_call* c, double cpu_share) {
   if (int g = gate()) return g;
   if (!c || c->routine < 0 || c->routine >= BO_R_COUNT) return BO_CUDA_UNSUPPORTED;
   if (bo_routine_kind_of(c->routine) == BO_KIND_GEMM) return gemm(*c, cpu_share);
+  if (bo::routines::is_lapack(c->routine)) return lapack_call(*c);
   ExecReport rep;
   return execute(*c, ExecOptions{}, &rep);
 }

@@ -1,4 +1,4 @@
-// The CUDA module's entry table (offload/cuda_module_api.h v6): start-up, the generic call (executor.h), what the
+// The CUDA module's entry table (offload/cuda_module_api.h v7): start-up, the generic call (executor.h), what the
 // policy asks (kernel time estimates, device pointers, pinned and resident host memory), blasoffload-calibrate's
 // measurements and shutdown. Where things live: device.h (device choice, slots, call scope, errors), staging.h
 // (element-exact packing), executor.h (the generic call), gemm_pipeline.h (the tiled gemm for large host operands),
@@ -17,12 +17,15 @@
 #include "kernels/registry.h"
 #include "kernels/tuned_select.h"
 #include "kernels/vendor_cublas.h"
+#include "kernels/vendor_cusolver.h"
 #include "config/paths.h"
 #include "offload/cuda_module_api.h"
 #include "offload/module/device.h"
 #include "offload/module/executor.h"
 #include "offload/module/gemm_pipeline.h"
 #include "offload/module/resident_copies.h"
+#include "offload/module/solver_model.h"
+#include "routines/all.h"
 #include "offload/module/staging.h"
 #include "offload/module/staging_pool.h"
 
@@ -34,6 +37,7 @@ void set_strsm_inv_max_cond(const char* value);  // kernels/trsm.cuh
 namespace {
 
 char g_name[256] = "blasoffload-cuda 0.4";
+int g_cc_major = 0, g_cc_minor = 0;  // the chosen GPU's compute capability (the LAPACK time model)
 
 // Where tuned tables are looked for, in order: the user's (where blasoffload-tune writes by default), next to this
 // module (build tree, carried copies), and the installed share directory of either layout (config/paths.h).
@@ -63,7 +67,10 @@ int init(const bo_cuda_host_services* host) {
   cudaRuntimeGetVersion(&rt);
   std::snprintf(g_name, sizeof g_name, "blasoffload-cuda 0.4 (CUDA %d.%d, GPU %d of %d: %s, sm_%d%d, by %s)", rt / 1000,
                 (rt % 1000) / 10, dev, bom::device_count(), prop.name, prop.major, prop.minor, how);
+  g_cc_major = prop.major;
+  g_cc_minor = prop.minor;
   bok::vendor::set_cublas_setting(bom::config("BLASOFFLOAD_CUBLAS"));
+  bok::vendor::set_cusolver_setting(bom::config("BLASOFFLOAD_CUSOLVER"));
   bok::set_strsm_inv_max_cond(bom::config("BLASOFFLOAD_STRSM_INV_MAX_COND"));
   bo::tuning::DeviceInfo info;
   info.name = prop.name;
@@ -77,6 +84,7 @@ int init(const bo_cuda_host_services* host) {
   // the background), rather than inside the first call the table gives to cuBLAS.
   // Double-precision routines without tuned keys choose cuBLAS too (registry.cu's built-in choice).
   bok::vendor::cublas_available();
+  // cuSOLVER only when a LAPACK call comes (most BLAS programs never need it); its absence is said once, here.
   return BO_CUDA_OK;
 }
 
@@ -87,6 +95,7 @@ int call(const bo_call* c, double cpu_share) { return bom::call(c, cpu_share); }
 // FP64 at half the FP32 rate, bytes by element size), so that untuned guesses err toward the CPU.
 double kernel_us(const bo_call* c) {
   if (!c || c->routine < 0 || c->routine >= BO_R_COUNT) return -1;
+  if (bo::routines::is_lapack(c->routine)) return bom::solver_kernel_us(*c, g_cc_major, g_cc_minor);
   const double t = bok::tuned_kernel_us(c);
   if (t >= 0) return t;
   const bool dbl = bo_routine_precision(c->routine) == BO_PREC_D;
@@ -274,10 +283,10 @@ const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,  init,        call,
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v6() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v7() {
   return &kModule;
 }
 
-extern "C" __attribute__((visibility("default"))) const bo_kernel_registry* blasoffload_cuda_registry_v4() {
+extern "C" __attribute__((visibility("default"))) const bo_kernel_registry* blasoffload_cuda_registry_v5() {
   return bok::registry();
 }

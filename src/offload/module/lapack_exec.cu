@@ -1,0 +1,249 @@
+// The module's LAPACK path (see lapack_exec.h).
+//
+// One call: its host operands (the descriptor's extents: A a matrix or a triangle, B the right-hand sides) are staged
+// into the calling thread's slot and uploaded in pieces while the staging threads pack the next; cuSOLVER (cuBLAS's
+// trsm for trtrs) computes on the packed copies; INFO, the pivots and a scan for non-finite values in the outputs come
+// back first. Only when every step succeeded, INFO is 0 and the outputs are finite are the outputs copied back and
+// written to the program's memory, element-exactly (a triangle's other half and the bytes between rows untouched).
+// Otherwise nothing was written and the CPU LAPACK computes the call: a singular or indefinite matrix gets the CPU's
+// INFO and partial factors, bit for bit as without blasoffload. A factor with a device copy in the residency cache
+// (a solve with factors used before, unchanged) is not moved again.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <mutex>
+
+#include "kernels/vendor_cublas.h"
+#include "kernels/vendor_cusolver.h"
+#include "offload/module/call_plan.h"
+#include "offload/module/device.h"
+#include "offload/module/executor.h"
+#include "offload/module/lapack_exec.h"
+#include "offload/module/resident_copies.h"
+#include "offload/module/staging.h"
+#include "offload/module/staging_pool.h"
+#include "routines/all.h"
+
+namespace bom {
+namespace {
+
+using bo::routines::Operand;
+
+// Sets *flag when an element of the rows x cols operand (a triangle: only its part) is Inf or NaN.
+template <class T>
+__global__ void find_nonfinite(const T* a, int64_t rows, int64_t cols, int64_t ld, int shape, int* flag) {
+  for (int64_t j = blockIdx.x; j < cols; j += gridDim.x) {
+    const int64_t r0 = shape == Operand::kLower ? j : 0;
+    const int64_t r1 = shape == Operand::kUpper ? (j + 1 < rows ? j + 1 : rows) : rows;
+    bool bad = false;
+    for (int64_t i = r0 + threadIdx.x; i < r1; i += blockDim.x) bad |= !isfinite(a[i + j * ld]);
+    if (__syncthreads_or(bad) && threadIdx.x == 0) *flag = 1;
+  }
+}
+
+template <class T>
+cudaError_t scan(const T* dev, const Operand& o, int* flag, cudaStream_t st) {
+  const int64_t cols = o.shape == Operand::kMatrix ? o.cols : o.rows;
+  const unsigned blocks = unsigned(std::min<int64_t>(cols, 65535));
+  find_nonfinite<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, std::max<int64_t>(o.rows, 1), int(o.shape), flag);
+  return cudaGetLastError();
+}
+
+// Writes columns [j0, j1) of a triangle from the packed device square's pinned image (leading dimension n) to the
+// host, only the triangle's elements of each column.
+void unpack_triangle_columns(void* host, const void* pinned, int64_t n, int64_t ld, bool lower, int es) {
+  parallel_for(n, [&](int64_t j) {
+    const int64_t r0 = lower ? j : 0, r1 = lower ? n : j + 1;
+    std::memcpy(static_cast<char*>(host) + size_t(es) * size_t(r0 + j * ld),
+                static_cast<const char*>(pinned) + size_t(es) * size_t(r0 + j * n), size_t(es) * size_t(r1 - r0));
+  });
+}
+
+void write_back(void* host, const void* pinned, const Operand& o, int es) {
+  if (o.shape == Operand::kMatrix)
+    unpack_block(host, pinned, o.rows, o.cols, o.ld, es);
+  else
+    unpack_triangle_columns(host, pinned, o.rows, o.ld, o.shape == Operand::kLower, es);
+}
+
+bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+template <class T>
+int run(const bo_call& c) {
+  const int es = int(sizeof(T));
+  const bo_routine_kind kind = bo_routine_kind_of(c.routine);
+  const char* name = bo_routine_name(c.routine);
+  Operand ops[3];
+  const int nops = bo::routines::operands(c, ops);
+  const Operand& oa = ops[0];
+  const Operand* ob = nops > 1 ? &ops[1] : nullptr;
+  // cuSOLVER's 32-bit interface: every packed operand must be indexable by int.
+  if (!fits_int(packed_elements(oa)) || (ob && !fits_int(packed_elements(*ob)))) return BO_CUDA_UNSUPPORTED;
+  // LAPACK's entry points take host memory (pointers of a CUDA-aware program are left to the CPU LAPACK, as without
+  // blasoffload).
+  if (on_device(c.a) || (c.c && on_device(c.c))) return BO_CUDA_UNSUPPORTED;
+  const bool factor = kind == BO_KIND_GETRF || kind == BO_KIND_GESV || kind == BO_KIND_POTRF || kind == BO_KIND_POSV;
+  const bool lu = kind == BO_KIND_GETRF || kind == BO_KIND_GESV || kind == BO_KIND_GETRS;
+  if (kind == BO_KIND_TRTRS) {
+    // The reference's singularity check (a zero on a non-unit diagonal), done where the matrix is: INFO is the CPU's.
+    if (!bok::vendor::cublas_available()) return BO_CUDA_UNSUPPORTED;
+    if (c.op[2] == 'N') {
+      const T* a = static_cast<const T*>(c.a);
+      for (int64_t i = 0; i < c.n; ++i)
+        if (a[i + i * c.lda] == T(0)) return BO_CUDA_CPU_ANSWERS;
+    }
+  } else if (!bok::vendor::cusolver_available()) {
+    return BO_CUDA_UNSUPPORTED;
+  }
+  const int64_t npiv = kind == BO_KIND_GETRF ? std::min(c.m, c.n) : lu ? c.n : 0;
+
+  CallScope cs(name);
+  Slot& s = cs.slot();
+  cudaStream_t st = s.stream;
+  // A factor the program solves with again may have a device copy (residency.h): used in place, not moved.
+  Residency* rc = factor ? nullptr : resident_copies(host(), device());
+  Residency::Lease lease;
+  struct Release {
+    Residency* rc;
+    Residency::Lease* l;
+    ~Release() {
+      if (rc) rc->release(*l);
+    }
+  } release{rc, &lease};
+
+  const size_t a_elems = size_t(packed_elements(oa)), b_elems = ob ? size_t(packed_elements(*ob)) : 0;
+  const size_t ints = 4;  // INFO of the factorization, INFO of the solve, the non-finite flag, spare
+  auto dev_bytes = [&](size_t work_elems) {
+    return align256(size_t(es) * a_elems) + align256(size_t(es) * b_elems) + align256(sizeof(int) * size_t(npiv)) +
+           align256(sizeof(int) * ints) + align256(size_t(es) * work_elems);
+  };
+  const size_t pin_bytes = align256(size_t(es) * a_elems) + align256(size_t(es) * b_elems) +
+                           align256(sizeof(int) * size_t(npiv)) + align256(sizeof(int) * ints);
+  if (cudaError_t e = reserve(s, dev_bytes(0), pin_bytes)) return cs.fail(e);
+  st = s.stream;
+  // The factorization's workspace, asked with the operand's device address (its size depends only on the shape).
+  int64_t work = 0;
+  {
+    T* da = reinterpret_cast<T*>(s.dev);
+    int err = 0;
+    const int64_t lda = std::max<int64_t>(oa.rows, 1);
+    if (kind == BO_KIND_GETRF || kind == BO_KIND_GESV)
+      work = bok::vendor::cusolver_getrf_work(c.m, c.n, da, lda, st, &err);
+    else if (kind == BO_KIND_POTRF || kind == BO_KIND_POSV)
+      work = bok::vendor::cusolver_potrf_work(c.op[0], c.n, da, lda, st, &err);
+    if (err) return cs.fail(cudaError_t(err));
+    if (cudaError_t e = reserve(s, dev_bytes(size_t(std::max<int64_t>(work, 1))), pin_bytes)) return cs.fail(e);
+    st = s.stream;
+  }
+  Carver dv{s.dev}, pv{s.pin};
+  T* da = reinterpret_cast<T*>(dv.take(size_t(es) * a_elems));
+  T* db = reinterpret_cast<T*>(dv.take(size_t(es) * b_elems));
+  int* dpiv = reinterpret_cast<int*>(dv.take(sizeof(int) * size_t(npiv)));
+  int* dinfo = reinterpret_cast<int*>(dv.take(sizeof(int) * ints));
+  T* dwork = reinterpret_cast<T*>(dv.take(size_t(es) * size_t(std::max<int64_t>(work, 1))));
+  char* pa = pv.take(size_t(es) * a_elems);
+  char* pb = pv.take(size_t(es) * b_elems);
+  int* ppiv = reinterpret_cast<int*>(pv.take(sizeof(int) * size_t(npiv)));
+  int* pinfo = reinterpret_cast<int*>(pv.take(sizeof(int) * ints));
+
+  cudaError_t e = cudaMemsetAsync(dinfo, 0, sizeof(int) * ints, st);
+  UploadCtx up{st};
+  const UploadQueue q{&up, queue_upload};
+  // The factors' device copy, or A staged (packed: leading dimension rows).
+  const T* a_in = da;
+  int64_t lda_dev = std::max<int64_t>(oa.rows, 1);
+  if (!e && rc) {
+    lease = rc->acquire(resident_view(c.a, oa, es), Residency::Role::kInput, st, resident_call_use());
+    if (lease.dev) {
+      a_in = reinterpret_cast<const T*>(lease.dev);
+      lda_dev = oa.ld;
+    }
+  }
+  if (!e && !lease.dev && !upload_operand(q, pa, da, c.a, oa, es)) e = up.error;
+  if (!e && ob && !upload_operand(q, pb, db, c.c, *ob, es)) e = up.error;
+  if (!e && kind == BO_KIND_GETRS) {
+    std::memcpy(ppiv, c.ipiv, sizeof(int) * size_t(npiv));  // blas_int is int in this build
+    e = cudaMemcpyAsync(dpiv, ppiv, sizeof(int) * size_t(npiv), cudaMemcpyHostToDevice, st);
+  }
+  const int64_t n = c.n, nrhs = c.k, ldb = std::max<int64_t>(c.n, 1);
+  auto ok = [](int r) { return cudaError_t(r); };
+  if (!e) switch (kind) {
+      case BO_KIND_GETRF:
+        e = ok(bok::vendor::cusolver_getrf(c.m, c.n, da, lda_dev, dwork, dpiv, dinfo, st));
+        break;
+      case BO_KIND_GESV:
+        e = ok(bok::vendor::cusolver_getrf(n, n, da, lda_dev, dwork, dpiv, dinfo, st));
+        if (!e && nrhs > 0)
+          e = ok(bok::vendor::cusolver_getrs('N', n, nrhs, da, lda_dev, dpiv, db, ldb, dinfo + 1, st));
+        break;
+      case BO_KIND_GETRS:
+        e = ok(bok::vendor::cusolver_getrs(c.op[0], n, nrhs, a_in, lda_dev, dpiv, db, ldb, dinfo + 1, st));
+        break;
+      case BO_KIND_POTRF:
+        e = ok(bok::vendor::cusolver_potrf(c.op[0], n, da, lda_dev, dwork, work, dinfo, st));
+        break;
+      case BO_KIND_POSV:
+        e = ok(bok::vendor::cusolver_potrf(c.op[0], n, da, lda_dev, dwork, work, dinfo, st));
+        if (!e && nrhs > 0) e = ok(bok::vendor::cusolver_potrs(c.op[0], n, nrhs, da, lda_dev, db, ldb, dinfo + 1, st));
+        break;
+      case BO_KIND_POTRS:
+        e = ok(bok::vendor::cusolver_potrs(c.op[0], n, nrhs, a_in, lda_dev, db, ldb, dinfo + 1, st));
+        break;
+      case BO_KIND_TRTRS:
+        e = ok(bok::vendor::cublas_trsm('L', c.op[0], c.op[1], c.op[2], n, nrhs, T(1), a_in, lda_dev, db, ldb, st));
+        break;
+      default:
+        return BO_CUDA_UNSUPPORTED;
+    }
+  // Non-finite outputs: the CPU's answer (its NaN and Inf placement, its INFO) is the reference.
+  if (!e && factor) e = scan(da, oa, dinfo + 2, st);
+  if (!e && ob) e = scan(db, *ob, dinfo + 2, st);
+  if (!e) e = cudaMemcpyAsync(pinfo, dinfo, sizeof(int) * ints, cudaMemcpyDeviceToHost, st);
+  if (!e && npiv && kind != BO_KIND_GETRS)
+    e = cudaMemcpyAsync(ppiv, dpiv, sizeof(int) * size_t(npiv), cudaMemcpyDeviceToHost, st);
+  if (!e) e = cudaStreamSynchronize(st);
+  if (e) return cs.fail(e);
+  if (pinfo[0] < 0 || pinfo[1] < 0) return BO_CUDA_UNSUPPORTED;  // cuSOLVER refused an argument: the CPU's business
+  if (pinfo[0] > 0 || pinfo[2] != 0) {
+    log_line(BO_LOG_DEBUG, "%s n=%lld: the GPU found INFO = %d%s; the CPU LAPACK answers", name, (long long)c.n,
+             pinfo[0], pinfo[2] ? " and non-finite values" : "");
+    return BO_CUDA_CPU_ANSWERS;
+  }
+  // The outputs, then the program's memory.
+  if (factor) e = cudaMemcpyAsync(pa, da, size_t(es) * a_elems, cudaMemcpyDeviceToHost, st);
+  if (!e && ob) e = cudaMemcpyAsync(pb, db, size_t(es) * b_elems, cudaMemcpyDeviceToHost, st);
+  if (!e) e = cudaStreamSynchronize(st);
+  if (e) return cs.fail(e);
+  Residency* written = resident_copies(host(), device());
+  if (factor) {
+    void* ha = const_cast<void*>(c.a);
+    write_back(ha, pa, oa, es);
+    if (written) written->host_written(resident_view(ha, oa, es));
+  }
+  if (ob) {
+    write_back(c.c, pb, *ob, es);
+    if (written) written->host_written(resident_view(c.c, *ob, es));
+  }
+  if (npiv && kind != BO_KIND_GETRS) std::memcpy(c.ipiv, ppiv, sizeof(int) * size_t(npiv));
+  *static_cast<int*>(c.info) = 0;
+  log_line(BO_LOG_DEBUG, "%s %.3s m=%lld n=%lld nrhs=%lld: on the GPU%s", name, c.op, (long long)c.m, (long long)c.n,
+           (long long)c.k, lease.dev ? " (factors from their device copy)" : "");
+  return BO_CUDA_OK;
+}
+
+}  // namespace
+
+int lapack_call(const bo_call& c) {
+  if (int g = gate()) return g;
+  // Which engine LAPACK calls have, said once (the summary keeps it): opening cuSOLVER waits for the first call.
+  static std::once_flag said;
+  std::call_once(said, [] {
+    const bool have = bok::vendor::cusolver_available();
+    log_line(have ? BO_LOG_DEBUG : BO_LOG_SUMMARY, "%s", bok::vendor::cusolver_description());
+  });
+  return bo_routine_precision(c.routine) == BO_PREC_D ? run<double>(c) : run<float>(c);
+}
+
+}  // namespace bom

@@ -1,0 +1,14 @@
+// The module's LAPACK path: LU and Cholesky factorizations and solves (getrf getrs gesv potrf potrs posv trtrs, either
+// precision) on host operands, with cuSOLVER (and cuBLAS for trtrs).
+#pragma once
+
+#include "offload/cuda_module_api.h"
+
+namespace bom {
+
+// BO_CUDA_OK with A, B, the pivots and INFO written exactly as the CPU LAPACK would (element-exactly, after every
+// step succeeded); BO_CUDA_CPU_ANSWERS when the GPU found INFO > 0 or non-finite values (the CPU LAPACK must compute
+// the call: its INFO and outputs are the reference); any other status: nothing written.
+int lapack_call(const bo_call& c);
+
+}  // namespace bom

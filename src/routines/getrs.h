@@ -1,0 +1,79 @@
+// ?GETRS: solves A X = B or A^T X = B with the LU factors of ?GETRF (B overwritten by X).
+#pragma once
+
+#include <cstdio>
+
+#include "routines/lapack.h"
+
+#define BO_GETRS_RESULT(T) void
+#define BO_GETRS_PARAMS(T)                                                                                            \
+  (const char* trans, const blas_int* n, const blas_int* nrhs, const T* a, const blas_int* lda, const blas_int* ipiv, \
+   T* b, const blas_int* ldb, blas_int* info, fortran_strlen trans_len)
+#define BO_GETRS_ARGS (trans, n, nrhs, a, lda, ipiv, b, ldb, info, trans_len)
+
+namespace bo::routines {
+
+template <class T>
+struct Getrs {
+  static constexpr bo_routine_kind kKind = BO_KIND_GETRS;
+  static constexpr Interface kInterface = Interface::kLapack;
+  using Fortran = BO_GETRS_RESULT(T) BO_GETRS_PARAMS(T);
+  static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
+  using Args = typename Signature<Fortran>::Args;
+  enum { TRANS, N, NRHS, A, LDA, IPIV, B, LDB, INFO };
+
+  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
+    blas_int* out = std::get<INFO>(x);
+    *out = 0;
+    const char t = upper(*std::get<TRANS>(x));
+    const blas_int n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
+    if (!is_trans(t)) return lapack_invalid(out, 1, info);
+    if (n < 0) return lapack_invalid(out, 2, info);
+    if (nrhs < 0) return lapack_invalid(out, 3, info);
+    if (lda < max1(n)) return lapack_invalid(out, 5, info);
+    if (ldb < max1(n)) return lapack_invalid(out, 8, info);
+    if (n == 0 || nrhs == 0) return Prep::kQuick;
+    *call = bo_call{kRoutine, {t},     n, n,
+                    nrhs,     0,       0, std::get<A>(x),
+                    lda,      nullptr, 0, std::get<B>(x),
+                    ldb,      0,       0, const_cast<blas_int*>(std::get<IPIV>(x)),
+                    out};
+    return Prep::kRun;
+  }
+
+  static void call_fortran(Fortran* fn, const bo_call& c) {
+    const blas_int n = blas_int(c.n), nrhs = blas_int(c.k), lda = blas_int(c.lda), ldb = blas_int(c.ldc);
+    fn(&c.op[0], &n, &nrhs, static_cast<const T*>(c.a), &lda, static_cast<const blas_int*>(c.ipiv),
+       static_cast<T*>(c.c), &ldb, static_cast<blas_int*>(c.info), 1);
+  }
+
+  static int operands(const bo_call& c, Operand* out) {
+    out[0] = {0, Operand::kMatrix, Operand::kIn, c.n, c.n, c.lda};
+    out[1] = {2, Operand::kMatrix, Operand::kInOut, c.n, c.k, c.ldc};
+    return 2;
+  }
+  // The policy credits a device copy of the factors (a program solves with the same factors again and again).
+  static constexpr bool kResidencyInPolicy = true;
+
+  static constexpr int kWorkDims = 3;
+  static double work(const bo_call& c) { return solve_work(double(c.n), double(c.k)); }
+  static double flops(const bo_call& c) { return 2 * work(c); }
+
+  // Few right-hand sides: the bytes of L and U read (n^2 elements, at least work / kSolveFewRhs).
+  static constexpr ShapeClassInfo kClasses[] = {{"getrs.vec", 1.0 / kSolveFewRhs, true}, {"getrs.mat", 2, false}};
+  static int shape_class(const bo_call& c) { return solve_class(c); }
+  static double class_size(const bo_call& c) {
+    return solve_class(c) == 0 ? sizeof(T) * double(c.n) * double(c.n) : flops(c);
+  }
+
+  static void describe(const bo_call& c, char* buf, std::size_t size) {
+    std::snprintf(buf, size, "%c n=%lld nrhs=%lld", c.op[0], (long long)c.n, (long long)c.k);
+  }
+};
+
+namespace by_name {
+template <class T>
+using getrs = Getrs<T>;
+}
+
+}  // namespace bo::routines

@@ -1,0 +1,34 @@
+// What the LAPACK routine descriptors (getrf.h, getrs.h, gesv.h, potrf.h, potrs.h, posv.h, trtrs.h) share: the INFO
+// protocol of the reference, the operation counts and the classes of the triangular-solve family.
+#pragma once
+
+#include <cstdint>
+
+#include "routines/descriptor.h"
+
+namespace bo::routines {
+
+// Multiply-add counts (flops classes count twice these, as gemm's class counts 2 m n k).
+// LU with partial pivoting of an m x n matrix.
+inline double getrf_work(double m, double n) {
+  const double k = m < n ? m : n, l = m < n ? n : m;
+  return 0.5 * l * k * k - k * k * k / 6.0;
+}
+// Cholesky of an n x n matrix.
+inline double potrf_work(double n) { return n * n * n / 6.0; }
+// Two triangular solves with nrhs right-hand sides.
+inline double solve_work(double n, double nrhs) { return n * n * nrhs; }
+
+// The solves (getrs, potrs, trtrs): with few right-hand sides they stream the factors from memory (Level 2: a bytes
+// class, the bytes of the triangles read), with many they are Level 3 (a flops class).
+constexpr int64_t kSolveFewRhs = 32;
+inline int solve_class(const bo_call& c) { return c.k < kSolveFewRhs ? 0 : 1; }
+
+// The INFO a LAPACK routine writes: 0 on entry, -i for argument i (prepare() reports i to XERBLA as well).
+inline Prep lapack_invalid(blas_int* out, blas_int i, blas_int* info) {
+  *out = -i;
+  *info = i;
+  return Prep::kInvalid;
+}
+
+}  // namespace bo::routines

@@ -1,0 +1,76 @@
+// ?POTRS: solves A X = B with the Cholesky factor of ?POTRF (the uplo triangle), B overwritten by X.
+#pragma once
+
+#include <cstdio>
+
+#include "routines/lapack.h"
+
+#define BO_POTRS_RESULT(T) void
+#define BO_POTRS_PARAMS(T)                                                                           \
+  (const char* uplo, const blas_int* n, const blas_int* nrhs, const T* a, const blas_int* lda, T* b, \
+   const blas_int* ldb, blas_int* info, fortran_strlen uplo_len)
+#define BO_POTRS_ARGS (uplo, n, nrhs, a, lda, b, ldb, info, uplo_len)
+
+namespace bo::routines {
+
+template <class T>
+struct Potrs {
+  static constexpr bo_routine_kind kKind = BO_KIND_POTRS;
+  static constexpr Interface kInterface = Interface::kLapack;
+  using Fortran = BO_POTRS_RESULT(T) BO_POTRS_PARAMS(T);
+  static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
+  using Args = typename Signature<Fortran>::Args;
+  enum { UPLO, N, NRHS, A, LDA, B, LDB, INFO };
+
+  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
+    blas_int* out = std::get<INFO>(x);
+    *out = 0;
+    const char ul = upper(*std::get<UPLO>(x));
+    const blas_int n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
+    if (!is_uplo(ul)) return lapack_invalid(out, 1, info);
+    if (n < 0) return lapack_invalid(out, 2, info);
+    if (nrhs < 0) return lapack_invalid(out, 3, info);
+    if (lda < max1(n)) return lapack_invalid(out, 5, info);
+    if (ldb < max1(n)) return lapack_invalid(out, 7, info);
+    if (n == 0 || nrhs == 0) return Prep::kQuick;
+    *call = bo_call{kRoutine, {ul},           n,   n, nrhs, 0,       0,  std::get<A>(x), lda, nullptr,
+                    0,        std::get<B>(x), ldb, 0, 0,    nullptr, out};
+    return Prep::kRun;
+  }
+
+  static void call_fortran(Fortran* fn, const bo_call& c) {
+    const blas_int n = blas_int(c.n), nrhs = blas_int(c.k), lda = blas_int(c.lda), ldb = blas_int(c.ldc);
+    fn(&c.op[0], &n, &nrhs, static_cast<const T*>(c.a), &lda, static_cast<T*>(c.c), &ldb,
+       static_cast<blas_int*>(c.info), 1);
+  }
+
+  static int operands(const bo_call& c, Operand* out) {
+    out[0] = {0, c.op[0] == 'L' ? Operand::kLower : Operand::kUpper, Operand::kIn, c.n, c.n, c.lda};
+    out[1] = {2, Operand::kMatrix, Operand::kInOut, c.n, c.k, c.ldc};
+    return 2;
+  }
+  // The policy credits a device copy of the factor (a program solves with the same factor again and again).
+  static constexpr bool kResidencyInPolicy = true;
+
+  static constexpr int kWorkDims = 3;
+  static double work(const bo_call& c) { return solve_work(double(c.n), double(c.k)); }
+  static double flops(const bo_call& c) { return 2 * work(c); }
+
+  // Few right-hand sides: the triangle is read twice (n^2 elements, at least work / kSolveFewRhs).
+  static constexpr ShapeClassInfo kClasses[] = {{"potrs.vec", 1.0 / kSolveFewRhs, true}, {"potrs.mat", 2, false}};
+  static int shape_class(const bo_call& c) { return solve_class(c); }
+  static double class_size(const bo_call& c) {
+    return solve_class(c) == 0 ? sizeof(T) * double(c.n) * double(c.n) : flops(c);
+  }
+
+  static void describe(const bo_call& c, char* buf, std::size_t size) {
+    std::snprintf(buf, size, "%c n=%lld nrhs=%lld", c.op[0], (long long)c.n, (long long)c.k);
+  }
+};
+
+namespace by_name {
+template <class T>
+using potrs = Potrs<T>;
+}
+
+}  // namespace bo::routines
