@@ -105,8 +105,7 @@ void measure(const Routines& r, const std::string& p, bool quick, policy::Calibr
                                    [&] { copy(B0, B); });
         // The Cholesky factor L as the triangle: well conditioned (its diagonal about sqrt(n), its other entries
         // small), as any triangle of a solver's factors.
-        time_routine<br::Trtrs<T>>(c, p, r.trtrs,
-                                   {&L, &N, &N, &n, &k, S.data(), &n, B.data(), &n, &info, 1, 1, 1},
+        time_routine<br::Trtrs<T>>(c, p, r.trtrs, {&L, &N, &N, &n, &k, S.data(), &n, B.data(), &n, &info, 1, 1, 1},
                                    [&] { copy(B0, B); });
       }
   }
@@ -148,8 +147,9 @@ bool measure_cpu_lapack(const std::string& path, void* blas, bool quick, policy:
   const Routines s = lookup(h, "s", &missing_s), d = lookup(h, "d", &missing_d);
   Dl_info info{};
   void* any = s.getrf ? s.getrf : d.getrf;
-  std::fprintf(stderr, "blasoffload-calibrate: CPU LAPACK %s\n",
-               any && dladdr(any, &info) && info.dli_fname ? info.dli_fname : (path.empty() ? "liblapack.so.3" : path.c_str()));
+  std::fprintf(
+      stderr, "blasoffload-calibrate: CPU LAPACK %s\n",
+      any && dladdr(any, &info) && info.dli_fname ? info.dli_fname : (path.empty() ? "liblapack.so.3" : path.c_str()));
   for (const auto& [missing, p] : {std::pair{&missing_s, "s"}, std::pair{&missing_d, "d"}})
     if (!missing->empty())
       std::fprintf(stderr,

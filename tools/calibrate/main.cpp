@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -22,10 +23,10 @@
 namespace {
 
 namespace br = bo::routines;
-using blasoffload::policy::Calibration;
 using blasoffload::calibrate::add;
 using blasoffload::calibrate::random_vector;
 using blasoffload::calibrate::time_call;
+using blasoffload::policy::Calibration;
 
 // The CPU BLAS's routines in one precision (prefix "s" or "d").
 template <class T>
@@ -176,12 +177,19 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "blasoffload-calibrate: %s%s%s\n", c.cpu.library.c_str(), c.cpu.report.empty() ? "" : " : ",
                c.cpu.report.c_str());
   if (!report.advice.empty()) std::fprintf(stderr, "blasoffload-calibrate: note: %s\n", report.advice.c_str());
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
   measure(bs, quick, c);
   measure(bd, quick, c);
+  const auto blas_done = Clock::now();
   if (std::string why; !blasoffload::calibrate::measure_cpu_lapack(lapack, h, quick, &c, &why)) {
     std::fprintf(stderr, "blasoffload-calibrate: %s\n", why.c_str());
     return 1;
   }
+  std::fprintf(stderr, "blasoffload-calibrate: CPU side measured in %.0f s (BLAS %.0f s, LAPACK %.0f s)\n",
+               std::chrono::duration<double>(Clock::now() - start).count(),
+               std::chrono::duration<double>(blas_done - start).count(),
+               std::chrono::duration<double>(Clock::now() - blas_done).count());
   if (no_gpu) {
     std::fprintf(stderr, "blasoffload-calibrate: GPU side not measured (--no-gpu)\n");
   } else if (module.empty() && access("/dev/nvidiactl", F_OK) != 0) {
