@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "blasoffload-calibrate: %s\n", why.c_str());
     return 1;
   }
-  std::fprintf(stderr, "blasoffload-calibrate: CPU side measured in %.0f s (BLAS %.0f s, LAPACK %.0f s)\n",
+  std::fprintf(stderr, "blasoffload-calibrate: CPU side measured in %.1f s (BLAS %.1f s, LAPACK %.1f s)\n",
                std::chrono::duration<double>(Clock::now() - start).count(),
                std::chrono::duration<double>(blas_done - start).count(),
                std::chrono::duration<double>(Clock::now() - blas_done).count());
