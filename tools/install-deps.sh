@@ -4,9 +4,11 @@
 set -euo pipefail
 pkgs=(cmake g++ gfortran make python3 libgtest-dev libbenchmark-dev libblas-dev liblapack-dev
       libblas-test liblapack-test libtmglib3 libopenblas0-pthread nlohmann-json3-dev python3-matplotlib
-      linux-libc-dev pkgconf openmpi-bin libopenmpi-dev)
+      linux-libc-dev pkgconf openmpi-bin libopenmpi-dev
+      python3-numpy python3-scipy python3-pytest python3-hypothesis liblapacke-dev)
 # linux-libc-dev: <linux/userfaultfd.h> (host registrations); g++ pulls it in, named for clarity.
 # pkgconf: the install test builds a program with pkg-config; OpenMPI: the MPI test (tests/mpi).
+# NumPy/SciPy/pytest/hypothesis: their linalg suites under the library (tests/python); LAPACKE: tests/lapack_programs.
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

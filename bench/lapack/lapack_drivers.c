@@ -1,6 +1,6 @@
-// blasoffload_lapack_drivers: times LAPACK factorizations (getrf, gesv, geqrf, potrf; single or double precision) on
-// random host matrices under whatever BLAS/LAPACK stack the dynamic linker and LD_PRELOAD provide, and checks each
-// result cheaply.
+// blasoffload_lapack_drivers: times LAPACK factorizations and solves (getrf, gesv, getrs, geqrf, potrf, potrs; single
+// or double precision) on random host matrices under whatever BLAS/LAPACK stack the dynamic linker and LD_PRELOAD
+// provide, and checks each result cheaply.
 //
 // Linked with -llapack -lblas by their Debian names, so the runner (bench/lapack/bench.ini) chooses the stack at run
 // time. One JSON object per line on stdout; the checks are O(n^2), in double precision, and call no BLAS (the stack
@@ -18,12 +18,21 @@
 #include "../hash_uniform.h"
 
 static const char kUsage[] =
-    "usage: blasoffload_lapack_drivers [--stack=NAME] [--drivers=getrf,getrf_dominant,gesv,geqrf,potrf] [--reps=R]\n"
-    "                                  [--precision=s,d] [--budget-s=S] [N ...]\n"
-    "  N: matrix orders (default 1024 2048 4096 8192 16384); 9 timed repetitions up to 2048, 5 at 4096, 2 at 8192, 1 "
-    "above (--reps\n"
-    "  overrides); --precision: s (default), d or both, each order in that order; --budget-s: no new factorization\n"
-    "  starts once S seconds have passed (reported as skipped).\n";
+    "usage: blasoffload_lapack_drivers [--stack=NAME] [--drivers=getrf,getrf_dominant,gesv,getrs,geqrf,potrf,potrs]\n"
+    "                                  [--reps=R] [--warm=K] [--min-time=S] [--round=R] [--precision=s,d]\n"
+    "                                  [--budget-s=S] [N[,N:N...] ...]\n"
+    "  N: matrix orders (default 1024 2048 4096 8192 16384); 9 timed repetitions up to 2048, 5 at 4096, 2 at 8192, 1\n"
+    "  above (--reps overrides; getrs and potrs at least 5); --warm: K calls before those, outside the statistics "
+    "(the\n"
+    "  first one's time is printed as first_s); --min-time: more repetitions (at most 400) until they took S seconds;\n"
+    "  --round: printed in every line; --precision: s (default), d or both, each order in that order; --budget-s: no\n"
+    "  new driver starts once S seconds have passed (reported as skipped).\n";
+
+// The most timed repetitions --min-time adds up to.
+enum { kMaxReps = 400 };
+static int g_warm = 0;         // calls before the timed ones, outside the statistics
+static double g_min_time = 0;  // seconds the timed repetitions of a point take at least (within kMaxReps)
+static int g_round = 0;        // printed when > 0: the runner's round
 
 // The check's pass threshold on the scaled error ratios below (LAPACK's test suites use 30 for theirs).
 static const double kThreshold = 30.0;
@@ -62,28 +71,36 @@ static const char* g_stack = "unknown";
 static char g_prec = 's';  // the precision of the lines being printed
 
 typedef struct {
-  int getrf, getrf_dominant, gesv, geqrf, potrf;
+  int getrf, getrf_dominant, gesv, getrs, geqrf, potrf, potrs;
 } Wanted;
 
-static void print_point(const char* driver, int n, int reps, const double* t, int info, double ratio,
+// t holds every call of a point: g_warm warm-up calls, then the timed repetitions (calls - g_warm of them).
+static void print_point(const char* driver, int n, int calls, const double* t, int info, double ratio,
                         const char* note) {
-  double sorted[16];
-  memcpy(sorted, t, sizeof(double) * (size_t)reps);
+  const int warm = calls > g_warm ? g_warm : 0, reps = calls - warm;
+  double* sorted = malloc(sizeof(double) * (size_t)reps);
+  memcpy(sorted, t + warm, sizeof(double) * (size_t)reps);
   qsort(sorted, (size_t)reps, sizeof(double), cmp_double);
   const double median = reps % 2 ? sorted[reps / 2] : 0.5 * (sorted[reps / 2 - 1] + sorted[reps / 2]);
   const double nn = (double)n;
-  const double flops = strcmp(driver, "potrf") == 0   ? nn * nn * nn / 3.0
+  const int solve = strcmp(driver, "getrs") == 0 || strcmp(driver, "potrs") == 0;
+  const double flops = solve                          ? 2.0 * nn * nn
+                       : strcmp(driver, "potrf") == 0 ? nn * nn * nn / 3.0
                        : strcmp(driver, "geqrf") == 0 ? 4.0 * nn * nn * nn / 3.0
                                                       : 2.0 * nn * nn * nn / 3.0;
   const int ok = info == 0 && ratio <= kThreshold;
+  char round[32] = "";
+  if (g_round > 0) snprintf(round, sizeof round, ", \"round\": %d", g_round);
   printf(
-      "{\"driver\": \"%s\", \"precision\": \"%c\", \"n\": %d, \"stack\": \"%s\", \"seconds\": %.6f, \"min_s\": %.6f, "
-      "\"max_s\": %.6f, "
+      "{\"driver\": \"%s\", \"precision\": \"%c\", \"n\": %d, \"stack\": \"%s\"%s, \"seconds\": %.6f, "
+      "\"min_s\": %.6f, \"max_s\": %.6f, \"q1_s\": %.6f, \"q3_s\": %.6f, \"first_s\": %.6f, \"warm\": %d, "
       "\"reps\": %d, \"gflops\": %.1f, \"info\": %d, \"check\": \"%s\", \"check_ratio\": %.3g, "
       "\"check_what\": \"%s\"}\n",
-      driver, g_prec, n, g_stack, median, sorted[0], sorted[reps - 1], reps, flops / median * 1e-9, info,
+      driver, g_prec, n, g_stack, round, median, sorted[0], sorted[reps - 1], sorted[(reps - 1) / 4],
+      sorted[(3 * (reps - 1) + 3) / 4], t[0], warm, reps, median > 0 ? flops / median * 1e-9 : 0.0, info,
       ok ? "ok" : "FAIL", isfinite(ratio) ? ratio : -1.0, note);
   fflush(stdout);
+  free(sorted);
 }
 
 static void print_skip(const char* driver, int n, const char* why) {
@@ -111,11 +128,11 @@ static void print_context(void) {
       "{\"context\": {\"program\": \"blasoffload_lapack_drivers\", \"stack\": \"%s\", \"sgetrf_from\": \"%s\", "
       "\"dgetrf_from\": \"%s\", "
       "\"sgemm_from\": \"%s\", \"ld_preload\": \"%s\", \"blasoffload_mode\": \"%s\", \"openblas_corename\": "
-      "\"%s\", \"openblas_config\": \"%s\", \"openblas_threads\": %d}}\n",
+      "\"%s\", \"openblas_config\": \"%s\", \"openblas_threads\": %d, \"policy_file\": \"%s\", \"round\": %d}}\n",
       g_stack, getrf.dli_fname ? getrf.dli_fname : "", dgetrf.dli_fname ? dgetrf.dli_fname : "",
       gemm.dli_fname ? gemm.dli_fname : "", preload ? preload : "",
       getenv("BLASOFFLOAD_MODE") ? getenv("BLASOFFLOAD_MODE") : "", corename ? corename() : "", config ? config() : "",
-      threads ? threads() : 0);
+      threads ? threads() : 0, getenv("BLASOFFLOAD_POLICY_FILE") ? getenv("BLASOFFLOAD_POLICY_FILE") : "", g_round);
   fflush(stdout);
 }
 
@@ -123,6 +140,7 @@ int main(int argc, char** argv) {
   int ns[32], count = 0, reps_override = 0;
   double budget = 0;
   char drivers[128] = "getrf,gesv,geqrf,potrf", precisions[8] = "s";
+  // Orders may come as several arguments or lists separated by , or : (one runner argument for a whole sweep).
   for (int i = 1; i < argc; ++i) {
     if (strncmp(argv[i], "--stack=", 8) == 0) {
       g_stack = argv[i] + 8;
@@ -135,8 +153,15 @@ int main(int argc, char** argv) {
       snprintf(precisions, sizeof precisions, "%s", argv[i] + 12);
     } else if (strncmp(argv[i], "--budget-s=", 11) == 0) {
       budget = atof(argv[i] + 11);
-    } else if (argv[i][0] != '-' && atoi(argv[i]) > 0 && count < 32) {
-      ns[count++] = atoi(argv[i]);
+    } else if (strncmp(argv[i], "--warm=", 7) == 0 && atoi(argv[i] + 7) >= 0) {
+      g_warm = atoi(argv[i] + 7);
+    } else if (strncmp(argv[i], "--min-time=", 11) == 0) {
+      g_min_time = atof(argv[i] + 11);
+    } else if (strncmp(argv[i], "--round=", 8) == 0) {
+      g_round = atoi(argv[i] + 8);
+    } else if (argv[i][0] != '-' && atoi(argv[i]) > 0) {
+      for (char* p = argv[i]; *p && count < 32; p += strcspn(p, ",:"), p += *p != '\0')
+        if (atoi(p) > 0) ns[count++] = atoi(p);
     } else {
       fputs(kUsage, stderr);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;
@@ -149,6 +174,8 @@ int main(int argc, char** argv) {
   Wanted w;
   w.getrf = has_token(drivers, "getrf"), w.gesv = has_token(drivers, "gesv");
   w.geqrf = has_token(drivers, "geqrf"), w.potrf = has_token(drivers, "potrf");
+  // getrs / potrs: the factorization once, untimed, then repeated solves with one right-hand side on those factors.
+  w.getrs = has_token(drivers, "getrs"), w.potrs = has_token(drivers, "potrs");
   // getrf_dominant: random + n I, a matrix on which partial pivoting never swaps rows (the anchors' "no pivoting").
   w.getrf_dominant = has_token(drivers, "getrf_dominant");
   print_context();
@@ -158,7 +185,7 @@ int main(int argc, char** argv) {
     const int n = ns[c];
     // Small orders take milliseconds and OpenBLAS's threads make them noisy: more repetitions there.
     int reps = reps_override > 0 ? reps_override : (n >= 16384 ? 1 : n >= 8192 ? 2 : n >= 4096 ? 5 : 9);
-    if (reps > 16) reps = 16;
+    if (reps > kMaxReps) reps = kMaxReps;
     for (const char* p = precisions; *p; ++p) {
       if (*p == ',') continue;
       g_prec = *p;

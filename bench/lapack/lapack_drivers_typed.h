@@ -7,6 +7,10 @@ void P(getrf_)(const int* m, const int* n, T* a, const int* lda, int* ipiv, int*
 void P(gesv_)(const int* n, const int* nrhs, T* a, const int* lda, int* ipiv, T* b, const int* ldb, int* info);
 void P(geqrf_)(const int* m, const int* n, T* a, const int* lda, T* tau, T* work, const int* lwork, int* info);
 void P(potrf_)(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t luplo);
+void P(getrs_)(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv, T* b,
+               const int* ldb, int* info, size_t ltrans);
+void P(potrs_)(const char* uplo, const int* n, const int* nrhs, const T* a, const int* lda, T* b, const int* ldb,
+               int* info, size_t luplo);
 
 // Matrices whose elimination really pivots: hash_uniform (bench/hash_uniform.h) entries.
 static void P(fill_uniform)(T* a, size_t count, uint64_t seed) {
@@ -123,8 +127,8 @@ static double P(check_gesv)(const T* a0, const T* x, const T* b0, int n) {
   return rn / (an * xn * n * (EPS * 0.5));
 }
 
-// One order n: every wanted driver, reps timed calls each (the matrix restored before every one, only the LAPACK
-// call timed), one JSON line per driver. Returns the number of failures.
+// One order n: every wanted driver, g_warm + reps calls each (more while --min-time asks; the matrix restored before
+// every one, only the LAPACK call timed), one JSON line per driver. Returns the number of failures.
 static int P(run_order)(int n, int reps, const Wanted* w, double budget, double start) {
   const int one = 1;
   int failures = 0;
@@ -135,30 +139,41 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
   T* b0 = xmalloc((size_t)n * sizeof(T));
   T* tau = xmalloc((size_t)n * sizeof(T));
   int* ipiv = xmalloc((size_t)n * sizeof(int));
-  if (!a || !a0 || !b || !b0 || !tau || !ipiv) {
+  // Solves are cheap next to a factorization: at least 5 of them, so the repeated ones have a median.
+  const int solve_reps = reps > 5 ? reps : 5;
+  double* t = xmalloc(sizeof(double) * (size_t)(g_warm + (solve_reps > kMaxReps ? solve_reps : kMaxReps)));
+  if (!a || !a0 || !b || !b0 || !tau || !ipiv || !t) {
     print_skip("all", n, "allocation failed");
     ++failures;
-    free(a), free(a0), free(b), free(b0), free(tau), free(ipiv);
+    free(a), free(a0), free(b), free(b0), free(tau), free(ipiv), free(t);
     return failures;
   }
   P(fill_uniform)(a0, nn, 1);
   P(fill_uniform)(b0, (size_t)n, 2);
-  double t[16];
+  int spd = 0;  // a0 holds the SPD matrix (potrf, potrs) instead of the uniform one
   int info = 0;
-  // The matrix is restored from its saved copy before every repetition; only the LAPACK call is timed.
+  // g_warm + R calls, R = reps or more until the timed ones took g_min_time (at most kMaxReps); RESTORE (untimed)
+  // before each; leaves the number of calls in `calls`.
 #define BUDGET_LEFT() (budget <= 0 || now_s() - start < budget)
+#define TIMED_CALLS(R, RESTORE, CALL)                                                                     \
+  do {                                                                                                    \
+    double spent = 0;                                                                                     \
+    for (calls = 0; calls < g_warm + (R) || (spent < g_min_time && calls < g_warm + kMaxReps); ++calls) { \
+      RESTORE;                                                                                            \
+      const double t0 = now_s();                                                                          \
+      CALL;                                                                                               \
+      t[calls] = now_s() - t0;                                                                            \
+      if (calls >= g_warm) spent += t[calls];                                                             \
+    }                                                                                                     \
+  } while (0)
+  int calls = 0;
   if (w->getrf) {
     if (!BUDGET_LEFT()) {
       print_skip("getrf", n, "budget");
     } else {
-      for (int r = 0; r < reps; ++r) {
-        memcpy(a, a0, nn * sizeof(T));
-        const double t0 = now_s();
-        P(getrf_)(&n, &n, a, &n, ipiv, &info);
-        t[r] = now_s() - t0;
-      }
+      TIMED_CALLS(reps, memcpy(a, a0, nn * sizeof(T)), P(getrf_)(&n, &n, a, &n, ipiv, &info));
       const double ratio = info == 0 ? P(check_getrf)(a, a0, ipiv, n, 64) : NAN;
-      print_point("getrf", n, reps, t, info, ratio, "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps)");
+      print_point("getrf", n, calls, t, info, ratio, "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps)");
       failures += !(info == 0 && ratio <= kThreshold);
     }
   }
@@ -173,16 +188,11 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
       } else {
         memcpy(d0, a0, nn * sizeof(T));
         for (int i = 0; i < n; ++i) d0[(size_t)i * (size_t)n + (size_t)i] += (T)n;
-        for (int r = 0; r < reps; ++r) {
-          memcpy(a, d0, nn * sizeof(T));
-          const double t0 = now_s();
-          P(getrf_)(&n, &n, a, &n, ipiv, &info);
-          t[r] = now_s() - t0;
-        }
+        TIMED_CALLS(reps, memcpy(a, d0, nn * sizeof(T)), P(getrf_)(&n, &n, a, &n, ipiv, &info));
         int swaps = 0;
         for (int i = 0; i < n && info == 0; ++i) swaps += ipiv[i] != i + 1;
         const double ratio = info == 0 ? P(check_getrf)(a, d0, ipiv, n, 64) : NAN;
-        print_point("getrf_dominant", n, reps, t, info, ratio,
+        print_point("getrf_dominant", n, calls, t, info, ratio,
                     swaps ? "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps); ROWS WERE SWAPPED"
                           : "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps); no row swapped");
         failures += !(info == 0 && ratio <= kThreshold);
@@ -194,15 +204,29 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
     if (!BUDGET_LEFT()) {
       print_skip("gesv", n, "budget");
     } else {
-      for (int r = 0; r < reps; ++r) {
-        memcpy(a, a0, nn * sizeof(T));
-        memcpy(b, b0, (size_t)n * sizeof(T));
-        const double t0 = now_s();
-        P(gesv_)(&n, &one, a, &n, ipiv, b, &n, &info);
-        t[r] = now_s() - t0;
-      }
+      TIMED_CALLS(reps, (memcpy(a, a0, nn * sizeof(T)), memcpy(b, b0, (size_t)n * sizeof(T))),
+                  P(gesv_)(&n, &one, a, &n, ipiv, b, &n, &info));
       const double ratio = info == 0 ? P(check_gesv)(a0, b, b0, n) : NAN;
-      print_point("gesv", n, reps, t, info, ratio, "||b-Ax||inf/(||A||inf ||x||inf n eps), nrhs 1");
+      print_point("gesv", n, calls, t, info, ratio, "||b-Ax||inf/(||A||inf ||x||inf n eps), nrhs 1");
+      failures += !(info == 0 && ratio <= kThreshold);
+    }
+  }
+  if (w->getrs) {
+    if (!BUDGET_LEFT()) {
+      print_skip("getrs", n, "budget");
+    } else {
+      // The factors once (not timed), then repeated solves on them: only B changes between calls, so a library
+      // that keeps the factors on the GPU moves B alone after the first solve.
+      memcpy(a, a0, nn * sizeof(T));
+      P(getrf_)(&n, &n, a, &n, ipiv, &info);
+      if (info == 0)
+        TIMED_CALLS(solve_reps, memcpy(b, b0, (size_t)n * sizeof(T)),
+                    P(getrs_)("N", &n, &one, a, &n, ipiv, b, &n, &info, 1));
+      else
+        calls = 1, t[0] = 0;  // the factorization failed: no solve (check FAIL, info > 0)
+      const double ratio = info == 0 ? P(check_gesv)(a0, b, b0, n) : NAN;
+      print_point("getrs", n, calls, t, info, ratio,
+                  "||b-Ax||inf/(||A||inf ||x||inf n eps), nrhs 1, repeated on one untimed getrf");
       failures += !(info == 0 && ratio <= kThreshold);
     }
   }
@@ -215,18 +239,13 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
       P(geqrf_)(&n, &n, a, &n, tau, &query, &lwork, &info);
       lwork = (int)query > n ? (int)query : n;
       T* work = xmalloc((size_t)lwork * sizeof(T));
-      for (int r = 0; r < reps && work; ++r) {
-        memcpy(a, a0, nn * sizeof(T));
-        const double t0 = now_s();
-        P(geqrf_)(&n, &n, a, &n, tau, work, &lwork, &info);
-        t[r] = now_s() - t0;
-      }
       if (!work) {
         print_skip("geqrf", n, "allocation failed");
         ++failures;
       } else {
+        TIMED_CALLS(reps, memcpy(a, a0, nn * sizeof(T)), P(geqrf_)(&n, &n, a, &n, tau, work, &lwork, &info));
         const double ratio = info == 0 ? P(check_geqrf)(a, a0, n) : NAN;
-        print_point("geqrf", n, reps, t, info, ratio, "max over columns | ||R_j|| - ||A_j|| | / (||A_j|| n eps)");
+        print_point("geqrf", n, calls, t, info, ratio, "max over columns | ||R_j|| - ||A_j|| | / (||A_j|| n eps)");
         failures += !(info == 0 && ratio <= kThreshold);
       }
       free(work);
@@ -236,19 +255,32 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
     if (!BUDGET_LEFT()) {
       print_skip("potrf", n, "budget");
     } else {
-      P(fill_spd)(a0, n);
-      for (int r = 0; r < reps; ++r) {
-        memcpy(a, a0, nn * sizeof(T));
-        const double t0 = now_s();
-        P(potrf_)("L", &n, a, &n, &info, 1);
-        t[r] = now_s() - t0;
-      }
+      if (!spd) P(fill_spd)(a0, n), spd = 1;
+      TIMED_CALLS(reps, memcpy(a, a0, nn * sizeof(T)), P(potrf_)("L", &n, a, &n, &info, 1));
       const double ratio = info == 0 ? P(check_potrf)(a, a0, n, 64) : NAN;
-      print_point("potrf", n, reps, t, info, ratio, "max over 64 sampled entries |LL^T-A|/(sum|L||L| n eps)");
+      print_point("potrf", n, calls, t, info, ratio, "max over 64 sampled entries |LL^T-A|/(sum|L||L| n eps)");
       failures += !(info == 0 && ratio <= kThreshold);
     }
   }
+  if (w->potrs) {
+    if (!BUDGET_LEFT()) {
+      print_skip("potrs", n, "budget");
+    } else {
+      if (!spd) P(fill_spd)(a0, n), spd = 1;
+      memcpy(a, a0, nn * sizeof(T));
+      P(potrf_)("L", &n, a, &n, &info, 1);
+      if (info == 0)
+        TIMED_CALLS(solve_reps, memcpy(b, b0, (size_t)n * sizeof(T)), P(potrs_)("L", &n, &one, a, &n, b, &n, &info, 1));
+      else
+        calls = 1, t[0] = 0;  // the factorization failed: no solve (check FAIL, info > 0)
+      const double ratio = info == 0 ? P(check_gesv)(a0, b, b0, n) : NAN;
+      print_point("potrs", n, calls, t, info, ratio,
+                  "||b-Ax||inf/(||A||inf ||x||inf n eps), nrhs 1, repeated on one untimed potrf (lower)");
+      failures += !(info == 0 && ratio <= kThreshold);
+    }
+  }
+#undef TIMED_CALLS
 #undef BUDGET_LEFT
-  free(a), free(a0), free(b), free(b0), free(tau), free(ipiv);
+  free(a), free(a0), free(b), free(b0), free(tau), free(ipiv), free(t);
   return failures;
 }

@@ -139,7 +139,7 @@ std::string nothing_intercepted_note() {
   // the BLAS library (OpenBLAS's and MKL's reimplement the factorisations), not through the exported BLAS symbols.
   for (const auto& n : lapack_calls) {
     if (lapack_other_precision.count(n)) continue;
-    void* p = dlsym(RTLD_DEFAULT, (n + "_").c_str());
+    void* p = find_foreign_symbol((n + "_").c_str());  // the CPU LAPACK's, not ours (we intercept some routines)
     Dl_info info{};
     if (!p || !dladdr(p, &info) || !info.dli_fname) continue;
     said = std::string(" LAPACK here comes from ") + info.dli_fname +

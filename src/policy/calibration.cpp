@@ -72,7 +72,6 @@ std::vector<std::string> derive_missing_classes(Calibration* c) {
     }
   };
   level3("s");
-  lapack("s");
   // Double precision from single: the same bytes per second where the class is bytes (Level 1 and 2 stream memory),
   // half the flops where it is flops (a CPU's FP64 SIMD peak is half its FP32 one).
   for (int i = 0; i < class_count(); ++i) {
@@ -81,6 +80,7 @@ std::vector<std::string> derive_missing_classes(Calibration* c) {
     if (derive(c, name, "s" + name.substr(1), class_by_bytes(i) ? 1.0 : 0.5)) derived.push_back(name);
   }
   level3("d");
+  lapack("s");
   lapack("d");
   return derived;
 }

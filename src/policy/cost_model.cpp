@@ -116,6 +116,12 @@ Prediction CostModel::predict(const Call& c, double kernel_us) const {
     const double steady = std::max({p.bytes_in / in_rate, p.bytes_out / out_rate, staging, kernel_us});
     p.gpu_us = call_us_ + fill + steady;
     transfer_us = p.gpu_us - call_us_ - kernel_us;
+  } else if (bo::routines::is_lapack(c.call.routine)) {
+    // The LAPACK path moves its operands through a ring of pinned pieces: the staging copies of one piece overlap the
+    // DMA of the others, so the slower of the two shows (the calibrated staging rate is already both directions').
+    const double in_rate = std::min(pageable_gbs_, h2d_gbs_), out_rate = std::min(pageable_gbs_, d2h_gbs_);
+    transfer_us = p.bytes_in / (in_rate * 1e9) * 1e6 + p.bytes_out / (out_rate * 1e9) * 1e6 + (copies - 1) * copy_us_;
+    p.gpu_us = call_us_ + transfer_us + kernel_us;
   } else {
     // Whole operands: staging copy, then DMA, one after the other (large ones overlap in pieces: conservative).
     const double in_rate = 1.0 / (1.0 / pageable_gbs_ + 1.0 / h2d_gbs_);

@@ -12,7 +12,7 @@ if [ "${1:-}" = "--openblas" ]; then
   shift
 fi
 dir=${1:?usage: make-blas-carry.sh [--openblas] DIR}
-pkgs=(libblas3 liblapack3 libgfortran5 libquadmath0 liblapack-test libblas-test libtmglib3)
+pkgs=(libblas3 liblapack3 liblapacke libgfortran5 libquadmath0 liblapack-test libblas-test libtmglib3)
 [ $openblas = 1 ] && pkgs+=(libopenblas0-pthread)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -17,6 +17,8 @@ cp "$b/blasoffload-tune" "$k/tune/"
 # The calibration tool finds the CUDA module next to itself.
 cp "$b/blasoffload-calibrate" "$k/lib/"
 cp "$b/examples/solve_demo" "$k/unit/"
+# The LAPACKE and Fortran programs of every LAPACK routine (tests/lapack_programs/device-run.sh).
+cp "$b/tests/lapack_programs/lapacke_check" "$b/tests/lapack_programs/lapack_check" "$k/bin/"
 if [ -x "$b/bench/kernels/blasoffload_bench_kernels" ]; then
   cp "$b/bench/kernels/blasoffload_bench_kernels" "$b/bench/kernels/libbenchmark.so.1debian" "$k/bin/"
 fi

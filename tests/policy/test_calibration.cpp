@@ -1,10 +1,12 @@
 // The policy file: schema and validation, interpolation, which file applies (missing, corrupt, stale, explicit),
-// files from before strsm/ssyrk were measured, and blasoffload-calibrate --quick end to end on the reference BLAS.
+// files from before strsm/ssyrk and the LAPACK classes were measured, and blasoffload-calibrate --quick end to end on
+// the reference BLAS and LAPACK.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +15,7 @@
 
 #include "policy/calibration.h"
 #include "policy/cpu_blas_probe.h"
+#include "routines/lapack.h"
 
 namespace {
 
@@ -170,41 +173,164 @@ TEST(ChooseCalibration, AnOlderFileWithoutStrsmAndSsyrkLoadsWithDerivedCurves) {
   // Only what is missing is derived, and only from what the file has.
   Calibration partial = sample();  // sgemm.square only
   partial.cpu_rates["strsm"] = {{1e6, 3}};
-  EXPECT_EQ(derive_missing_classes(&partial),
-            (std::vector<std::string>{"ssyrk", "dgemm.square", "dgemv.n", "dtrsm", "dsyrk"}));
+  // BLAS classes first, then LAPACK's (from gemm.square, trsv.n and trsm: here sgemm.square and strsm).
+  const std::vector<std::string> blas_derived{"ssyrk", "dgemm.square", "dgemv.n", "dtrsm", "dsyrk"};
+  const std::vector<std::string> got = derive_missing_classes(&partial);
+  ASSERT_GE(got.size(), blas_derived.size());
+  EXPECT_EQ(std::vector<std::string>(got.begin(), got.begin() + 5), blas_derived);
+  for (const char* cls : {"sgetrf", "sgesv", "spotrf", "sposv", "sgetrs.mat", "dgetrf", "dpotrs.mat"})
+    EXPECT_NE(std::find(got.begin(), got.end(), cls), got.end()) << cls;
+  EXPECT_EQ(std::find(got.begin(), got.end(), "sgetrs.vec"), got.end());  // no strsv.n in the file
+  EXPECT_DOUBLE_EQ(partial.rate("sgetrf", 1e9), 0.5 * partial.rate("sgemm.square", 1e9));
   EXPECT_DOUBLE_EQ(partial.rate("strsm", 1e9), 3);
   Calibration no_panel = sample();
-  EXPECT_EQ(derive_missing_classes(&no_panel), (std::vector<std::string>{"ssyrk", "dgemm.square", "dgemv.n", "dsyrk"}));
+  const std::vector<std::string> got_np = derive_missing_classes(&no_panel);
+  ASSERT_GE(got_np.size(), 4u);
+  EXPECT_EQ(std::vector<std::string>(got_np.begin(), got_np.begin() + 4),
+            (std::vector<std::string>{"ssyrk", "dgemm.square", "dgemv.n", "dsyrk"}));
   EXPECT_FALSE(no_panel.cpu_rates.count("strsm"));
+  EXPECT_FALSE(no_panel.cpu_rates.count("sgetrs.mat"));
   // The built-in defaults have both.
   const Calibration d = built_in_defaults();
   for (const auto& cls : calibration_classes()) EXPECT_TRUE(d.cpu_rates.count(cls)) << cls;
 }
 
-// The tool on the reference BLAS: a valid file with every class, keyed so that the same library is recognised.
+// A file written before the LAPACK classes were measured (the lent machine's calibration of both precisions) loads
+// without a warning: the factorizations come from its gemm.square curve, the solves with few right-hand sides from
+// trsv.n and those with many from trsm, and the log line names them.
+TEST(ChooseCalibration, AFileWithoutLapackClassesLoadsWithThemDerived) {
+  std::ifstream f(BO_NO_LAPACK_POLICY_FILE);
+  ASSERT_TRUE(f) << BO_NO_LAPACK_POLICY_FILE;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  Calibration file;
+  std::string err;
+  ASSERT_TRUE(parse_calibration(ss.str(), &file, &err)) << err;
+  ASSERT_TRUE(file.cpu_rates.count("strsm"));
+  for (const char* cls : {"sgetrf", "dgetrf", "spotrs.vec", "dtrtrs.mat"}) ASSERT_FALSE(file.cpu_rates.count(cls));
+  const auto r = choose_calibration(BO_NO_LAPACK_POLICY_FILE, true, file.cpu);
+  EXPECT_TRUE(r.from_file);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+  EXPECT_NE(r.message.find("CPU rates of sgetrf, sgesv, spotrf, sposv, sgetrs.vec"), std::string::npos) << r.message;
+  const Calibration& c = r.calibration;
+  for (const auto& cls : calibration_classes()) EXPECT_TRUE(c.cpu_rates.count(cls)) << cls;
+  // (Scaled curves interpolate to the scaled rate up to rounding.)
+  auto expect_scaled = [&](const std::string& cls, const std::string& from, double factor) {
+    for (double size : {1e5, 3e7, 2e9, 1e12}) {
+      const double want = factor * file.rate(from, size);
+      EXPECT_NEAR(c.rate(cls, size), want, 1e-12 * want) << cls << " at " << size;
+    }
+  };
+  // Each precision from its own BLAS curves.
+  for (const std::string p : {"s", "d"}) {
+    expect_scaled(p + "getrf", p + "gemm.square", 0.5);
+    expect_scaled(p + "gesv", p + "gemm.square", 0.5);
+    expect_scaled(p + "potrf", p + "gemm.square", 0.45);
+    expect_scaled(p + "posv", p + "gemm.square", 0.45);
+    for (const std::string solve : {"getrs", "potrs", "trtrs"}) {
+      expect_scaled(p + solve + ".vec", p + "trsv.n", 1);
+      expect_scaled(p + solve + ".mat", p + "trsm", 1);
+    }
+  }
+  // The BLAS classes are the file's own.
+  EXPECT_DOUBLE_EQ(c.rate("dgemm.square", 1e9), file.rate("dgemm.square", 1e9));
+  EXPECT_DOUBLE_EQ(c.rate("strsm", 1e9), file.rate("strsm", 1e9));
+}
+
+// Runs blasoffload-calibrate --quick with `args`, its stderr into `log`; the exit status.
+int calibrate(const std::string& args, const std::string& log) {
+  const std::string cmd = std::string(BO_CALIBRATE) + " --quick --no-gpu " + args + " 2>" + log;
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+std::string read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The tool on the reference BLAS and LAPACK: a valid file with every class, keyed so that the same library is
+// recognised, the LAPACK classes' sizes those of the descriptors for the orders --quick times.
 TEST(Calibrate, QuickRunOnTheReferenceBlas) {
   void* h = dlopen(BO_REF_BLAS, RTLD_NOW | RTLD_LOCAL);
   if (!h) GTEST_SKIP() << "reference BLAS not installed";
-  const std::string out = temp_path("calibrated.json");
-  const std::string cmd = std::string(BO_CALIBRATE) + " --quick --cpu-blas=" + BO_REF_BLAS + " --out=" + out + " 2>/dev/null";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream f(out);
-  std::stringstream ss;
-  ss << f.rdbuf();
+  if (!dlopen(BO_REF_LAPACK, RTLD_NOW | RTLD_LOCAL)) GTEST_SKIP() << "reference LAPACK not installed";
+  const std::string out = temp_path("calibrated.json"), log = temp_path("calibrated.log");
+  ASSERT_EQ(calibrate(std::string("--cpu-blas=") + BO_REF_BLAS + " --lapack=" + BO_REF_LAPACK + " --out=" + out, log),
+            0)
+      << read(log);
   Calibration c;
   std::string err;
-  ASSERT_TRUE(parse_calibration(ss.str(), &c, &err)) << err;
+  ASSERT_TRUE(parse_calibration(read(out), &c, &err)) << err;
   for (const auto& cls : calibration_classes()) {
     ASSERT_TRUE(c.cpu_rates.count(cls)) << cls;
     for (const RatePoint& p : c.cpu_rates.at(cls)) EXPECT_GT(p.rate, 0) << cls;
   }
   EXPECT_TRUE(c.gpu.empty());
+  EXPECT_NE(read(log).find(std::string("CPU LAPACK ") + BO_REF_LAPACK), std::string::npos) << read(log);
+  // Sizes in the class's unit (flops = 2 x multiply-adds, or bytes of the factors read), as the policy computes
+  // them for the same calls: orders 64 and 128 for the factorizations and one-call solvers, 128 for the solves.
+  using namespace bo::routines;
+  auto sizes = [&](const std::string& cls) {
+    std::vector<double> v;
+    for (const RatePoint& p : c.cpu_rates.at(cls)) v.push_back(p.size);
+    return v;
+  };
+  for (const auto& [p, e] : {std::pair{std::string("s"), 4.0}, std::pair{std::string("d"), 8.0}}) {
+    EXPECT_EQ(sizes(p + "getrf"), (std::vector<double>{2 * getrf_work(64, 64), 2 * getrf_work(128, 128)})) << p;
+    EXPECT_EQ(sizes(p + "potrf"), (std::vector<double>{2 * potrf_work(64), 2 * potrf_work(128)})) << p;
+    EXPECT_EQ(sizes(p + "gesv"), (std::vector<double>{2 * (getrf_work(64, 64) + solve_work(64, 1)),
+                                                      2 * (getrf_work(128, 128) + solve_work(128, 1))}))
+        << p;
+    EXPECT_EQ(sizes(p + "posv"), (std::vector<double>{2 * (potrf_work(64) + solve_work(64, 1)),
+                                                      2 * (potrf_work(128) + solve_work(128, 1))}))
+        << p;
+    for (const char* solve : {"getrs", "potrs"}) {
+      EXPECT_EQ(sizes(p + solve + ".vec"), (std::vector<double>{e * 128 * 128})) << p << solve;
+      EXPECT_EQ(sizes(p + solve + ".mat"), (std::vector<double>{2 * solve_work(128, 256)})) << p << solve;
+    }
+    EXPECT_EQ(sizes(p + "trtrs.vec"), (std::vector<double>{e * 128 * 128 / 2})) << p;
+    EXPECT_EQ(sizes(p + "trtrs.mat"), (std::vector<double>{solve_work(128, 256)})) << p;
+  }
   // The library builds its key the same way: the object defining sgemm_ and its self-report.
   Dl_info info{};
   void* sgemm = dlsym(h, "sgemm_");
   ASSERT_TRUE(dladdr(sgemm, &info));
   const CpuIdentity current{info.dli_fname, blasoffload::probe_cpu_blas(sgemm).identity};
   EXPECT_TRUE(choose_calibration(out, true, current).from_file);
+}
+
+// A CPU LAPACK that lacks the routines (here the reference BLAS named as one) leaves the LAPACK classes out, with a
+// note, and the file loads with them derived; a LAPACK named that cannot be loaded is an error.
+TEST(Calibrate, WithoutACpuLapackTheClassesAreDerived) {
+  void* h = dlopen(BO_REF_BLAS, RTLD_NOW | RTLD_LOCAL);
+  if (!h) GTEST_SKIP() << "reference BLAS not installed";
+  const std::string out = temp_path("no-lapack.json"), log = temp_path("no-lapack.log");
+  ASSERT_EQ(calibrate(std::string("--cpu-blas=") + BO_REF_BLAS + " --lapack=" + BO_REF_BLAS + " --out=" + out, log), 0)
+      << read(log);
+  EXPECT_NE(read(log).find("lacks sgetrf_ sgetrs_"), std::string::npos) << read(log);
+  EXPECT_NE(read(log).find("derives them from the BLAS rates"), std::string::npos) << read(log);
+  Calibration c;
+  std::string err;
+  ASSERT_TRUE(parse_calibration(read(out), &c, &err)) << err;
+  EXPECT_TRUE(c.cpu_rates.count("sgemm.square"));
+  EXPECT_TRUE(c.cpu_rates.count("dtrsv.n"));
+  for (const char* cls : {"sgetrf", "dgetrf", "spotrf", "dposv", "sgetrs.vec", "dtrtrs.mat"})
+    EXPECT_FALSE(c.cpu_rates.count(cls)) << cls;
+  const auto r = choose_calibration(out, true, c.cpu);
+  EXPECT_TRUE(r.from_file);
+  EXPECT_NE(r.message.find("sgetrf"), std::string::npos) << r.message;
+  for (const auto& cls : calibration_classes()) EXPECT_TRUE(r.calibration.cpu_rates.count(cls)) << cls;
+  // Measured d BLAS classes are not listed as derived.
+  EXPECT_EQ(r.message.find("dgemm.square"), std::string::npos) << r.message;
+
+  const std::string bad = temp_path("bad-lapack.json");
+  EXPECT_EQ(
+      calibrate("--cpu-blas=" + std::string(BO_REF_BLAS) + " --lapack=/nonexistent/liblapack.so.3 --out=" + bad, log),
+      1);
+  EXPECT_NE(read(log).find("cannot load the CPU LAPACK /nonexistent/liblapack.so.3"), std::string::npos) << read(log);
+  EXPECT_NE(access(bad.c_str(), F_OK), 0);  // nothing written
 }
 
 }  // namespace

@@ -1,32 +1,32 @@
-// blasoffload-calibrate: measures this machine's CPU BLAS per routine and shape class and writes the policy
-// file the offload policy reads (src/policy/calibration.h). The CPU side needs no GPU.
+// blasoffload-calibrate: measures this machine's CPU BLAS and CPU LAPACK per routine and shape class and writes the
+// policy file the offload policy reads (src/policy/calibration.h). The CPU side needs no GPU.
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <functional>
-#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "common/options.h"
+#include "cpu_lapack.h"
 #include "gpu_side.h"
+#include "measure.h"
 #include "policy/calibration.h"
 #include "policy/cpu_blas_probe.h"
-#include "policy/shape_classes.h"
 #include "routines/all.h"
 
 namespace {
 
 namespace br = bo::routines;
+using blasoffload::calibrate::add;
+using blasoffload::calibrate::random_vector;
+using blasoffload::calibrate::time_call;
 using blasoffload::policy::Calibration;
-using blasoffload::policy::RatePoint;
 
 // The CPU BLAS's routines in one precision (prefix "s" or "d").
 template <class T>
@@ -47,42 +47,6 @@ Blas<T> lookup(void* h) {
   return F{reinterpret_cast<decltype(F::gemm)>(f("gemm")), reinterpret_cast<decltype(F::gemv)>(f("gemv")),
            reinterpret_cast<decltype(F::trsv)>(f("trsv")), reinterpret_cast<decltype(F::nrm2)>(f("nrm2")),
            reinterpret_cast<decltype(F::trsm)>(f("trsm")), reinterpret_cast<decltype(F::syrk)>(f("syrk"))};
-}
-
-// Median seconds per call of f(): two warm-up calls (threads spun up, pages touched), then calls until 5 and 0.2 s
-// of them (a multi-threaded CPU BLAS is noisy on short calls; an underestimated CPU sends calls to the GPU that
-// lose there).
-double time_call(const std::function<void()>& f) {
-  using C = std::chrono::steady_clock;
-  f();
-  f();
-  std::vector<double> t;
-  double total = 0;
-  while (t.size() < 5 || (total < 0.2 && t.size() < 2000)) {
-    const auto a = C::now();
-    f();
-    const double s = std::chrono::duration<double>(C::now() - a).count();
-    t.push_back(s);
-    total += s;
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-template <class T = float>
-std::vector<T> random_vector(size_t n, unsigned seed) {
-  std::mt19937 r(seed);
-  std::uniform_real_distribution<T> u(-1, 1);
-  std::vector<T> v(n);
-  for (auto& x : v) x = u(r);
-  return v;
-}
-
-void add(Calibration& c, const std::string& cls, double size, double seconds, double work_per_unit) {
-  c.cpu_rates[cls].push_back({size, size * work_per_unit / seconds / 1e9});
-  const int i = blasoffload::policy::class_index(cls);
-  std::fprintf(stderr, "  %-13s size %-12.4g %10.2f %s\n", cls.c_str(), size, c.cpu_rates[cls].back().rate,
-               i >= 0 && blasoffload::policy::class_by_bytes(i) ? "GB/s" : "GFLOP/s");
 }
 
 // One precision's classes (their names: the precision letter p, then the descriptor's class suffix).
@@ -164,16 +128,19 @@ void make_parent(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string lib = "libblas.so.3", out, module;
+  std::string lib = "libblas.so.3", lapack, out, module;
   bool no_gpu = false;
   bool quick = false;
   blasoffload::tools::OptionParser opts("blasoffload-calibrate",
-                                        "Measures this machine's CPU BLAS (and GPU side) and writes the policy file "
-                                        "the offload policy reads.",
+                                        "Measures this machine's CPU BLAS and CPU LAPACK (and GPU side) and writes "
+                                        "the policy file the offload policy reads.",
                                         BLASOFFLOAD_VERSION);
   opts.text("cpu-blas", &lib, "PATH",
             "the CPU BLAS to measure (default: libblas.so.3 as the dynamic linker finds it; use the same library, "
             "and the same OPENBLAS_* / OMP_* settings, as the programs to run)");
+  opts.text("lapack", &lapack, "PATH",
+            "the CPU LAPACK to measure (default: the CPU BLAS when it defines LAPACK, as libopenblas does, else "
+            "liblapack.so.3 as the dynamic linker finds it; none found: its classes are derived from the BLAS rates)");
   opts.text("out", &out, "PATH",
             "the policy file (default: $XDG_CONFIG_HOME/blasoffload/policy.json, where the library looks; "
             "~/.config if XDG_CONFIG_HOME is unset)");
@@ -183,6 +150,7 @@ int main(int argc, char** argv) {
             "the CUDA module whose GPU side to measure (default: next to this tool, or in the library directory)");
   if (const int rc = opts.parse(argc, argv); rc >= 0) return rc;
   if (out.empty()) out = default_out();
+  blasoffload::calibrate::set_quick_timing(quick);
   void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     std::fprintf(stderr, "blasoffload-calibrate: cannot load the CPU BLAS %s: %s\n", lib.c_str(), dlerror());
@@ -209,8 +177,19 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "blasoffload-calibrate: %s%s%s\n", c.cpu.library.c_str(), c.cpu.report.empty() ? "" : " : ",
                c.cpu.report.c_str());
   if (!report.advice.empty()) std::fprintf(stderr, "blasoffload-calibrate: note: %s\n", report.advice.c_str());
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
   measure(bs, quick, c);
   measure(bd, quick, c);
+  const auto blas_done = Clock::now();
+  if (std::string why; !blasoffload::calibrate::measure_cpu_lapack(lapack, h, quick, &c, &why)) {
+    std::fprintf(stderr, "blasoffload-calibrate: %s\n", why.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "blasoffload-calibrate: CPU side measured in %.1f s (BLAS %.1f s, LAPACK %.1f s)\n",
+               std::chrono::duration<double>(Clock::now() - start).count(),
+               std::chrono::duration<double>(blas_done - start).count(),
+               std::chrono::duration<double>(Clock::now() - blas_done).count());
   if (no_gpu) {
     std::fprintf(stderr, "blasoffload-calibrate: GPU side not measured (--no-gpu)\n");
   } else if (module.empty() && access("/dev/nvidiactl", F_OK) != 0) {

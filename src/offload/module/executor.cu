@@ -75,6 +75,19 @@ struct ResidentHolds {
   }
 };
 
+// Uploads queue on the call's stream; the first failure is kept for the call's error classification.
+struct UploadCtx {
+  cudaStream_t stream;
+  cudaError_t error = cudaSuccess;
+};
+bool queue_upload(void* ctx, void* dev, size_t dpitch, const void* pinned, size_t spitch, size_t width, size_t height) {
+  UploadCtx* u = static_cast<UploadCtx*>(ctx);
+  u->error = height == 1
+                 ? cudaMemcpyAsync(dev, pinned, width, cudaMemcpyHostToDevice, u->stream)
+                 : cudaMemcpy2DAsync(dev, dpitch, pinned, spitch, width, height, cudaMemcpyHostToDevice, u->stream);
+  return u->error == cudaSuccess;
+}
+
 // ---- gemm's routing: direct, or the tiled pipeline (BLASOFFLOAD_PIPELINE=auto|always|off). ----
 enum class PipelineUse { kNo, kYes, kIfDirectFails };
 PipelineUse pipeline_use(double host_bytes, double cpu_share) {
@@ -146,14 +159,6 @@ int gemm(const bo_call& c, double cpu_share) {
 }  // namespace
 
 const bo_gemm_stats& last_gemm_stats() { return t_last_gemm; }
-
-bool queue_upload(void* ctx, void* dev, size_t dpitch, const void* pinned, size_t spitch, size_t width, size_t height) {
-  UploadCtx* u = static_cast<UploadCtx*>(ctx);
-  u->error = height == 1
-                 ? cudaMemcpyAsync(dev, pinned, width, cudaMemcpyHostToDevice, u->stream)
-                 : cudaMemcpy2DAsync(dev, dpitch, pinned, spitch, width, height, cudaMemcpyHostToDevice, u->stream);
-  return u->error == cudaSuccess;
-}
 
 int call(const bo_call* c, double cpu_share) {
   if (int g = gate()) return g;

@@ -3,9 +3,6 @@
 // routing hook in front (the tiled pipeline for large host operands, a hybrid CPU share, out-of-core).
 #pragma once
 
-#include <cuda_runtime.h>
-
-#include <cstddef>
 #include <cstdint>
 
 #include "offload/cuda_module_api.h"
@@ -31,14 +28,6 @@ struct ExecReport {
   double bytes_h2d = 0, bytes_d2h = 0;
   const char* kernel = nullptr;
 };
-
-// Uploads queued on a call's stream (staging.h UploadQueue's callback); the first failure is kept for the call's error
-// classification.
-struct UploadCtx {
-  cudaStream_t stream;
-  cudaError_t error = cudaSuccess;
-};
-bool queue_upload(void* ctx, void* dev, size_t dpitch, const void* pinned, size_t spitch, size_t width, size_t height);
 
 // The generic path: gate, device-operand detection, residency holds, staging of each operand by its extent, kernel
 // choice from the registry, launch, copy back, element-exact write-back.

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -19,11 +21,10 @@
 #include "kernels/vendor_cusolver.h"
 #include "offload/module/call_plan.h"
 #include "offload/module/device.h"
-#include "offload/module/executor.h"
 #include "offload/module/lapack_exec.h"
 #include "offload/module/resident_copies.h"
-#include "offload/module/staging.h"
-#include "offload/module/staging_pool.h"
+#include "offload/module/ring_transfer.h"
+#include "offload/module/staging.h"  // packed_elements
 #include "routines/all.h"
 
 namespace bom {
@@ -51,21 +52,12 @@ cudaError_t scan(const T* dev, const Operand& o, int* flag, cudaStream_t st) {
   return cudaGetLastError();
 }
 
-// Writes columns [j0, j1) of a triangle from the packed device square's pinned image (leading dimension n) to the
-// host, only the triangle's elements of each column.
-void unpack_triangle_columns(void* host, const void* pinned, int64_t n, int64_t ld, bool lower, int es) {
-  parallel_for(n, [&](int64_t j) {
-    const int64_t r0 = lower ? j : 0, r1 = lower ? n : j + 1;
-    std::memcpy(static_cast<char*>(host) + size_t(es) * size_t(r0 + j * ld),
-                static_cast<const char*>(pinned) + size_t(es) * size_t(r0 + j * n), size_t(es) * size_t(r1 - r0));
-  });
-}
-
-void write_back(void* host, const void* pinned, const Operand& o, int es) {
-  if (o.shape == Operand::kMatrix)
-    unpack_block(host, pinned, o.rows, o.cols, o.ld, es);
-  else
-    unpack_triangle_columns(host, pinned, o.rows, o.ld, o.shape == Operand::kLower, es);
+[[noreturn]] void write_back_failed(const char* routine, cudaError_t e) {
+  std::fprintf(stderr,
+               "blasoffload: fatal: %s: the GPU failed while its results were being written to the program's memory "
+               "(%s: %s); the call's input is partly overwritten and cannot be recomputed on the CPU; aborting\n",
+               routine, cudaGetErrorName(e), cudaGetErrorString(e));
+  std::abort();
 }
 
 bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
@@ -119,8 +111,10 @@ int run(const bo_call& c) {
     return align256(size_t(es) * a_elems) + align256(size_t(es) * b_elems) + align256(sizeof(int) * size_t(npiv)) +
            align256(sizeof(int) * ints) + align256(size_t(es) * work_elems);
   };
-  const size_t pin_bytes = align256(size_t(es) * a_elems) + align256(size_t(es) * b_elems) +
-                           align256(sizeof(int) * size_t(npiv)) + align256(sizeof(int) * ints);
+  // Pinned memory: the transfer ring (ring_transfer.h), the pivots and INFO.
+  const size_t piece = std::max(ring_piece_bytes(oa, es), ob ? ring_piece_bytes(*ob, es) : 0);
+  const size_t pin_bytes =
+      size_t(kRingSlots) * piece + align256(sizeof(int) * size_t(npiv)) + align256(sizeof(int) * ints);
   if (cudaError_t e = reserve(s, dev_bytes(0), pin_bytes)) return cs.fail(e);
   st = s.stream;
   // The factorization's workspace, asked with the operand's device address (its size depends only on the shape).
@@ -143,14 +137,11 @@ int run(const bo_call& c) {
   int* dpiv = reinterpret_cast<int*>(dv.take(sizeof(int) * size_t(npiv)));
   int* dinfo = reinterpret_cast<int*>(dv.take(sizeof(int) * ints));
   T* dwork = reinterpret_cast<T*>(dv.take(size_t(es) * size_t(std::max<int64_t>(work, 1))));
-  char* pa = pv.take(size_t(es) * a_elems);
-  char* pb = pv.take(size_t(es) * b_elems);
+  const Ring ring{pv.take(size_t(kRingSlots) * piece), piece, kRingSlots};
   int* ppiv = reinterpret_cast<int*>(pv.take(sizeof(int) * size_t(npiv)));
   int* pinfo = reinterpret_cast<int*>(pv.take(sizeof(int) * ints));
 
   cudaError_t e = cudaMemsetAsync(dinfo, 0, sizeof(int) * ints, st);
-  UploadCtx up{st};
-  const UploadQueue q{&up, queue_upload};
   // The factors' device copy, or A staged (packed: leading dimension rows).
   const T* a_in = da;
   int64_t lda_dev = std::max<int64_t>(oa.rows, 1);
@@ -161,8 +152,8 @@ int run(const bo_call& c) {
       lda_dev = oa.ld;
     }
   }
-  if (!e && !lease.dev && !upload_operand(q, pa, da, c.a, oa, es)) e = up.error;
-  if (!e && ob && !upload_operand(q, pb, db, c.c, *ob, es)) e = up.error;
+  if (!e && !lease.dev) e = ring_upload(ring, da, c.a, oa, es, st);
+  if (!e && ob) e = ring_upload(ring, db, c.c, *ob, es, st);
   if (!e && kind == BO_KIND_GETRS) {
     std::memcpy(ppiv, c.ipiv, sizeof(int) * size_t(npiv));  // blas_int is int in this build
     e = cudaMemcpyAsync(dpiv, ppiv, sizeof(int) * size_t(npiv), cudaMemcpyHostToDevice, st);
@@ -211,20 +202,24 @@ int run(const bo_call& c) {
              pinfo[0], pinfo[2] ? " and non-finite values" : "");
     return BO_CUDA_CPU_ANSWERS;
   }
-  // The outputs, then the program's memory.
-  if (factor) e = cudaMemcpyAsync(pa, da, size_t(es) * a_elems, cudaMemcpyDeviceToHost, st);
-  if (!e && ob) e = cudaMemcpyAsync(pb, db, size_t(es) * b_elems, cudaMemcpyDeviceToHost, st);
-  if (!e) e = cudaStreamSynchronize(st);
-  if (e) return cs.fail(e);
+  // The outputs to the program's memory, piece by piece as they arrive. Past the first piece nothing can be handed to
+  // the CPU LAPACK any more (its input is partly overwritten): a GPU that fails now ends the process, as a call on
+  // device operands does.
   Residency* written = resident_copies(host(), device());
-  if (factor) {
-    void* ha = const_cast<void*>(c.a);
-    write_back(ha, pa, oa, es);
-    if (written) written->host_written(resident_view(ha, oa, es));
-  }
-  if (ob) {
-    write_back(c.c, pb, *ob, es);
-    if (written) written->host_written(resident_view(c.c, *ob, es));
+  auto back = [&](void* h, const void* d, const Operand& o) {
+    bool touched = false;
+    if (cudaError_t err = ring_download(ring, h, d, o, es, st, &touched)) {
+      if (touched) write_back_failed(name, err);
+      return err;
+    }
+    if (written) written->host_written(resident_view(h, o, es));
+    return cudaSuccess;
+  };
+  if (factor) e = back(const_cast<void*>(c.a), da, oa);
+  if (!e && ob) e = back(c.c, db, *ob);
+  if (e) {
+    if (factor && ob) write_back_failed(name, e);  // A is already the factors: B cannot be left to the CPU
+    return cs.fail(e);
   }
   if (npiv && kind != BO_KIND_GETRS) std::memcpy(c.ipiv, ppiv, sizeof(int) * size_t(npiv));
   *static_cast<int*>(c.info) = 0;

@@ -1,0 +1,38 @@
+// Moves a host operand (a matrix or a triangle, routines/operand.h) to or from its packed device image through a
+// small ring of pinned pieces: the staging threads pack (or unpack) one piece while the DMA engine moves the others,
+// so a large operand goes at about the slower of the two rates, with pinned memory bounded by the ring, not the
+// operand. The LAPACK path's transfers (lapack_exec.h).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "routines/operand.h"
+
+namespace bom {
+
+struct Ring {
+  char* pinned = nullptr;  // slots * piece_bytes of pinned memory
+  size_t piece_bytes = 0;
+  int slots = 0;
+};
+
+// The ring a call needs: kRingSlots pieces of kRingPieceBytes, or one column of the operand if that is larger.
+constexpr int kRingSlots = 4;
+constexpr size_t kRingPieceBytes = size_t(16) << 20;
+size_t ring_piece_bytes(const bo::routines::Operand& o, int es);
+
+// The device image: a matrix rows x cols with leading dimension rows; a triangle n x n with leading dimension n, only
+// its triangle written (by the upload) and read (by the download). Both queue on `st` and return the first CUDA error.
+// upload: returns when the last piece is queued (the ring's pinned pieces may still be in flight: the caller
+// synchronises `st` before reusing the ring). download: returns when every element is in host memory; it writes the
+// program's memory piece by piece, so an error after its first piece leaves the operand partly written (the caller
+// cannot hand the call to the CPU then: see lapack_exec.cu).
+cudaError_t ring_upload(const Ring& r, void* dev, const void* host, const bo::routines::Operand& o, int es,
+                        cudaStream_t st);
+cudaError_t ring_download(const Ring& r, void* host, const void* dev, const bo::routines::Operand& o, int es,
+                          cudaStream_t st, bool* host_written);
+
+}  // namespace bom

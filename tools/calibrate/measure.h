@@ -1,0 +1,33 @@
+// blasoffload-calibrate's timing helpers, shared by the CPU BLAS and CPU LAPACK measurements: one call's median
+// time, random operands, and one rate point of a shape class.
+#pragma once
+
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "policy/calibration.h"
+
+namespace blasoffload::calibrate {
+
+// Median seconds per call of f(). `setup` (optional) runs before every call, untimed: it restores what the call
+// overwrites (a factorization's matrix), so that each timed call does the same work on the same data.
+double time_call(const std::function<void()>& f, const std::function<void()>& setup = {});
+// --quick: each point's timed calls need only a tenth of the time (the numbers are for tests, not for the policy).
+void set_quick_timing(bool quick);
+
+template <class T = float>
+std::vector<T> random_vector(size_t n, unsigned seed) {
+  std::mt19937 r(seed);
+  std::uniform_real_distribution<T> u(-1, 1);
+  std::vector<T> v(n);
+  for (auto& x : v) x = u(r);
+  return v;
+}
+
+// Adds the point (size, size * work_per_unit / seconds / 1e9) to class `cls` (GFLOP/s or GB/s: the unit of the
+// class's size) and prints it.
+void add(policy::Calibration& c, const std::string& cls, double size, double seconds, double work_per_unit);
+
+}  // namespace blasoffload::calibrate
