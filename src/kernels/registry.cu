@@ -185,7 +185,7 @@ const bo_kernel_entry* registry_entries(size_t* count) {
 }
 
 const bo_kernel_registry* registry() {
-  static const bo_kernel_registry r = {4u,         entries().size(),   entries().data(),           &select_tuned,
+  static const bo_kernel_registry r = {5u,         entries().size(),   entries().data(),           &select_tuned,
                                        &select_ex, &tuned_params_info, &vendor::cublas_description};
   return &r;
 }

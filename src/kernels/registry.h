@@ -47,7 +47,7 @@ enum bo_select_policy {
 };
 
 struct bo_kernel_registry {
-  uint32_t version; /* 4 */
+  uint32_t version; /* 5 (the bo_call of src/routines/call.h with the LAPACK fields) */
   size_t count;
   const struct bo_kernel_entry* entries;
   /* The configuration the module uses for these arguments (index into entries), or -1. */

@@ -60,7 +60,7 @@ Loaded load(const std::string& path) {
         format("%s: module API version %u, expected %u", path.c_str(), mod ? mod->version : 0, BO_CUDA_API_VERSION);
     return r;
   }
-  if (!reg || reg->version != 4 || !reg->select || !reg->select_ex) {
+  if (!reg || reg->version != 5 || !reg->select || !reg->select_ex) {
     r.error = format("%s: kernel registry version %u, expected 4", path.c_str(), reg ? reg->version : 0);
     return r;
   }

@@ -193,7 +193,7 @@ TEST(Registry, CompiledSpacesAreRegistered) {
   auto fn = reinterpret_cast<bo_kernel_registry_fn>(dlsym(h, BO_KERNEL_REGISTRY_ENTRY));
   ASSERT_NE(fn, nullptr);
   const bo_kernel_registry* r = fn();
-  ASSERT_EQ(r->version, 4u);
+  ASSERT_EQ(r->version, 5u);
   std::set<std::string> families;
   for (size_t i = 0; i < r->count; ++i) families.insert(r->entries[i].family);
   auto expect_all = [&](const std::set<std::string>& want) {

@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto fn = reinterpret_cast<bo_kernel_registry_fn>(dlsym(h, BO_KERNEL_REGISTRY_ENTRY));
-  if (!fn || fn()->version != 4) {
+  if (!fn || fn()->version != 5) {
     std::fprintf(stderr, "blasoffload-tune: %s has no kernel registry v4\n", o.module.c_str());
     return 1;
   }

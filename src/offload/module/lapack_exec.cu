@@ -45,10 +45,10 @@ __global__ void find_nonfinite(const T* a, int64_t rows, int64_t cols, int64_t l
 }
 
 template <class T>
-cudaError_t scan(const T* dev, const Operand& o, int* flag, cudaStream_t st) {
+cudaError_t scan(const T* dev, const Operand& o, int64_t ld, int* flag, cudaStream_t st) {
   const int64_t cols = o.shape == Operand::kMatrix ? o.cols : o.rows;
   const unsigned blocks = unsigned(std::min<int64_t>(cols, 65535));
-  find_nonfinite<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, std::max<int64_t>(o.rows, 1), int(o.shape), flag);
+  find_nonfinite<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, ld, int(o.shape), flag);
   return cudaGetLastError();
 }
 
@@ -158,6 +158,10 @@ int run(const bo_call& c) {
     std::memcpy(ppiv, c.ipiv, sizeof(int) * size_t(npiv));  // blas_int is int in this build
     e = cudaMemcpyAsync(dpiv, ppiv, sizeof(int) * size_t(npiv), cudaMemcpyHostToDevice, st);
   }
+  // Non-finite inputs too: cuSOLVER 12's LU returned finite factors of a matrix holding a NaN on the lent H100, where
+  // the CPU LAPACK's carry the NaN on.
+  if (!e) e = scan(a_in, oa, lda_dev, dinfo + 2, st);
+  if (!e && ob) e = scan(db, *ob, std::max<int64_t>(c.n, 1), dinfo + 2, st);
   const int64_t n = c.n, nrhs = c.k, ldb = std::max<int64_t>(c.n, 1);
   auto ok = [](int r) { return cudaError_t(r); };
   if (!e) switch (kind) {
@@ -189,8 +193,8 @@ int run(const bo_call& c) {
         return BO_CUDA_UNSUPPORTED;
     }
   // Non-finite outputs: the CPU's answer (its NaN and Inf placement, its INFO) is the reference.
-  if (!e && factor) e = scan(da, oa, dinfo + 2, st);
-  if (!e && ob) e = scan(db, *ob, dinfo + 2, st);
+  if (!e && factor) e = scan(da, oa, lda_dev, dinfo + 2, st);
+  if (!e && ob) e = scan(db, *ob, ldb, dinfo + 2, st);
   if (!e) e = cudaMemcpyAsync(pinfo, dinfo, sizeof(int) * ints, cudaMemcpyDeviceToHost, st);
   if (!e && npiv && kind != BO_KIND_GETRS)
     e = cudaMemcpyAsync(ppiv, dpiv, sizeof(int) * size_t(npiv), cudaMemcpyDeviceToHost, st);
