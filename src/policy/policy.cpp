@@ -30,6 +30,10 @@ constexpr double kHybridMargin = 0.1;
 constexpr double kStartupGainFactor = 2.0;
 // Large host-operand sgemm: the GPU (or the split) must be predicted this much faster (see decide_auto).
 constexpr double kPipelineMargin = 0.3;
+// A call the GPU would win that arrives while the GPU is being started waits for it when what is left of the start-up
+// plus the GPU's time is at most this fraction of the CPU's time (a long LAPACK factorization: running it on the CPU
+// beside the start-up would be slower still).
+constexpr double kWaitForStartFraction = 0.5;
 // Calls shorter than this are too noisy to learn from.
 constexpr double kLearnMinUs = 20.0;
 constexpr int kBuckets = 32;
@@ -51,6 +55,7 @@ struct State {
   double floor[kNumRoutines] = {};           // work below which the GPU cannot win (see work())
   std::atomic<double> gain_us{0};            // predicted gain of GPU-worthy calls run on the CPU before the GPU was up
   std::atomic<double> init_started_after_us{-1};
+  std::atomic<double> init_started_at_s{-1};  // monotonic clock when this policy started the background load
   // Measured / predicted per class and size bucket (a factor of 4 in the class's size), [0] CPU, [1] GPU (adaptive
   // only): local, so that a CPU BLAS's quirk at one size does not move the decision at another.
   std::atomic<float> corr[kClasses][kBuckets][2];
@@ -71,6 +76,12 @@ double override_size(int routine, double w) {
 }
 
 double min_work(int routine, std::int64_t n) { return std::pow(double(n), bo::routines::work_dims(routine)); }
+
+double now_s() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 // At most every 100 ms (a vDSO clock read: nanoseconds).
 bool recheck_due() {
@@ -360,14 +371,33 @@ Decision decide_auto(const Settings& s, const Call& c) {
     return d;
   }
   d.learn = true;  // the call runs on the CPU: its CPU prediction can be checked
+  // A long call waits for the start-up under way when that wins clearly, then is decided with the module's estimate.
+  auto wait_for_start = [&]() -> bool {
+    const double started = g->init_started_at_s.load(std::memory_order_relaxed);
+    const double left_us = std::max(0.0, model->init_ms() * 1e3 - (started >= 0 ? (now_s() - started) * 1e6 : 0.0));
+    if (left_us + double(d.gpu_us) > kWaitForStartFraction * double(d.cpu_us)) return false;
+    const bo_cuda_module* up = gpu_module();  // blocks until the background load is done
+    if (!up) return false;
+    check_gpu_once(up);
+    model = g->model.load(std::memory_order_acquire);
+    d.target = predict(up) ? Target::kGpu : Target::kCpu;
+    d.reason = Reason::kModel;
+    d.learn = !s.frozen;
+    return true;
+  };
   if (gpu_load_state() == GpuLoad::kLoading) {
+    if (wait_for_start()) return d;
     d.reason = Reason::kInitialising;
     return d;
   }
   add_gain(double(d.cpu_us) - double(d.gpu_us));
   if (s.eager_start || g->gain_us.load(std::memory_order_relaxed) >= kStartupGainFactor * model->init_ms() * 1e3) {
     double expected = -1;
-    if (g->init_started_after_us.compare_exchange_strong(expected, g->gain_us.load())) gpu_load_in_background();
+    if (g->init_started_after_us.compare_exchange_strong(expected, g->gain_us.load())) {
+      g->init_started_at_s.store(now_s(), std::memory_order_relaxed);
+      gpu_load_in_background();
+    }
+    if (wait_for_start()) return d;
     d.reason = Reason::kInitialising;
   } else {
     d.reason = Reason::kAmortising;

@@ -491,15 +491,17 @@ TEST_F(PolicyProcess, AdaptiveAmortisesInitThenInitialisesInBackgroundThenUsesGp
 // never call the module's shutdown() during init().
 TEST_F(PolicyProcess, AdaptiveExitWhileInitialisingIsClean) {
   PolicyFile p = Good();
-  p.init_ms = 1;  // the first GPU-worthy call covers it
+  // Two GPU-worthy calls (about 28 ms each on this CPU) cover it; neither is long enough to wait for a 20 ms start-up
+  // (policy.cpp kWaitForStartFraction), so the second starts it and runs on the CPU.
+  p.init_ms = 20;
   Env env = PolicyEnv(p, "adaptive", "calls");
   env["FAKE_CUDA_INIT_MS"] = "300";
-  const Outcome r = RunProbe(env, Script("sgemm NN 8 8 8 x2 sgemm NN 192 192 192"));
+  const Outcome r = RunProbe(env, Script("sgemm NN 8 8 8 x2 sgemm NN 192 192 192 x2"));
   ExpectProbePassed(r);
-  ASSERT_EQ(r.calls.size(), 3u) << r.Dump();
+  ASSERT_EQ(r.calls.size(), 4u) << r.Dump();
   // The last call started the initialisation, so it was under way when main() returned.
-  EXPECT_TRUE(std::regex_search(r.calls[2].reason, std::regex(kInitialising))) << r.calls[2].text;
-  EXPECT_EQ(r.calls[2].where, "cpu");
+  EXPECT_TRUE(std::regex_search(r.calls[3].reason, std::regex(kInitialising))) << r.calls[3].text;
+  EXPECT_EQ(r.calls[3].where, "cpu");
   EXPECT_EQ(r.TraceCount("init-begin"), 1) << r.Dump();
   EXPECT_EQ(r.TraceCount("violation"), 0) << r.Dump();
   EXPECT_EQ(Count(r, "sgemm"), 0) << r.Dump();

@@ -32,12 +32,13 @@ namespace {
 
 using bo::routines::Operand;
 
-// Sets *flag when an element of the rows x cols operand (a triangle: only its part) is Inf or NaN.
+// Sets *flag when an element of the rows x cols operand (a triangle: only its part, without the diagonal when unit
+// says it is not read) is Inf or NaN.
 template <class T>
-__global__ void find_nonfinite(const T* a, int64_t rows, int64_t cols, int64_t ld, int shape, int* flag) {
+__global__ void find_nonfinite(const T* a, int64_t rows, int64_t cols, int64_t ld, int shape, int unit, int* flag) {
   for (int64_t j = blockIdx.x; j < cols; j += gridDim.x) {
-    const int64_t r0 = shape == Operand::kLower ? j : 0;
-    const int64_t r1 = shape == Operand::kUpper ? (j + 1 < rows ? j + 1 : rows) : rows;
+    const int64_t r0 = shape == Operand::kLower ? j + unit : 0;
+    const int64_t r1 = shape == Operand::kUpper ? (j + 1 - unit < rows ? j + 1 - unit : rows) : rows;
     bool bad = false;
     for (int64_t i = r0 + threadIdx.x; i < r1; i += blockDim.x) bad |= !isfinite(a[i + j * ld]);
     if (__syncthreads_or(bad) && threadIdx.x == 0) *flag = 1;
@@ -45,10 +46,10 @@ __global__ void find_nonfinite(const T* a, int64_t rows, int64_t cols, int64_t l
 }
 
 template <class T>
-cudaError_t scan(const T* dev, const Operand& o, int64_t ld, int* flag, cudaStream_t st) {
+cudaError_t scan(const T* dev, const Operand& o, int64_t ld, int* flag, cudaStream_t st, bool unit = false) {
   const int64_t cols = o.shape == Operand::kMatrix ? o.cols : o.rows;
   const unsigned blocks = unsigned(std::min<int64_t>(cols, 65535));
-  find_nonfinite<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, ld, int(o.shape), flag);
+  find_nonfinite<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, ld, int(o.shape), unit ? 1 : 0, flag);
   return cudaGetLastError();
 }
 
@@ -160,7 +161,7 @@ int run(const bo_call& c) {
   }
   // Non-finite inputs too: cuSOLVER 12's LU returned finite factors of a matrix holding a NaN on the lent H100, where
   // the CPU LAPACK's carry the NaN on.
-  if (!e) e = scan(a_in, oa, lda_dev, dinfo + 2, st);
+  if (!e) e = scan(a_in, oa, lda_dev, dinfo + 2, st, kind == BO_KIND_TRTRS && c.op[2] == 'U');
   if (!e && ob) e = scan(db, *ob, std::max<int64_t>(c.n, 1), dinfo + 2, st);
   const int64_t n = c.n, nrhs = c.k, ldb = std::max<int64_t>(c.n, 1);
   auto ok = [](int r) { return cudaError_t(r); };
