@@ -1,7 +1,6 @@
 // Opens libcublas with dlopen on first use and calls it with one handle per thread (handles are not
 // thread-safe); cuBLAS is a tuning candidate, so its absence only removes that candidate.
 #include <cublas_api.h>
-#include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +8,7 @@
 #include <string>
 
 #include "kernels/vendor_cublas.h"
+#include "kernels/vendor_dl.h"
 
 namespace bok::vendor {
 namespace {
@@ -46,12 +46,6 @@ std::once_flag g_once;
 std::string g_setting;
 bool g_setting_given = false;
 
-template <class F>
-bool sym(void* h, const char* name, F& f) {
-  f = reinterpret_cast<F>(dlsym(h, name));
-  return f != nullptr;
-}
-
 void open_cublas() {
   const char* cfg = g_setting_given ? g_setting.c_str() : std::getenv("BLASOFFLOAD_CUBLAS");
   if (cfg && std::string(cfg) == "off") {
@@ -63,15 +57,7 @@ void open_cublas() {
   const char* names[] = {cfg && *cfg ? cfg : nullptr, "libcublas.so.13", "libcublas.so",
                          "/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so"};
   std::string used;
-  for (const char* n : names) {
-    if (!n) continue;
-    h = dlopen(n, RTLD_NOW | RTLD_LOCAL);
-    if (h) {
-      used = n;
-      break;
-    }
-    tried += std::string(tried.empty() ? "" : ", ") + n;
-  }
+  h = open_first(names, sizeof names / sizeof names[0], &used, &tried);
   if (!h) {
     g_desc = "cuBLAS: not found (tried " + tried + ")";
     return;

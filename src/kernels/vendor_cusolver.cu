@@ -1,7 +1,6 @@
 // Opens libcusolver with dlopen on first use and calls its dense LU and Cholesky routines with one handle per thread
 // and device (handles are not thread-safe); without it the module's LAPACK path declines and the CPU LAPACK runs.
 #include <cusolverDn.h>
-#include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +8,7 @@
 #include <string>
 
 #include "kernels/vendor_cusolver.h"
+#include "kernels/vendor_dl.h"
 
 namespace bok::vendor {
 namespace {
@@ -39,12 +39,6 @@ std::once_flag g_once;
 std::string g_setting;
 bool g_setting_given = false;
 
-template <class F>
-bool sym(void* h, const char* name, F& f) {
-  f = reinterpret_cast<F>(dlsym(h, name));
-  return f != nullptr;
-}
-
 template <class T>
 bool routines(void* h, char p, Routines<T>* r) {
   auto name = [p](const char* rest) { return std::string("cusolverDn") + p + rest; };
@@ -67,14 +61,7 @@ void open_cusolver() {
                          "libcusolver.so",
                          "/usr/local/cuda/lib64/libcusolver.so.12",
                          "/usr/local/cuda/lib64/libcusolver.so"};
-  for (const char* n : names) {
-    if (!n) continue;
-    if ((h = dlopen(n, RTLD_NOW | RTLD_LOCAL))) {
-      used = n;
-      break;
-    }
-    tried += std::string(tried.empty() ? "" : ", ") + n;
-  }
+  h = open_first(names, sizeof names / sizeof names[0], &used, &tried);
   if (!h) {
     g_desc = "cuSOLVER: not found (tried " + tried + "); LAPACK calls run on the CPU LAPACK";
     return;

@@ -14,7 +14,7 @@
 namespace bo::routines {
 
 template <class T>
-struct Getrs {
+struct Getrs : SolveFamily<T, 2> {
   static constexpr bo_routine_kind kKind = BO_KIND_GETRS;
   static constexpr Interface kInterface = Interface::kLapack;
   using Fortran = BO_GETRS_RESULT(T) BO_GETRS_PARAMS(T);
@@ -52,19 +52,8 @@ struct Getrs {
     out[1] = {2, Operand::kMatrix, Operand::kInOut, c.n, c.k, c.ldc};
     return 2;
   }
-  // The policy credits a device copy of the factors (a program solves with the same factors again and again).
-  static constexpr bool kResidencyInPolicy = true;
-
-  static constexpr int kWorkDims = 3;
-  static double work(const bo_call& c) { return solve_work(double(c.n), double(c.k)); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
-
-  // Few right-hand sides: the bytes of L and U read (n^2 elements, at least work / kSolveFewRhs).
+  // Few right-hand sides (.vec, a bytes class) or many (.mat, flops): lapack.h SolveFamily.
   static constexpr ShapeClassInfo kClasses[] = {{"getrs.vec", 1.0 / kSolveFewRhs, true}, {"getrs.mat", 2, false}};
-  static int shape_class(const bo_call& c) { return solve_class(c); }
-  static double class_size(const bo_call& c) {
-    return solve_class(c) == 0 ? sizeof(T) * double(c.n) * double(c.n) : flops(c);
-  }
 
   static void describe(const bo_call& c, char* buf, std::size_t size) {
     std::snprintf(buf, size, "%c n=%lld nrhs=%lld", c.op[0], (long long)c.n, (long long)c.k);

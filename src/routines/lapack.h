@@ -24,6 +24,22 @@ inline double solve_work(double n, double nrhs) { return n * n * nrhs; }
 constexpr int64_t kSolveFewRhs = 32;
 inline int solve_class(const bo_call& c) { return c.k < kSolveFewRhs ? 0 : 1; }
 
+// What the three solves share: their work (Triangles: how many triangles of the factors a solve reads, 2 for getrs
+// and potrs, 1 for trtrs), their classes by the number of right-hand sides (the descriptor names them), and the
+// policy's credit for a device copy of the factors (a program solves with the same factors again and again).
+template <class T, int Triangles>
+struct SolveFamily {
+  static constexpr bool kResidencyInPolicy = true;
+  static constexpr int kWorkDims = 3;
+  static double work(const bo_call& c) { return 0.5 * Triangles * solve_work(double(c.n), double(c.k)); }
+  static double flops(const bo_call& c) { return 2 * work(c); }
+  static int shape_class(const bo_call& c) { return solve_class(c); }
+  // Few right-hand sides: the bytes of the triangles read (at least work / kSolveFewRhs elements); many: flops.
+  static double class_size(const bo_call& c) {
+    return solve_class(c) == 0 ? sizeof(T) * 0.5 * Triangles * double(c.n) * double(c.n) : flops(c);
+  }
+};
+
 // The INFO a LAPACK routine writes: 0 on entry, -i for argument i (prepare() reports i to XERBLA as well).
 inline Prep lapack_invalid(blas_int* out, blas_int i, blas_int* info) {
   *out = -i;

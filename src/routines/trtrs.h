@@ -16,7 +16,7 @@
 namespace bo::routines {
 
 template <class T>
-struct Trtrs {
+struct Trtrs : SolveFamily<T, 1> {
   static constexpr bo_routine_kind kKind = BO_KIND_TRTRS;
   static constexpr Interface kInterface = Interface::kLapack;
   using Fortran = BO_TRTRS_RESULT(T) BO_TRTRS_PARAMS(T);
@@ -55,19 +55,8 @@ struct Trtrs {
     out[1] = {2, Operand::kMatrix, Operand::kInOut, c.n, c.k, c.ldc};
     return 2;
   }
-  static constexpr bool kResidencyInPolicy = true;
-
-  static constexpr int kWorkDims = 3;
-  // One triangular solve: half of solve_work.
-  static double work(const bo_call& c) { return 0.5 * solve_work(double(c.n), double(c.k)); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
-
-  // Few right-hand sides: the triangle's bytes (n^2 / 2 elements, at least work / kSolveFewRhs).
+  // Few right-hand sides (.vec, a bytes class) or many (.mat, flops): lapack.h SolveFamily.
   static constexpr ShapeClassInfo kClasses[] = {{"trtrs.vec", 1.0 / kSolveFewRhs, true}, {"trtrs.mat", 2, false}};
-  static int shape_class(const bo_call& c) { return solve_class(c); }
-  static double class_size(const bo_call& c) {
-    return solve_class(c) == 0 ? sizeof(T) * 0.5 * double(c.n) * double(c.n) : flops(c);
-  }
 
   static void describe(const bo_call& c, char* buf, std::size_t size) {
     std::snprintf(buf, size, "%c%c%c n=%lld nrhs=%lld", c.op[0], c.op[1], c.op[2], (long long)c.n, (long long)c.k);

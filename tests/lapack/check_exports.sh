@@ -17,8 +17,8 @@ fi
 
 expected=$(printf '#define BO_ENTRY(p, P, name, NAME, T) @@ p##name P##NAME\n#define BO_BLAS_ENTRY(p, P, name, NAME, T) @C p##name\n#include "%s"\n' "$list" |
   "$cc" -E -P -x c - |
-  awk '{ for (i = 1; i + 2 <= NF; ++i) if ($i == "@@") { l = $(i + 1); u = $(i + 2)
-           print l "_"; print l; print u; print u "_" } else if ($i == "@C") print "cblas_" $(i + 1) }' | sort)
+  awk '{ for (i = 1; i <= NF; ++i) if ($i == "@@" && i + 2 <= NF) { l = $(i + 1); u = $(i + 2)
+           print l "_"; print l; print u; print u "_" } else if ($i == "@C" && i + 1 <= NF) print "cblas_" $(i + 1) }' | sort)
 [ -n "$expected" ] || { echo "FAIL: no BO_ENTRY expansions from $list"; exit 1; }
 # Version definitions (type A) are not symbols a program can bind to; everything else counts.
 actual=$(nm -D --defined-only "$lib" | awk '$2 != "A" { print $NF }' | sed 's/@.*//' | sort)

@@ -32,14 +32,17 @@ long parse_long(const char* v, long dflt) {
 }
 
 [[noreturn]] void device_call_failed(const char* routine, cudaError_t e) {
-  std::fprintf(stderr,
-               "blasoffload: fatal: %s on device-resident operands failed on the GPU (%s: %s); the call cannot "
-               "be completed on the CPU; aborting\n",
-               routine, cudaGetErrorName(e), cudaGetErrorString(e));
-  std::abort();
+  fatal_gpu_failure(routine, "on device-resident operands failed on the GPU", "the call cannot be completed on the CPU",
+                    e);
 }
 
 }  // namespace
+
+[[noreturn]] void fatal_gpu_failure(const char* routine, const char* what, const char* consequence, cudaError_t e) {
+  std::fprintf(stderr, "blasoffload: fatal: %s %s (%s: %s); %s; aborting\n", routine, what, cudaGetErrorName(e),
+               cudaGetErrorString(e), consequence);
+  std::abort();
+}
 
 const bo_cuda_host_services* host() { return g_host; }
 void set_host(const bo_cuda_host_services* h) { g_host = h; }

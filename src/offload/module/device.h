@@ -23,6 +23,10 @@ const char* config(const char* key);
 long config_long(const char* key, long dflt);
 void log_line(int level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
+// A GPU failure no CPU fallback can repair (device operands, a write-back already begun): one line on stderr, then
+// abort. "blasoffload: fatal: ROUTINE WHAT (cudaErrorX: text); CONSEQUENCE; aborting".
+[[noreturn]] void fatal_gpu_failure(const char* routine, const char* what, const char* consequence, cudaError_t e);
+
 // ---- State. ----
 // BO_CUDA_OK when calls may use the GPU; else why not (forked child, broken device, shutting down).
 int gate();

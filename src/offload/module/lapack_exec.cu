@@ -54,11 +54,8 @@ cudaError_t scan(const T* dev, const Operand& o, int64_t ld, int* flag, cudaStre
 }
 
 [[noreturn]] void write_back_failed(const char* routine, cudaError_t e) {
-  std::fprintf(stderr,
-               "blasoffload: fatal: %s: the GPU failed while its results were being written to the program's memory "
-               "(%s: %s); the call's input is partly overwritten and cannot be recomputed on the CPU; aborting\n",
-               routine, cudaGetErrorName(e), cudaGetErrorString(e));
-  std::abort();
+  fatal_gpu_failure(routine, "failed on the GPU while its results were being written to the program's memory",
+                    "the call's input is partly overwritten and cannot be recomputed on the CPU", e);
 }
 
 bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }

@@ -14,20 +14,20 @@
 #include <string>
 #include <vector>
 
+#include "config/paths.h"
 #include "kernels/registry.h"
 #include "kernels/tuned_select.h"
 #include "kernels/vendor_cublas.h"
 #include "kernels/vendor_cusolver.h"
-#include "config/paths.h"
 #include "offload/cuda_module_api.h"
 #include "offload/module/device.h"
 #include "offload/module/executor.h"
 #include "offload/module/gemm_pipeline.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/solver_model.h"
-#include "routines/all.h"
 #include "offload/module/staging.h"
 #include "offload/module/staging_pool.h"
+#include "routines/all.h"
 
 namespace bok {
 const bo_kernel_registry* registry();
