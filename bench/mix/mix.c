@@ -83,9 +83,10 @@ static void print_point(const char* routine, int n, int nrhs, const double* t, i
 }
 
 static void print_skip(const char* routine, int n, int nrhs, const char* why) {
-  printf("{\"routine\": \"%s\", \"precision\": \"%c\", \"n\": %d, \"nrhs\": %d, \"part\": \"%s\", \"stack\": \"%s\", "
-         "\"round\": %d, \"skipped\": \"%s\"}\n",
-         routine, g_prec, n, nrhs, g_part, g_stack, g_round, why);
+  printf(
+      "{\"routine\": \"%s\", \"precision\": \"%c\", \"n\": %d, \"nrhs\": %d, \"part\": \"%s\", \"stack\": \"%s\", "
+      "\"round\": %d, \"skipped\": \"%s\"}\n",
+      routine, g_prec, n, nrhs, g_part, g_stack, g_round, why);
   fflush(stdout);
 }
 
@@ -126,11 +127,16 @@ typedef struct {
 
 // The default sizes (bench.ini passes its own).
 static Sizes g_sizes[] = {
-    {"gemm", {8, 64, 512, 2048, 8192}, 5},     {"gemv", {64, 1024, 4096, 16384}, 4},
-    {"nrm2", {100, 100000, 10000000}, 3},      {"trsv", {64, 1024, 8192}, 3},
-    {"l3", {64, 512, 4096}, 3},                {"fact", {64, 512, 2048, 8192}, 4},
-    {"solve", {64, 1024, 8192}, 3},            {"drv", {64, 1024, 4096}, 3},
-    {"ref", {256, 1024, 2048}, 3},             {"nrhs", {1, 64}, 2},
+    {"gemm", {8, 64, 512, 2048, 8192}, 5},
+    {"gemv", {64, 1024, 4096, 16384}, 4},
+    {"nrm2", {100, 100000, 10000000}, 3},
+    {"trsv", {64, 1024, 8192}, 3},
+    {"l3", {64, 512, 4096}, 3},
+    {"fact", {64, 512, 2048, 8192}, 4},
+    {"solve", {64, 1024, 8192}, 3},
+    {"drv", {64, 1024, 4096}, 3},
+    {"ref", {256, 1024, 2048}, 3},
+    {"nrhs", {1, 64}, 2},
 };
 enum { kNumLists = sizeof g_sizes / sizeof g_sizes[0] };
 
@@ -158,8 +164,8 @@ static double g_start, g_budget;
 
 // Runs one point unless the budget is spent.
 static void run(int op, int n, int nrhs) {
-  static const char* names[] = {"gemm", "gemv", "trsv", "nrm2", "trsm", "syrk", "getrf", "potrf", "getrs", "potrs",
-                                "trtrs", "gesv", "posv", "geqrf", "getri"};
+  static const char* names[] = {"gemm",  "gemv",  "trsv",  "nrm2", "trsm", "syrk",  "getrf", "potrf",
+                                "getrs", "potrs", "trtrs", "gesv", "posv", "geqrf", "getri"};
   if (g_budget > 0 && now_s() - g_start > g_budget) {
     char name[16];
     snprintf(name, sizeof name, "%c%s", g_prec, names[op]);
@@ -189,8 +195,8 @@ int main(int argc, char** argv) {
       g_part = argv[i] + 7;
     } else if (strncmp(argv[i], "--round=", 8) == 0) {
       g_round = atoi(argv[i] + 8);
-    } else if (strncmp(argv[i], "--precision=", 12) == 0 && strlen(argv[i] + 12) < sizeof precisions &&
-               argv[i][12] && strspn(argv[i] + 12, "sd,") == strlen(argv[i] + 12)) {
+    } else if (strncmp(argv[i], "--precision=", 12) == 0 && strlen(argv[i] + 12) < sizeof precisions && argv[i][12] &&
+               strspn(argv[i] + 12, "sd,") == strlen(argv[i] + 12)) {
       snprintf(precisions, sizeof precisions, "%s", argv[i] + 12);
     } else if (strncmp(argv[i], "--min-time=", 11) == 0) {
       g_min_time = atof(argv[i] + 11);
@@ -215,8 +221,9 @@ int main(int argc, char** argv) {
       each("ref", kGeqrf, 0), each("ref", kGetri, 0);
     }
   }
-  printf("{\"total\": true, \"part\": \"%s\", \"stack\": \"%s\", \"round\": %d, \"precisions\": \"%s\", "
-         "\"calls_s\": %.6f, \"wall_s\": %.6f, \"failures\": %d}\n",
-         g_part, g_stack, g_round, precisions, g_calls_s, now_s() - g_start, g_failures);
+  printf(
+      "{\"total\": true, \"part\": \"%s\", \"stack\": \"%s\", \"round\": %d, \"precisions\": \"%s\", "
+      "\"calls_s\": %.6f, \"wall_s\": %.6f, \"failures\": %d}\n",
+      g_part, g_stack, g_round, precisions, g_calls_s, now_s() - g_start, g_failures);
   return g_failures ? 1 : 0;
 }

@@ -155,12 +155,12 @@ static void P(bufs_spread)(P(Bufs) * b) {
 typedef struct {
   int op, n, nrhs;
   size_t offA, offB, offC, elems;  // offsets of the operands in a set
-  const int* ipiv;                  // getrs, getri: the factors' pivots
-  T* tau;                           // geqrf's
-  T* lwork;                         // geqrf / getri's work
+  const int* ipiv;                 // getrs, getri: the factors' pivots
+  T* tau;                          // geqrf's
+  T* lwork;                        // geqrf / getri's work
   int nwork;
-  int* piv;                         // getrf / gesv's output pivots
-  T result;                         // nrm2's
+  int* piv;  // getrf / gesv's output pivots
+  T result;  // nrm2's
   int info;
 } P(Call);
 
@@ -170,21 +170,51 @@ static void P(do_call)(P(Call) * c, T* set) {
   T *A = set + c->offA, *B = set + c->offB, *C = set + c->offC;
   c->info = 0;
   switch (c->op) {
-    case kGemm: P(gemm_)("N", "N", &n, &n, &n, &fone, A, &n, B, &n, &fzero, C, &n, 1, 1); break;
-    case kGemv: P(gemv_)("N", &n, &n, &fone, A, &n, B, &one, &fzero, C, &one, 1); break;
-    case kTrsv: P(trsv_)("L", "N", "N", &n, A, &n, B, &one, 1, 1, 1); break;
-    case kNrm2: c->result = P(nrm2_)(&n, A, &one); break;
-    case kTrsm: P(trsm_)("L", "L", "N", "N", &n, &n, &fone, A, &n, B, &n, 1, 1, 1, 1); break;
-    case kSyrk: P(syrk_)("L", "N", &n, &n, &fone, A, &n, &fzero, C, &n, 1, 1); break;
-    case kGetrf: P(getrf_)(&n, &n, A, &n, c->piv, &c->info); break;
-    case kPotrf: P(potrf_)("L", &n, A, &n, &c->info, 1); break;
-    case kGetrs: P(getrs_)("N", &n, &nrhs, A, &n, c->ipiv, B, &n, &c->info, 1); break;
-    case kPotrs: P(potrs_)("L", &n, &nrhs, A, &n, B, &n, &c->info, 1); break;
-    case kTrtrs: P(trtrs_)("L", "N", "N", &n, &nrhs, A, &n, B, &n, &c->info, 1, 1, 1); break;
-    case kGesv: P(gesv_)(&n, &nrhs, A, &n, c->piv, B, &n, &c->info); break;
-    case kPosv: P(posv_)("L", &n, &nrhs, A, &n, B, &n, &c->info, 1); break;
-    case kGeqrf: P(geqrf_)(&n, &n, A, &n, c->tau, c->lwork, &c->nwork, &c->info); break;
-    case kGetri: P(getri_)(&n, A, &n, c->ipiv, c->lwork, &c->nwork, &c->info); break;
+    case kGemm:
+      P(gemm_)("N", "N", &n, &n, &n, &fone, A, &n, B, &n, &fzero, C, &n, 1, 1);
+      break;
+    case kGemv:
+      P(gemv_)("N", &n, &n, &fone, A, &n, B, &one, &fzero, C, &one, 1);
+      break;
+    case kTrsv:
+      P(trsv_)("L", "N", "N", &n, A, &n, B, &one, 1, 1, 1);
+      break;
+    case kNrm2:
+      c->result = P(nrm2_)(&n, A, &one);
+      break;
+    case kTrsm:
+      P(trsm_)("L", "L", "N", "N", &n, &n, &fone, A, &n, B, &n, 1, 1, 1, 1);
+      break;
+    case kSyrk:
+      P(syrk_)("L", "N", &n, &n, &fone, A, &n, &fzero, C, &n, 1, 1);
+      break;
+    case kGetrf:
+      P(getrf_)(&n, &n, A, &n, c->piv, &c->info);
+      break;
+    case kPotrf:
+      P(potrf_)("L", &n, A, &n, &c->info, 1);
+      break;
+    case kGetrs:
+      P(getrs_)("N", &n, &nrhs, A, &n, c->ipiv, B, &n, &c->info, 1);
+      break;
+    case kPotrs:
+      P(potrs_)("L", &n, &nrhs, A, &n, B, &n, &c->info, 1);
+      break;
+    case kTrtrs:
+      P(trtrs_)("L", "N", "N", &n, &nrhs, A, &n, B, &n, &c->info, 1, 1, 1);
+      break;
+    case kGesv:
+      P(gesv_)(&n, &nrhs, A, &n, c->piv, B, &n, &c->info);
+      break;
+    case kPosv:
+      P(posv_)("L", &n, &nrhs, A, &n, B, &n, &c->info, 1);
+      break;
+    case kGeqrf:
+      P(geqrf_)(&n, &n, A, &n, c->tau, c->lwork, &c->nwork, &c->info);
+      break;
+    case kGetri:
+      P(getri_)(&n, A, &n, c->ipiv, c->lwork, &c->nwork, &c->info);
+      break;
   }
 }
 
@@ -219,8 +249,8 @@ static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first) {
 // One point of routine `op` at order n (nrhs for solves; a vector length for nrm2): builds the inputs, the
 // reference, times, checks the last call's result (every set holds the same computation) and prints the line.
 static void P(point)(int op, int n, int nrhs) {
-  const char* names[] = {"gemm", "gemv", "trsv", "nrm2", "trsm", "syrk", "getrf", "potrf", "getrs", "potrs", "trtrs",
-                         "gesv", "posv", "geqrf", "getri"};
+  const char* names[] = {"gemm",  "gemv",  "trsv",  "nrm2", "trsm", "syrk",  "getrf", "potrf",
+                         "getrs", "potrs", "trtrs", "gesv", "posv", "geqrf", "getri"};
   char name[16];
   snprintf(name, sizeof name, "%c%s", g_prec, names[op]);
   const size_t nn = (size_t)n * (size_t)n;
@@ -251,10 +281,25 @@ static void P(point)(int op, int n, int nrhs) {
   T* A = in;
   memset(in, 0, elems * sizeof(T));
   switch (op) {
-    case kNrm2: case kGemm: case kGemv: case kSyrk: P(fill)(in, c.offC ? c.offC : elems, 11); break;
-    case kTrsv: case kTrsm: case kTrtrs: P(fill_tri)(A, n), P(fill)(in + nn, elems - nn, 13); break;
-    case kPotrf: case kPotrs: case kPosv: P(fill_spd)(A, n), P(fill)(in + nn, elems - nn, 13); break;
-    default: P(fill)(A, nn, 17), P(fill)(in + nn, elems - nn, 13); break;  // getrf, getrs, gesv, geqrf, getri
+    case kNrm2:
+    case kGemm:
+    case kGemv:
+    case kSyrk:
+      P(fill)(in, c.offC ? c.offC : elems, 11);
+      break;
+    case kTrsv:
+    case kTrsm:
+    case kTrtrs:
+      P(fill_tri)(A, n), P(fill)(in + nn, elems - nn, 13);
+      break;
+    case kPotrf:
+    case kPotrs:
+    case kPosv:
+      P(fill_spd)(A, n), P(fill)(in + nn, elems - nn, 13);
+      break;
+    default:
+      P(fill)(A, nn, 17), P(fill)(in + nn, elems - nn, 13);
+      break;  // getrf, getrs, gesv, geqrf, getri
   }
   if (op == kGemv) P(fill)(in + nn, (size_t)n, 19);  // x (y = C part stays 0)
   // The solves on factors (and getri): factored once, untimed, in the saved set; the check rebuilds the original A.
@@ -267,8 +312,10 @@ static void P(point)(int op, int n, int nrhs) {
     int m1 = -1;
     c.nwork = -1;
     c.tau = malloc(sizeof(T) * (size_t)n);
-    if (op == kGeqrf) P(geqrf_)(&n, &n, A, &n, c.tau, &q, &m1, &c.info);
-    else P(getri_)(&n, A, &n, ipiv, &q, &m1, &c.info);
+    if (op == kGeqrf)
+      P(geqrf_)(&n, &n, A, &n, c.tau, &q, &m1, &c.info);
+    else
+      P(getri_)(&n, A, &n, ipiv, &q, &m1, &c.info);
     c.nwork = (int)q > n ? (int)q : n;
     c.lwork = malloc(sizeof(T) * (size_t)c.nwork);
   }
@@ -282,13 +329,17 @@ static void P(point)(int op, int n, int nrhs) {
   if (op == kGetrs || op == kPotrs || op == kGetri || op == kGetrf || op == kPotrf || op == kGesv || op == kPosv ||
       op == kGeqrf) {
     a0 = xmalloc(nn * sizeof(T));
-    if (op == kPotrf || op == kPotrs || op == kPosv) P(fill_spd)(a0, n);
-    else P(fill)(a0, nn, 17);
+    if (op == kPotrf || op == kPotrs || op == kPosv)
+      P(fill_spd)(a0, n);
+    else
+      P(fill)(a0, nn, 17);
   }
   double ratio = 0;
   const char* what = "";
   switch (op) {
-    case kGemm: ratio = P(check_gemm)(out, out + nn, out + 2 * nn, n, w), what = "Cx vs A(Bx)/(|A||B||x| n eps)"; break;
+    case kGemm:
+      ratio = P(check_gemm)(out, out + nn, out + 2 * nn, n, w), what = "Cx vs A(Bx)/(|A||B||x| n eps)";
+      break;
     case kGemv: {
       for (int i = 0; i < n; ++i) w[i] = out[nn + i];
       P(matvec)(out, n, n, 0, 0, w, w + n, w + 2 * n);
@@ -304,10 +355,16 @@ static void P(point)(int op, int n, int nrhs) {
       ratio = fabs(c.result - ref) / (ref * sqrt((double)n) * EPS), what = "|nrm2 - ref|/(ref sqrt(n) eps)";
       break;
     }
-    case kTrsv: ratio = P(check_solve)(in, n, 0, 1, out + nn, in + nn, w), what = "normwise backward error"; break;
-    case kTrsm: case kTrtrs: ratio = P(check_solve)(in, n, 0, 1, out + nn, in + nn, w), what = "column 1 backward error"; break;
+    case kTrsv:
+      ratio = P(check_solve)(in, n, 0, 1, out + nn, in + nn, w), what = "normwise backward error";
+      break;
+    case kTrsm:
+    case kTrtrs:
+      ratio = P(check_solve)(in, n, 0, 1, out + nn, in + nn, w), what = "column 1 backward error";
+      break;
     case kSyrk: {  // C y against A (A^T y), C lower
-      double *y = w, *aty = w + n, *aaty = w + 2 * n, *cy = w + 3 * n, *m1 = w + 4 * n, *m2 = w + 5 * n, *m3 = w + 6 * n;
+      double *y = w, *aty = w + n, *aaty = w + 2 * n, *cy = w + 3 * n, *m1 = w + 4 * n, *m2 = w + 5 * n,
+             *m3 = w + 6 * n;
       for (int i = 0; i < n; ++i) y[i] = hash_uniform((uint64_t)i, 78);
       P(matvec)(out, n, n, 1, 0, y, aty, m1);
       P(matvec)(out, n, n, 0, 0, aty, aaty, m2);
@@ -316,7 +373,8 @@ static void P(point)(int op, int n, int nrhs) {
       ratio = P(ratio)(cy, aaty, m3, n, n), what = "Cy vs A(A^T y)/(|A||A^T||y| n eps)";
       break;
     }
-    case kGetrf: case kPotrf: {  // solve with the factors in double, no BLAS: A0 x = b for b = A0 * ones
+    case kGetrf:
+    case kPotrf: {  // solve with the factors in double, no BLAS: A0 x = b for b = A0 * ones
       double *x = w, *y = w + n;
       const T* f = out;
       for (int i = 0; i < n; ++i) x[i] = 0;
@@ -325,8 +383,13 @@ static void P(point)(int op, int n, int nrhs) {
       if (op == kGetrf) {
         for (int i = 0; i < n; ++i) {  // the row swaps, in order
           const int p = c.piv[i] - 1;
-          if (p < i || p >= n) { ratio = NAN; break; }
-          const double s = x[i]; x[i] = x[p]; x[p] = s;
+          if (p < i || p >= n) {
+            ratio = NAN;
+            break;
+          }
+          const double s = x[i];
+          x[i] = x[p];
+          x[p] = s;
         }
         for (int j = 0; j < n; ++j)  // L y = P b (unit lower), column oriented
           for (int i = j + 1; i < n; ++i) x[i] -= f[i + (size_t)j * n] * x[j];
@@ -357,7 +420,10 @@ static void P(point)(int op, int n, int nrhs) {
       what = "backward error of a solve with the factors";
       break;
     }
-    case kGetrs: case kPotrs: case kGesv: case kPosv:
+    case kGetrs:
+    case kPotrs:
+    case kGesv:
+    case kPosv:
       ratio = P(check_solve)(a0, n, 0, 0, out + nn, in + nn, w), what = "column 1 backward error against A0";
       break;
     case kGeqrf: {  // |R e_j| = |A0 e_j| (Q orthogonal), relative, over n eps

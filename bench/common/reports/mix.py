@@ -2,14 +2,15 @@
 (routine, precision, shape) of blasoffload_mix under the CPU alone and under libblasoffload.so out of the box
 (bo-uncal: auto, built-in defaults) and calibrated (bo-cal), and issue 20's targets.
 
-Columns: cpu = the CPU alone (calls: OpenBLAS's BLAS and LAPACK; drivers: reference LAPACK over OpenBLAS), seconds, the
-median over rounds of each round's median call; a library stack's ratio = its time / the CPU's time in the same
-round, the median over rounds and (range) the min-max over rounds; best = the better side as measured: the CPU alone,
-or a library stack whose median is lower and that ran (some of) the point on the GPU (or where is unknown); where = where the library ran the
-point's calls, approximated from the per-process summary (BLASOFFLOAD_LOG=summary, round 1's processes: each
-routine's cpu and gpu call counts; the other rounds assumed to decide alike), assigning a routine's cpu calls to its smallest points first (the policy sends the small ones to the CPU),
-the untimed factorizations of the solves on factors counted among their orders; drivers: gpu where the process put
-any BLAS call on the GPU.
+Columns: cpu = the CPU alone (calls: OpenBLAS's BLAS and LAPACK; drivers: reference LAPACK over OpenBLAS), seconds,
+the median over rounds of each round's median call; a library stack's ratio = its time / the CPU's time in the same
+round, the median over rounds and (range) the min-max over rounds; best = the better side as measured: the CPU
+alone, or a library stack whose median is lower and that ran (some of) the point on the GPU (or where is unknown);
+ran = where the library ran the point's calls, approximated from the summaries of round 1's processes
+(BLASOFFLOAD_LOG=summary: each routine's cpu and gpu call counts; the other rounds assumed to decide alike), a
+routine's gpu calls placed on its largest points first (the policy sends the large ones to the GPU), the untimed
+factorizations of the solves on factors counted among their orders; drivers: gpu where the process put any BLAS
+call on the GPU.
 Targets (each library stack): (a) within 1.10x of the CPU alone at every point where the CPU alone is the best;
 (b) within 1.10x of the best on >= 95% of the points and never above 1.5x; (c) the LAPACK routines (intercepted and
 reference drivers) never slower than without the library: ratio <= 1.05 (the rounds' noise) at every order; (d) a
@@ -75,8 +76,10 @@ def read_summaries(raw):
 
 
 def where_points(points, summary):
-    """{(routine, n, nrhs): "cpu" | "gpu" | "mixed"} for one calls process: each routine's cpu calls given to its
-    smallest points first (an approximation: the summary counts calls per routine, not per point). The untimed
+    """{(routine, n, nrhs): "cpu" | "gpu" | "mixed"} for one calls process: each routine's gpu calls given to its
+    largest points first (an approximation: the summary counts calls per routine, not per point; and its cpu counts
+    also hold the BLAS calls a forwarded LAPACK call makes through the library, e.g. OpenBLAS's dtrtrs calling
+    dtrsm_, hence the gpu counts, which cuSOLVER's runs do not inflate, are the ones placed). The untimed
     factorization before each solve on factors (getrs after getrf, potrs after potrf, getri after getrf) is one more
     call of the factorization at that order."""
     out = {}
@@ -90,12 +93,12 @@ def where_points(points, summary):
         counts = summary.get(routine)
         if not counts:
             continue
-        left = counts["cpu"]
-        for n, nrhs, calls, real, p in sorted(items, key=lambda t: (t[0], t[1])):
-            on_cpu = min(left, calls)
-            left -= on_cpu
+        left = counts["gpu"]
+        for n, nrhs, calls, real, p in sorted(items, key=lambda t: (t[0], t[1]), reverse=True):
+            on_gpu = min(left, calls)
+            left -= on_gpu
             if real:
-                out[(routine, n, nrhs)] = "cpu" if on_cpu == calls else "gpu" if on_cpu == 0 else "mixed"
+                out[(routine, n, nrhs)] = "gpu" if on_gpu == calls else "cpu" if on_gpu == 0 else "mixed"
     return out
 
 
