@@ -218,32 +218,41 @@ static void P(do_call)(P(Call) * c, T* set) {
   }
 }
 
-// Times one point: a first call, then repetitions until min_time (at least 3, 2 when the first took over 0.5 s, at
-// most kMaxReps), each on the next operand set. A routine that overwrites its inputs gets the set it used restored
-// right after the call (outside the timing, and not just before its next use, which would leave it in cache); the
-// last call's set is left as it is, for the check.
-static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first) {
+// Times one point: a first call, then timed samples until min_time (at least 3; 2 when the first call took over
+// 0.5 s; at most kMaxReps), each on the next operand sets. A sample of a call shorter than kBatchS is a batch of
+// calls on distinct sets (at most all of them), timed together and divided: two clock reads are not small against a
+// call of 100 ns. A routine that overwrites its inputs gets the sets it used restored right after the sample (outside
+// the timing, and not just before their next use, which would leave them in cache); the last sample's are left as
+// they are, for the check. Returns the samples (per-call seconds in t); *calls and *all_s: every call and its time.
+static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int* calls, double* all_s) {
   const int inplace = c->op != kGemm && c->op != kGemv && c->op != kSyrk && c->op != kNrm2;
-  int calls = 0;
-  double spent = 0;
+  double t0 = now_s();
+  P(do_call)(c, b->work);
+  *first = now_s() - t0;
+  *all_s = *first;
+  *calls = 1;
+  if (inplace) memcpy(b->work, b->saved, b->elems * sizeof(T));
+  int reps = 0;
+  double spent = 0, per_call = *first;
   for (;;) {
-    T* set = b->work + (size_t)(calls % b->sets) * b->elems;
-    const double t0 = now_s();
-    P(do_call)(c, set);
+    int batch = per_call > 0 ? (int)(kBatchS / per_call) : b->sets;
+    batch = batch < 1 ? 1 : batch > b->sets ? b->sets : batch;
+    const int from = *calls;
+    t0 = now_s();
+    for (int k = 0; k < batch; ++k) P(do_call)(c, b->work + (size_t)((from + k) % b->sets) * b->elems);
     const double dt = now_s() - t0;
-    if (calls == 0) {
-      *first = dt;
-    } else {
-      t[calls - 1] = dt;
-      spent += dt;
-    }
-    ++calls;
-    const int reps = calls - 1;
+    *calls += batch;
+    *all_s += dt;
+    spent += dt;
+    per_call = dt / batch;
+    t[reps++] = per_call;
     const int least = *first > 0.5 ? 2 : 3;
     if (reps >= kMaxReps || (reps >= least && spent >= g_min_time)) break;
-    if (inplace) memcpy(set, b->saved, b->elems * sizeof(T));
+    if (inplace)
+      for (int k = 0; k < batch; ++k)
+        memcpy(b->work + (size_t)((from + k) % b->sets) * b->elems, b->saved, b->elems * sizeof(T));
   }
-  return calls - 1;
+  return reps;
 }
 
 // One point of routine `op` at order n (nrhs for solves; a vector length for nrm2): builds the inputs, the
@@ -322,8 +331,10 @@ static void P(point)(int op, int n, int nrhs) {
   P(bufs_spread)(&b);
   double* t = malloc(sizeof(double) * kMaxReps);
   double first = 0;
-  const int reps = P(time_point)(&c, &b, t, &first);
-  const T* out = b.work + (size_t)(reps % b.sets) * b.elems;  // the last call's set
+  int calls = 0;
+  double all_s = 0;
+  const int reps = P(time_point)(&c, &b, t, &first, &calls, &all_s);
+  const T* out = b.work + (size_t)((calls - 1) % b.sets) * b.elems;  // the last call's set
   // The check, against the untouched input (b.saved, which getrs / potrs / getri hold factored: A0 rebuilt).
   T* a0 = NULL;
   if (op == kGetrs || op == kPotrs || op == kGetri || op == kGetrf || op == kPotrf || op == kGesv || op == kPosv ||
@@ -451,7 +462,7 @@ static void P(point)(int op, int n, int nrhs) {
       break;
     }
   }
-  print_point(name, n, nrhs, t, reps, first, c.info ? c.info : finfo, ratio, what, b.sets);
+  print_point(name, n, nrhs, t, reps, first, calls, all_s, c.info ? c.info : finfo, ratio, what, b.sets);
   free(a0), free(t), free(c.tau), free(c.lwork);
   P(bufs_free)(&b), free(w), free(c.piv), free(ipiv);
 }

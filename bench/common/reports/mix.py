@@ -94,7 +94,7 @@ def where_points(points, summary):
         if not counts:
             continue
         left = counts["gpu"]
-        for n, nrhs, calls, real, p in sorted(items, key=lambda t: (t[0], t[1]), reverse=True):
+        for n, nrhs, calls, real, _ in sorted(items, key=lambda t: (t[0], t[1]), reverse=True):
             on_gpu = min(left, calls)
             left -= on_gpu
             if real:
