@@ -13,7 +13,7 @@
 // measuring process holds it to its end, and the kernel drops it however that ends (no stale-lock rule needed). The
 // lock file keeps the last start's CPU BLAS, time and pid: a run that finds a start for the same CPU BLAS less than an
 // hour old and still no usable file does not start another (a tool that fails, or a file keyed unlike this process,
-// must not cost a calibration per run).
+// must not cost a calibration per run); nor one that finds a start for another CPU BLAS less than 15 minutes old.
 #include "policy/auto_calibrate.h"
 
 #include <dlfcn.h>
@@ -41,7 +41,10 @@ namespace blasoffload::policy {
 namespace {
 
 constexpr const char* kTool = "blasoffload-calibrate";
-constexpr double kRetryAfterS = 3600;  // above the tool's own bound (10 minutes) with room to spare
+// A start for the same CPU BLAS that left no usable file is not repeated within the hour; one for another CPU BLAS
+// (programs alternating between two libraries, each finding the other's file) not within the tool's own bound of
+// 10 minutes and a margin, so that alternating programs do not keep one calibration running after another.
+constexpr double kRetrySameS = 3600, kRetryOtherS = 900;
 constexpr int kLockFdInChild = 3;
 
 // The pid when the library was loaded: a different one at the first call means a fork child.
@@ -91,7 +94,8 @@ std::vector<std::string> child_environment() {
       const std::string list = kv.substr(11) + " ";
       for (char c : list) {
         if (c == ' ' || c == ':') {
-          if (!item.empty() && item.find("libblasoffload") == std::string::npos) kept += (kept.empty() ? "" : ":") + item;
+          if (!item.empty() && item.find("libblasoffload") == std::string::npos)
+            kept += (kept.empty() ? "" : ":") + item;
           item.clear();
         } else {
           item += c;
@@ -159,9 +163,10 @@ std::string start_auto_calibration(const Settings& s, const CpuIdentity& cpu, co
   if (s.policy_file.empty()) return "";
   const std::string& path = s.policy_file;
   if (s.policy_file_explicit) {
-    log_debug("policy: no auto-calibration: %s was named by BLASOFFLOAD_POLICY_FILE (only the default path is "
-              "written automatically)",
-              path.c_str());
+    log_debug(
+        "policy: no auto-calibration: %s was named by BLASOFFLOAD_POLICY_FILE (only the default path is "
+        "written automatically)",
+        path.c_str());
     return "";
   }
   if (getpid() != g_load_pid) {
@@ -195,12 +200,16 @@ std::string start_auto_calibration(const Settings& s, const CpuIdentity& cpu, co
   }
   // Another process may have finished while this one read the file: look again under the lock.
   if (choose_calibration(path, false, cpu).from_file) return path + " was written meanwhile: the next run uses it";
-  struct stat st{};
+  struct stat st {};
   const std::string before = read_all(fd);
-  if (fstat(fd, &st) == 0 && before.find(identity_line(cpu)) != std::string::npos &&
-      std::difftime(std::time(nullptr), st.st_mtime) < kRetryAfterS)
-    return "auto-calibration not started: one for this CPU BLAS ran less than an hour ago and left no usable " + path +
-           " (see " + log_path + ")";
+  if (fstat(fd, &st) == 0 && !before.empty()) {
+    const bool same = before.find(identity_line(cpu)) != std::string::npos;
+    if (std::difftime(std::time(nullptr), st.st_mtime) < (same ? kRetrySameS : kRetryOtherS))
+      return same
+                 ? "auto-calibration not started: one for this CPU BLAS ran less than an hour ago and left no usable " +
+                       path + " (see " + log_path + ")"
+                 : "auto-calibration not started: one for another CPU BLAS ran less than 15 minutes ago";
+  }
   char when[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
@@ -208,8 +217,8 @@ std::string start_auto_calibration(const Settings& s, const CpuIdentity& cpu, co
   if (ftruncate(fd, 0) != 0 || pwrite(fd, header.data(), header.size(), 0) != ssize_t(header.size()) ||
       lseek(fd, 0, SEEK_END) < 0)
     return "auto-calibration not started: cannot write " + lock_path;
-  std::vector<std::string> args = {tool, "--auto", "--lock-fd", std::to_string(kLockFdInChild), "--out", path,
-                                   "--cpu-blas", cpu.library};
+  std::vector<std::string> args = {tool,    "--auto", "--lock-fd",  std::to_string(kLockFdInChild),
+                                   "--out", path,     "--cpu-blas", cpu.library};
   if (!lapack_library.empty()) args.insert(args.end(), {"--lapack", lapack_library});
   if (!s.cuda_module.empty())
     args.insert(args.end(), {"--module", s.cuda_module});
@@ -228,7 +237,8 @@ std::string start_auto_calibration(const Settings& s, const CpuIdentity& cpu, co
   }
   long pid = -1;
   const std::string after = read_all(fd);
-  if (const size_t at = after.rfind("pid "); at != std::string::npos) pid = std::strtol(after.c_str() + at + 4, nullptr, 10);
+  if (const size_t at = after.rfind("pid "); at != std::string::npos)
+    pid = std::strtol(after.c_str() + at + 4, nullptr, 10);
   if (pid <= 0) return "auto-calibration could not start (see " + log_path + ")";
   return "auto-calibration started in the background (pid " + std::to_string(pid) + "), results for the next run in " +
          path;

@@ -61,13 +61,16 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
   const int inc = 1;
   const size_t fl = 1;  // hidden Fortran string lengths
   auto gemm = [&](int m, int n, int k, T beta) {
-    auto A = random_vector<T>(size_t(m) * k, 1), B = random_vector<T>(size_t(k) * n, 2), C = random_vector<T>(size_t(m) * n, 3);
-    return time_call([&] { b.gemm(&N, &N, &m, &n, &k, &minus, A.data(), &m, B.data(), &k, &beta, C.data(), &m, fl, fl); });
+    auto A = random_vector<T>(size_t(m) * k, 1), B = random_vector<T>(size_t(k) * n, 2),
+         C = random_vector<T>(size_t(m) * n, 3);
+    return time_call(
+        [&] { b.gemm(&N, &N, &m, &n, &k, &minus, A.data(), &m, B.data(), &k, &beta, C.data(), &m, fl, fl); });
   };
   using blasoffload::calibrate::SizeBound;
   SizeBound square, rank_k, panel;
   for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{64, 128, 256, 512, 1024, 2048, 4096})
-    if (square.allow(2.0 * s * s * s, 3 * E * s * s)) add(c, p + "gemm.square", 2.0 * s * s * s, gemm(s, s, s, zero), 1.0);
+    if (square.allow(2.0 * s * s * s, 3 * E * s * s))
+      add(c, p + "gemm.square", 2.0 * s * s * s, gemm(s, s, s, zero), 1.0);
   for (int s : quick ? std::vector<int>{256} : std::vector<int>{512, 1024, 2048, 4096, 8192})
     if (rank_k.allow(2.0 * s * s * 64, E * s * (s + 128.0)))
       add(c, p + "gemm.rank_k", 2.0 * s * s * 64, gemm(s, s, 64, one), 1.0);
@@ -79,7 +82,8 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
     for (int n : quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096, 16384}) {
       if (!bound.allow(E * n * n, E * n * n)) continue;
       auto A = random_vector<T>(size_t(n) * n, 4), x = random_vector<T>(n, 5), y = random_vector<T>(n, 6);
-      const double s = time_call([&] { b.gemv(&t, &n, &n, &one, A.data(), &n, x.data(), &inc, &zero, y.data(), &inc, fl); });
+      const double s =
+          time_call([&] { b.gemv(&t, &n, &n, &one, A.data(), &n, x.data(), &inc, &zero, y.data(), &inc, fl); });
       add(c, p + (t == N ? "gemv.n" : "gemv.t"), E * n * n, s, 1.0);
     }
   }
@@ -133,7 +137,8 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
 std::string default_out() {
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
   const char* home = std::getenv("HOME");
-  const std::string dir = xdg && *xdg ? std::string(xdg) + "/blasoffload" : std::string(home ? home : ".") + "/.config/blasoffload";
+  const std::string dir =
+      xdg && *xdg ? std::string(xdg) + "/blasoffload" : std::string(home ? home : ".") + "/.config/blasoffload";
   return dir + "/policy.json";
 }
 
@@ -192,8 +197,7 @@ int main(int argc, char** argv) {
   opts.flag("no-gpu", &no_gpu, "CPU side only (the library then uses built-in GPU numbers)");
   opts.text("module", &module, "PATH",
             "the CUDA module whose GPU side to measure (default: next to this tool, or in the library directory)");
-  opts.flag("auto",
-            &auto_mode,
+  opts.flag("auto", &auto_mode,
             "the library's background calibration: detach, lowest priority, sizes bounded to a few seconds per "
             "point and 512 MiB of operands, at most 10 minutes in all (requires --out)");
   opts.text("lock-fd", &lock_fd_text, "N", "--auto: the descriptor of the lock file, held while measuring");

@@ -17,9 +17,7 @@ bool g_auto = false;
 constexpr double kAutoMaxPointS = 3.0;
 constexpr double kAutoMaxBytes = 512.0 * 1024 * 1024;
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
 
 void set_quick_timing(bool quick) { g_min_seconds = quick ? 0.02 : g_auto ? 0.1 : 0.2; }
