@@ -149,7 +149,7 @@ std::vector<Knob> build() {
   v.push_back(typed("BLASOFFLOAD_TEST_ALLOW_GPU", K::kText, O::kTest, "unset", "any value",
                     "tests: results are checked against bounds, not bits (read by the test programs)"));
   v.push_back(words("BLASOFFLOAD_TEST_AUTO_CALIBRATE_QUICK", O::kTest, {"off", "on"},
-                    "tests: the background calibration uses blasoffload-calibrate --quick"));
+                    "the background calibration uses blasoffload-calibrate --quick"));
   v.push_back(typed("BLASOFFLOAD_TEST_SEED", K::kText, O::kTest, "random", "an integer",
                     "tests: the seed of the randomised residency test (read by the test program)"));
   return v;
