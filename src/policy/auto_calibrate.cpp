@@ -169,6 +169,8 @@ std::string start_auto_calibration(const Settings& s, const CpuIdentity& cpu, co
         path.c_str());
     return "";
   }
+  // A set-user-ID or set-group-ID program does not start programs on the strength of its environment.
+  if (getuid() != geteuid() || getgid() != getegid()) return "";
   if (getpid() != g_load_pid) {
     void* cuda = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY);
     if (cuda) {
