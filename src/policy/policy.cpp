@@ -12,8 +12,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include "dispatch/cpu_blas.h"
 #include "dispatch/log.h"
 #include "offload/module_loader.h"
+#include "policy/auto_calibrate.h"
 #include "routines/all.h"
 
 namespace blasoffload::policy {
@@ -251,6 +253,9 @@ void init(const Settings& s, const CpuIdentity& cpu) {
   g->gpu_measured = !choice.calibration.gpu.empty();
   g->calibration = std::move(choice.calibration);
   g->message = choice.message;
+  if (!choice.from_file)  // the next run finds what a background calibration measures now
+    if (const std::string note = start_auto_calibration(s, cpu, g_cpu.lapack_library); !note.empty())
+      g->message += "; " + note;
   if (g->calibration.gpu.empty()) {  // calibrated without a GPU: its CPU side with the default GPU numbers
     use_default_gpu(&g->calibration);
     g->message += " with the built-in GPU numbers";

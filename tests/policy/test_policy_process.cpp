@@ -222,6 +222,7 @@ class PolicyProcess : public ::testing::Test {
             {"LD_LIBRARY_PATH", kRefBlasDir},
             {"LD_PRELOAD", kLibrary},
             {"BLASOFFLOAD_CONFIG", Path("empty.conf")},
+            {"BLASOFFLOAD_AUTO_CALIBRATE", "off"},  // test_auto_calibrate.cpp's subject; here, files as written
             {"BLASOFFLOAD_CUDA_MODULE", kFakeModule}};
   }
   // BaseEnv with a policy file written for this run and the calls logged to a file.

@@ -1,6 +1,8 @@
 // blasoffload-calibrate: measures this machine's CPU BLAS and CPU LAPACK per routine and shape class and writes the
 // policy file the offload policy reads (src/policy/calibration.h). The CPU side needs no GPU.
 #include <dlfcn.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,23 +61,36 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
   const int inc = 1;
   const size_t fl = 1;  // hidden Fortran string lengths
   auto gemm = [&](int m, int n, int k, T beta) {
-    auto A = random_vector<T>(size_t(m) * k, 1), B = random_vector<T>(size_t(k) * n, 2), C = random_vector<T>(size_t(m) * n, 3);
-    return time_call([&] { b.gemm(&N, &N, &m, &n, &k, &minus, A.data(), &m, B.data(), &k, &beta, C.data(), &m, fl, fl); });
+    auto A = random_vector<T>(size_t(m) * k, 1), B = random_vector<T>(size_t(k) * n, 2),
+         C = random_vector<T>(size_t(m) * n, 3);
+    return time_call(
+        [&] { b.gemm(&N, &N, &m, &n, &k, &minus, A.data(), &m, B.data(), &k, &beta, C.data(), &m, fl, fl); });
   };
+  using blasoffload::calibrate::SizeBound;
+  SizeBound square, rank_k, panel;
   for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{64, 128, 256, 512, 1024, 2048, 4096})
-    add(c, p + "gemm.square", 2.0 * s * s * s, gemm(s, s, s, zero), 1.0);
+    if (square.allow(2.0 * s * s * s, 3 * E * s * s))
+      add(c, p + "gemm.square", 2.0 * s * s * s, gemm(s, s, s, zero), 1.0);
   for (int s : quick ? std::vector<int>{256} : std::vector<int>{512, 1024, 2048, 4096, 8192})
-    add(c, p + "gemm.rank_k", 2.0 * s * s * 64, gemm(s, s, 64, one), 1.0);
+    if (rank_k.allow(2.0 * s * s * 64, E * s * (s + 128.0)))
+      add(c, p + "gemm.rank_k", 2.0 * s * s * 64, gemm(s, s, 64, one), 1.0);
   for (int s : quick ? std::vector<int>{256} : std::vector<int>{512, 2048, 8192})
-    add(c, p + "gemm.panel", 2.0 * s * 64 * s, gemm(s, 64, s, one), 1.0);
-  for (char t : {N, Tr})
+    if (panel.allow(2.0 * s * 64 * s, E * s * (s + 128.0)))
+      add(c, p + "gemm.panel", 2.0 * s * 64 * s, gemm(s, 64, s, one), 1.0);
+  for (char t : {N, Tr}) {
+    SizeBound bound;
     for (int n : quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096, 16384}) {
+      if (!bound.allow(E * n * n, E * n * n)) continue;
       auto A = random_vector<T>(size_t(n) * n, 4), x = random_vector<T>(n, 5), y = random_vector<T>(n, 6);
-      const double s = time_call([&] { b.gemv(&t, &n, &n, &one, A.data(), &n, x.data(), &inc, &zero, y.data(), &inc, fl); });
+      const double s =
+          time_call([&] { b.gemv(&t, &n, &n, &one, A.data(), &n, x.data(), &inc, &zero, y.data(), &inc, fl); });
       add(c, p + (t == N ? "gemv.n" : "gemv.t"), E * n * n, s, 1.0);
     }
-  for (char t : {N, Tr})
+  }
+  for (char t : {N, Tr}) {
+    SizeBound bound;
     for (int n : quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096, 16384}) {
+      if (!bound.allow(E * n * n, 2 * E * n * n)) continue;
       std::vector<T> A(size_t(n) * n, T(0));
       auto off = random_vector<T>(size_t(n) * n, 7);
       for (int j = 0; j < n; ++j)
@@ -86,7 +101,10 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
       const double s = time_call([&] { b.trsv(&L, &t, &N, &n, A.data(), &n, x.data(), &inc, fl, fl, fl); });
       add(c, p + (t == N ? "trsv.n" : "trsv.t"), E * n * (n + 1.0) / 2, s, 1.0);
     }
+  }
+  SizeBound nrm2;
   for (int n : quick ? std::vector<int>{1000, 100000} : std::vector<int>{1000, 100000, 10000000, 100000000}) {
+    if (!nrm2.allow(E * n, E * n)) continue;
     auto x = random_vector<T>(n, 9);
     volatile T sink = 0;
     const double s = time_call([&] { sink = b.nrm2(&n, x.data(), &inc); });
@@ -95,7 +113,9 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
   // Level 3 beyond gemm, square shapes (a few sizes: the class is by flops, and LAPACK's calls span both small
   // triangles with many right-hand sides and the reverse).
   const char U = 'U';
+  SizeBound trsm, syrk;
   for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{128, 512, 2048}) {
+    if (!trsm.allow(double(s) * s * s, 2 * E * s * s)) continue;
     // The identity in the triangle: all the arithmetic of a solve, yet B comes back unchanged, so repeated solves in
     // place time the same work without drifting toward overflow or subnormals.
     std::vector<T> A(size_t(s) * s, T(0));
@@ -106,6 +126,7 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
     add(c, p + "trsm", double(s) * s * s, t, 1.0);
   }
   for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{128, 512, 2048}) {
+    if (!syrk.allow(double(s) * s * s, 2 * E * s * s)) continue;
     auto A = random_vector<T>(size_t(s) * s, 11), C = random_vector<T>(size_t(s) * s, 12);
     // C -= A A^T, LAPACK's (spotrf's) form; C grows only linearly over the repetitions.
     const double t = time_call([&] { b.syrk(&U, &N, &s, &s, &minus, A.data(), &s, &one, C.data(), &s, fl, fl); });
@@ -116,8 +137,34 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
 std::string default_out() {
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
   const char* home = std::getenv("HOME");
-  const std::string dir = xdg && *xdg ? std::string(xdg) + "/blasoffload" : std::string(home ? home : ".") + "/.config/blasoffload";
+  const std::string dir =
+      xdg && *xdg ? std::string(xdg) + "/blasoffload" : std::string(home ? home : ".") + "/.config/blasoffload";
   return dir + "/policy.json";
+}
+
+// --auto: the hard bound on the measuring process's life (wall clock: at the lowest priority on a busy machine it may
+// get little CPU; killed, it leaves the old file, if any, in place, and the library does not retry within the hour).
+constexpr unsigned kAutoBoundS = 600;
+
+// --auto: started by the library (src/policy/auto_calibrate.cpp) in a session of its own, stdin and stdout on
+// /dev/null, stderr on a log next to the policy file, the lock file's descriptor at `lock_fd`. Forks once more, so
+// that the process the library waits for ends at once and the measuring one is nobody's child (the program's
+// waitpid never sees it); the measuring one's pid goes into the lock file for the library's policy line. Returns in
+// the measuring process, at the lowest priority and with its time bound set; false if it cannot fork.
+bool detach(int lock_fd) {
+  const pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid > 0) {
+    if (lock_fd >= 0) dprintf(lock_fd, "pid %d\n", int(pid));
+    _exit(0);
+  }
+  if (setpriority(PRIO_PROCESS, 0, 19) != 0) std::perror("blasoffload-calibrate: setpriority");
+#ifdef SCHED_IDLE
+  sched_param sp{};
+  if (sched_setscheduler(0, SCHED_IDLE, &sp) != 0) std::perror("blasoffload-calibrate: SCHED_IDLE");
+#endif
+  alarm(kAutoBoundS);
+  return true;
 }
 
 void make_parent(const std::string& path) {
@@ -131,6 +178,8 @@ int main(int argc, char** argv) {
   std::string lib = "libblas.so.3", lapack, out, module;
   bool no_gpu = false;
   bool quick = false;
+  bool auto_mode = false;
+  std::string lock_fd_text;
   blasoffload::tools::OptionParser opts("blasoffload-calibrate",
                                         "Measures this machine's CPU BLAS and CPU LAPACK (and GPU side) and writes "
                                         "the policy file the offload policy reads.",
@@ -148,7 +197,22 @@ int main(int argc, char** argv) {
   opts.flag("no-gpu", &no_gpu, "CPU side only (the library then uses built-in GPU numbers)");
   opts.text("module", &module, "PATH",
             "the CUDA module whose GPU side to measure (default: next to this tool, or in the library directory)");
+  opts.flag("auto", &auto_mode,
+            "the library's background calibration: detach, lowest priority, sizes bounded to a few seconds per "
+            "point and 512 MiB of operands, at most 10 minutes in all (requires --out)");
+  opts.text("lock-fd", &lock_fd_text, "N", "--auto: the descriptor of the lock file, held while measuring");
   if (const int rc = opts.parse(argc, argv); rc >= 0) return rc;
+  if (auto_mode) {
+    if (out.empty()) {
+      std::fprintf(stderr, "blasoffload-calibrate: --auto requires --out\n");
+      return 2;
+    }
+    if (!detach(lock_fd_text.empty() ? -1 : std::atoi(lock_fd_text.c_str()))) {
+      std::perror("blasoffload-calibrate: fork");
+      return 1;
+    }
+    blasoffload::calibrate::set_auto_bounds(true);
+  }
   if (out.empty()) out = default_out();
   blasoffload::calibrate::set_quick_timing(quick);
   void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -11,9 +11,36 @@ namespace blasoffload::calibrate {
 
 namespace {
 double g_min_seconds = 0.2;  // timed seconds per point
+bool g_auto = false;
+// --auto: a size whose measuring is predicted to take longer than this is not measured, nor any larger one; nor
+// operands larger than kAutoMaxBytes.
+constexpr double kAutoMaxPointS = 3.0;
+constexpr double kAutoMaxBytes = 512.0 * 1024 * 1024;
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
 
-void set_quick_timing(bool quick) { g_min_seconds = quick ? 0.02 : 0.2; }
+void set_quick_timing(bool quick) { g_min_seconds = quick ? 0.02 : g_auto ? 0.1 : 0.2; }
+
+void set_auto_bounds(bool on) {
+  g_auto = on;
+  if (on && g_min_seconds > 0.1) g_min_seconds = 0.1;
+}
+
+bool SizeBound::allow(double work, double bytes) {
+  if (!g_auto) return true;
+  if (stopped_) return false;
+  const double t = now_s();
+  const bool ok = bytes <= kAutoMaxBytes &&
+                  (last_start_ < 0 || last_work_ <= 0 || (t - last_start_) * (work / last_work_) <= kAutoMaxPointS);
+  if (!ok) {
+    stopped_ = true;  // and every larger size of the class
+    return false;
+  }
+  last_work_ = work;
+  last_start_ = t;
+  return true;
+}
 
 // Warm-up calls (threads spun up, pages touched), then calls until 5 and 0.2 s of them (a multi-threaded CPU
 // library is noisy on short calls; an underestimated CPU sends calls to the GPU that lose there). A call of a second

@@ -16,6 +16,22 @@ namespace blasoffload::calibrate {
 double time_call(const std::function<void()>& f, const std::function<void()>& setup = {});
 // --quick: each point's timed calls need only a tenth of the time (the numbers are for tests, not for the policy).
 void set_quick_timing(bool quick);
+// --auto (started by the library in the background): each point's timed calls need half the time, and SizeBound
+// stops a class's sizes where the next would take too long or too much memory.
+void set_auto_bounds(bool on);
+
+// One class's ascending sizes under --auto: allow(work, bytes) says whether to measure the next size, predicting its
+// time from the previous size's (measured from one allow() to the next) scaled by the growth of the work, and
+// refusing operands over a bound (a background process must not take a large share of memory). The curve of a
+// class stopped early is clamped at its largest measured size (Calibration::rate). Always true without --auto.
+class SizeBound {
+ public:
+  bool allow(double work, double bytes);
+
+ private:
+  double last_work_ = 0, last_start_ = -1;
+  bool stopped_ = false;
+};
 
 template <class T = float>
 std::vector<T> random_vector(size_t n, unsigned seed) {
