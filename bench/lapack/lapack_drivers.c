@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench_util.h"
 #include "../hash_uniform.h"
 
 static const char kUsage[] =
@@ -45,26 +46,9 @@ static int has_token(const char* list, const char* name) {
   return 0;
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void* xmalloc(size_t bytes) {
-  void* p = NULL;
-  if (posix_memalign(&p, 256, bytes ? bytes : 256)) return NULL;
-  return p;
-}
-
 static uint64_t lcg(uint64_t* s) {
   *s = *s * 6364136223846793005ull + 1442695040888963407ull;
   return *s >> 17;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
 }
 
 static const char* g_stack = "unknown";

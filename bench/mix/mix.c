@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench_util.h"
 #include "../hash_uniform.h"
 
 static const char kUsage[] =
@@ -44,23 +45,6 @@ static int g_round = 0;
 static double g_min_time = 0.05;
 static double g_calls_s = 0;  // every timed call of the part, first calls included: the sequence's time
 static int g_failures = 0;
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void* xmalloc(size_t bytes) {
-  void* p = NULL;
-  if (posix_memalign(&p, 256, bytes ? bytes : 256)) return NULL;
-  return p;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
 
 // t: the per-call seconds of the timed samples; calls and sum: every call of the point, the first included.
 static void print_point(const char* routine, int n, int nrhs, const double* t, int reps, double first, int calls,
