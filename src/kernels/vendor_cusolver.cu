@@ -48,7 +48,7 @@ bool routines(void* h, char p, Routines<T>* r) {
 }
 
 void open_cusolver() {
-  const char* cfg = g_setting_given ? g_setting.c_str() : std::getenv("BLASOFFLOAD_CUSOLVER");
+  const char* cfg = g_setting_given && !g_setting.empty() ? g_setting.c_str() : nullptr;  // the module's config layer
   if (cfg && std::string(cfg) == "off") {
     g_desc = "cuSOLVER: disabled by BLASOFFLOAD_CUSOLVER=off";
     return;

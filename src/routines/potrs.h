@@ -27,11 +27,7 @@ struct Potrs : SolveFamily<T, 2> {
     *out = 0;
     const char ul = upper(*std::get<UPLO>(x));
     const blas_int n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
-    if (!is_uplo(ul)) return lapack_invalid(out, 1, info);
-    if (n < 0) return lapack_invalid(out, 2, info);
-    if (nrhs < 0) return lapack_invalid(out, 3, info);
-    if (lda < max1(n)) return lapack_invalid(out, 5, info);
-    if (ldb < max1(n)) return lapack_invalid(out, 7, info);
+    if (const blas_int bad = cholesky_solve_invalid(ul, n, nrhs, lda, ldb)) return lapack_invalid(out, bad, info);
     if (n == 0 || nrhs == 0) return Prep::kQuick;
     *call = bo_call{kRoutine, {ul},           n,   n, nrhs, 0,       0,  std::get<A>(x), lda, nullptr,
                     0,        std::get<B>(x), ldb, 0, 0,    nullptr, out};
