@@ -6,7 +6,6 @@
 #include <cstdint>
 
 #include "dispatch/log.h"
-#include "dispatch/runtime.h"
 #include "dispatch/stats.h"
 #include "offload/cuda_module_api.h"
 #include "offload/module_loader.h"
@@ -43,7 +42,7 @@ inline void route(const policy::Call& call, Cpu&& cpu) {
   const bool timing = counting || d.learn;
   const std::uint64_t t0 = timing ? now_ns() : 0;
   Where where = Where::kCpu;
-  bool fell_back = false, cpu_answers = false;
+  bool fell_back = false;
   if (d.target == Target::kGpu) {
     const bo_cuda_module* m = gpu_module();
     const int st = m ? m->call(&call.call, d.cpu_share) : int(BO_CUDA_NO_DEVICE);
@@ -53,17 +52,9 @@ inline void route(const policy::Call& call, Cpu&& cpu) {
       // No module: already said once by gpu_module(). The CPU answering a LAPACK call is no failure.
       if (m && st != BO_CUDA_CPU_ANSWERS) note_gpu_failure(routine_name(r), st);
       fell_back = true;
-      cpu_answers = st == BO_CUDA_CPU_ANSWERS;
     }
   }
-  if (where == Where::kCpu && cpu_answers) {
-    // The reference answer (a singular matrix's INFO and partial factors, non-finite values' placement) is the CPU
-    // library's own, bit for bit: the CPU LAPACK's BLAS calls go straight to the CPU BLAS, as inside our BLAS layer.
-    CallScope inner(Layer::kBlas);
-    cpu();
-  } else if (where == Where::kCpu) {
-    cpu();
-  }
+  if (where == Where::kCpu) cpu();
   if (!timing) return;
   const std::uint64_t dt = now_ns() - t0;
   if (d.learn && !fell_back) policy::observe(d, where == Where::kGpu, double(dt) * 1e-3);
