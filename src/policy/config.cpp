@@ -245,6 +245,7 @@ State* load() {
   }
   s.frozen = value_of("BLASOFFLOAD_DECISIONS") == "frozen";
   s.eager_start = value_of("BLASOFFLOAD_STARTUP") == "eager";
+  s.check_device_operands = value_of("BLASOFFLOAD_DEVICE_OPERANDS") == "check";
   const std::string& hybrid = value_of("BLASOFFLOAD_HYBRID");
   s.hybrid_share = hybrid.empty() || hybrid == "auto" ? -1.0f
                    : hybrid == "off"                  ? 0.0f

@@ -24,15 +24,19 @@ struct Settings {
   std::int64_t min_size[kNumRoutines];
   bool frozen = false;       // BLASOFFLOAD_DECISIONS=frozen: the calibrated model only, no run-time adaptation
   bool eager_start = false;  // BLASOFFLOAD_STARTUP=eager: start the GPU at the first call it wins, not once paid for
+  // BLASOFFLOAD_DEVICE_OPERANDS=check: ask the GPU about every call's pointers once CUDA is in the process, even where
+  // only this library loaded it (a program linking the CUDA runtime statically that starts CUDA after the library did).
+  bool check_device_operands = false;
   // BLASOFFLOAD_HYBRID: auto (-1: the model's share of large sgemm calls for the CPU BLAS), off (0), or a fixed
   // fraction in (0, 1) for every sgemm the GPU runs.
   float hybrid_share = -1;
   std::string policy_file;  // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
   bool policy_file_explicit = false;
   LogLevel log = LogLevel::kOff;
-  std::string log_file;     // BLASOFFLOAD_LOG_FILE; empty = stderr
-  std::string cpu_blas;     // BLASOFFLOAD_CPU_BLAS; empty = automatic lookup
-  std::string cpu_lapack;   // BLASOFFLOAD_CPU_LAPACK; empty = automatic lookup (BLASOFFLOAD_CPU_BLAS first, then the process)
+  std::string log_file;  // BLASOFFLOAD_LOG_FILE; empty = stderr
+  std::string cpu_blas;  // BLASOFFLOAD_CPU_BLAS; empty = automatic lookup
+  // BLASOFFLOAD_CPU_LAPACK; empty = automatic lookup (BLASOFFLOAD_CPU_BLAS first, then the process)
+  std::string cpu_lapack;
   std::string cuda_module;  // BLASOFFLOAD_CUDA_MODULE; empty = next to libblasoffload.so
   std::string config_file;  // the file actually read, empty if none
 };

@@ -56,6 +56,11 @@ std::vector<Knob> build() {
   v.push_back(words("BLASOFFLOAD_DECISIONS", O::kCore, {"adaptive", "frozen"},
                     "adaptive: measured times correct the model as the program runs; frozen: the calibrated model "
                     "only, so a program makes the same decisions (and gets the same bits) run to run"));
+  v.push_back(words("BLASOFFLOAD_DEVICE_OPERANDS", O::kCore, {"auto", "check"},
+                    "auto: look for device-memory operands where the program uses CUDA itself (it loaded the driver "
+                    "before this library did, or a shared CUDA runtime is loaded); check: on every call once CUDA is "
+                    "in the process (a program linking the CUDA runtime statically that starts CUDA after the "
+                    "library started the GPU)"));
   v.push_back(words("BLASOFFLOAD_STARTUP", O::kCore, {"amortised", "eager", "amortized"},
                     "when auto starts the GPU: once predicted gains cover the start-up cost, or at the first call "
                     "it wins"));

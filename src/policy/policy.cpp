@@ -16,15 +16,12 @@
 #include "dispatch/log.h"
 #include "offload/module_loader.h"
 #include "policy/auto_calibrate.h"
+#include "policy/learning.h"
 #include "routines/all.h"
 
 namespace blasoffload::policy {
 namespace {
 
-constexpr int kClasses = 64;  // at least class_count(): checked in init
-// Adaptive corrections stay within this factor of the calibration: a few unlucky timings cannot turn the model
-// upside down, and the floor below stays a true lower bound.
-constexpr double kMaxCorrection = 4.0;
 // A hybrid split must be predicted this much faster than the better side alone (it adds a second party to wait for).
 constexpr double kHybridMargin = 0.1;
 // Start-up begins once the predicted gain reaches this many times its one-time cost: it runs beside a busy CPU
@@ -36,14 +33,6 @@ constexpr double kPipelineMargin = 0.3;
 // plus the GPU's time is at most this fraction of the CPU's time (a long LAPACK factorization: running it on the CPU
 // beside the start-up would be slower still).
 constexpr double kWaitForStartFraction = 0.5;
-// Calls shorter than this are too noisy to learn from.
-constexpr double kLearnMinUs = 20.0;
-constexpr int kBuckets = 32;
-
-inline int bucket(double size) {
-  const auto v = static_cast<unsigned long long>(std::min(size, 1.8e19)) | 1ull;
-  return std::min(kBuckets - 1, (63 - __builtin_clzll(v)) / 2);
-}
 
 struct State {
   std::atomic<const CostModel*> model{nullptr};
@@ -53,15 +42,15 @@ struct State {
   bool gpu_measured = false;                 // the file has GPU numbers of its own (not the built-in ones)
   bool gpu_nodes = false;                    // NVIDIA device nodes exist, or the module was named explicitly
   std::atomic<bool> cuda_in_process{false};  // the program itself uses CUDA: its operands may be device memory
+                                             // (program_uses_cuda; once true, stays true)
   std::atomic<bool> gpu_checked{false};      // the loaded GPU was compared with the calibration's
   double floor[kNumRoutines] = {};           // work below which the GPU cannot win (see work())
   std::atomic<double> gain_us{0};            // predicted gain of GPU-worthy calls run on the CPU before the GPU was up
   std::atomic<double> init_started_after_us{-1};
   std::atomic<double> init_started_at_s{-1};  // monotonic clock when this policy started the background load
-  // Measured / predicted per class and size bucket (a factor of 4 in the class's size), [0] CPU, [1] GPU (adaptive
-  // only): local, so that a CPU BLAS's quirk at one size does not move the decision at another.
-  std::atomic<float> corr[kClasses][kBuckets][2];
-  std::atomic<std::uint64_t> learned[2] = {};
+  // Measured / predicted per class and size bucket, and the exploration (adaptive only): local, so that a CPU BLAS's
+  // quirk at one size does not move the decision at another.
+  Learning learning;
 };
 State* g = nullptr;
 // initial-exec: one fs-relative load on the tiny-call path instead of a __tls_get_addr call.
@@ -95,15 +84,36 @@ bool recheck_due() {
   return now >= due && next_ns.compare_exchange_strong(due, now + 100000000, std::memory_order_relaxed);
 }
 
-bool cuda_loaded() {
-  void* h = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY);
+bool loaded(const char* soname) {
+  void* h = dlopen(soname, RTLD_NOLOAD | RTLD_LAZY);
   if (h) dlclose(h);
   return h != nullptr;
 }
 
+// Whether the program itself uses CUDA, so that its operands may be device memory. Before this library loads the GPU
+// module, the driver in the process is the program's. From then on the driver is ours (the module links its CUDA
+// runtime statically), so a shared CUDA runtime says the program uses CUDA (BLASOFFLOAD_DEVICE_OPERANDS=check covers
+// one linked statically). Not looked at while our module loads: dlopen would wait on the loader lock our load holds
+// (cuBLAS's libraries take hundreds of milliseconds), stalling the program's CPU calls.
+bool program_uses_cuda(const Settings& s) {
+  switch (gpu_load_state()) {
+    case GpuLoad::kNotTried:
+      return loaded("libcuda.so.1");
+    case GpuLoad::kLoading:
+      return false;
+    case GpuLoad::kReady:
+      if (s.check_device_operands) return true;
+      break;
+    case GpuLoad::kUnavailable:
+      break;
+  }
+  return loaded("libcudart.so.13") || loaded("libcudart.so.12") || loaded("libcudart.so.11.0");
+}
+
 // The smallest work at which the GPU could win for some shape class of `r`: a GPU call costs at least the fixed
-// per-call overhead, so while the CPU needs less than that (with room for the CPU being kMaxCorrection slower than
-// calibrated), the answer is the CPU without evaluating the model. Halved once more for safety.
+// per-call overhead, so while the CPU needs less than that (with room for the CPU being Learning::kMaxCpuCorrection
+// slower than calibrated, its largest correction), the answer is the CPU without evaluating the model. Halved once more
+// for safety.
 double floor_for(const CostModel& m, int r) {
   const double need_us = m.call_overhead_us();
   if (need_us <= 0) return 0;
@@ -111,7 +121,7 @@ double floor_for(const CostModel& m, int r) {
   for (double w = 1; w < 1e15; w *= 1.25) {
     bool may_win = false;
     for (int i = 0; i < rc.count; ++i)
-      may_win |= kMaxCorrection * m.cpu_us(rc.first + i, class_size_per_work(r, i) * w) > need_us;
+      may_win |= Learning::kMaxCpuCorrection * m.cpu_us(rc.first + i, class_size_per_work(r, i) * w) > need_us;
     if (may_win) return w / 2;
   }
   return 1e15;
@@ -240,13 +250,10 @@ void add_gain(double us) {
 
 void init(const Settings& s, const CpuIdentity& cpu) {
   g = new State();
-  if (class_count() > kClasses) {
-    log_fatal("internal error: %d shape classes, room for %d", class_count(), kClasses);
+  if (class_count() > Learning::kClasses) {
+    log_fatal("internal error: %d shape classes, room for %d", class_count(), Learning::kClasses);
     std::abort();
   }
-  for (auto& cls : g->corr)
-    for (auto& b : cls)
-      for (auto& side : b) side.store(1.0f);
   CalibrationChoice choice = choose_calibration(s.policy_file, s.policy_file_explicit, cpu);
   for (const std::string& w : choice.warnings) log_warning("warning: %s", w.c_str());
   g->from_file = choice.from_file;
@@ -263,7 +270,7 @@ void init(const Settings& s, const CpuIdentity& cpu) {
   const CostModel* m = new CostModel(g->calibration);
   g->model.store(m);
   build_floors(*m);
-  g->cuda_in_process.store(cuda_loaded());
+  g->cuda_in_process.store(program_uses_cuda(s));
   g->gpu_nodes = !s.cuda_module.empty() || access("/dev/nvidiactl", F_OK) == 0;
   log_info("%s%s", g->message.c_str(), s.frozen ? "; decisions frozen" : "");
   if (!g->gpu_nodes && !g->cuda_in_process.load())
@@ -277,7 +284,7 @@ Decision decide_auto(const Settings& s, const Call& c) {
   // Device operands are a matter of correctness, not cost. A program that starts CUDA after its first BLAS call is
   // noticed within 100 ms on large calls, or within 4096 small ones (dlopen takes the loader's lock: microseconds).
   if (!g->cuda_in_process.load(std::memory_order_relaxed) &&
-      ((++t_recheck & 4095) == 0 || (w >= g->floor[r] && recheck_due())) && cuda_loaded()) {
+      ((++t_recheck & 4095) == 0 || (w >= g->floor[r] && recheck_due())) && program_uses_cuda(s)) {
     g->cuda_in_process.store(true);
   }
   if (g->cuda_in_process.load(std::memory_order_relaxed) && has_device_operand(c)) {
@@ -330,10 +337,9 @@ Decision decide_auto(const Settings& s, const Call& c) {
     }
     const Prediction p = model->predict(cp, std::max(kernel, 0.0));
     d.cls = std::uint8_t(p.cls);
-    d.bucket = std::uint8_t(bucket(p.size));
-    const auto& corr = g->corr[d.cls][d.bucket];
-    const double cc = s.frozen ? 1.0 : corr[0].load(std::memory_order_relaxed);
-    const double gc = s.frozen || !mod ? 1.0 : corr[1].load(std::memory_order_relaxed);
+    d.bucket = std::uint8_t(Learning::bucket(p.size));
+    const double cc = s.frozen ? 1.0 : g->learning.correction(d.cls, d.bucket, 0);
+    const double gc = s.frozen || !mod ? 1.0 : g->learning.correction(d.cls, d.bucket, 1);
     d.cpu_us = float(p.cpu_us * cc);
     d.gpu_us = float(p.gpu_us * gc);
     d.cpu_share = 0;
@@ -361,6 +367,13 @@ Decision decide_auto(const Settings& s, const Call& c) {
   // A shared call's time is filed with the GPU side: it corrects the GPU estimate the split is computed from.
   if (m || !wants_gpu) {
     d.target = wants_gpu ? Target::kGpu : Target::kCpu;
+    // Bounded exploration of the other side, once the GPU is up (before, its side is an optimistic bound).
+    if (m && d.learn &&
+        g->learning.explore(d.cls, d.bucket, wants_gpu ? d.gpu_us : d.cpu_us, wants_gpu ? d.cpu_us : d.gpu_us)) {
+      d.target = wants_gpu ? Target::kCpu : Target::kGpu;
+      d.reason = Reason::kExploring;
+      if (wants_gpu) d.cpu_share = 0;
+    }
     return d;
   }
   // The GPU would win this call (kernel time taken as zero so far) but is not up yet.
@@ -411,20 +424,8 @@ Decision decide_auto(const Settings& s, const Call& c) {
 }
 
 void observe(const Decision& d, bool ran_on_gpu, double actual_us) {
-  if (!d.learn || actual_us < kLearnMinUs) return;
-  const double predicted = ran_on_gpu ? d.gpu_us : d.cpu_us;
-  if (!(predicted > 0)) return;
-  std::atomic<float>& corr = g->corr[d.cls][d.bucket][ran_on_gpu ? 1 : 0];
-  // The prediction already carried the current correction; move it part of the way (in log terms) toward what
-  // the measurement says it should have been.
-  const double cur = corr.load(std::memory_order_relaxed);
-  const double target = cur * actual_us / predicted;
-  // A quarter of the way: a mispredicted class corrects itself within a few calls (LAPACK makes a few hundred large
-  // ones per factorization), yet one outlier moves it little.
-  double next = std::exp(std::log(cur) + (std::log(target) - std::log(cur)) / 4);
-  next = std::min(kMaxCorrection, std::max(1.0 / kMaxCorrection, next));
-  corr.store(float(next), std::memory_order_relaxed);
-  g->learned[ran_on_gpu ? 1 : 0].fetch_add(1, std::memory_order_relaxed);
+  if (!d.learn) return;
+  g->learning.observe(d.cls, d.bucket, ran_on_gpu ? 1 : 0, ran_on_gpu ? d.gpu_us : d.cpu_us, actual_us);
 }
 
 void describe(const Settings& s, const Call& c, const Decision& d, char* buf, std::size_t size) {
@@ -458,7 +459,9 @@ void describe(const Settings& s, const Call& c, const Decision& d, char* buf, st
                   d.gpu_us * 1e-3, double(d.cpu_share));
   else
     std::snprintf(model, sizeof model, "model: cpu %.3f ms, gpu %.3f ms", d.cpu_us * 1e-3, d.gpu_us * 1e-3);
-  if (d.reason == Reason::kInitialising)
+  if (d.reason == Reason::kExploring)
+    std::snprintf(buf, size, "exploring the other side; %s", model);
+  else if (d.reason == Reason::kInitialising)
     std::snprintf(buf, size, "GPU initialising; %s", model);
   else if (d.reason == Reason::kAmortising)
     std::snprintf(buf, size, "amortising init (%.1f of %.0f ms); %s", g->gain_us.load() * 1e-3,
@@ -483,13 +486,17 @@ std::string summary() {
                   g->gain_us.load() * 1e-3, g->model.load()->init_ms());
     out += line;
   }
-  const std::uint64_t lc = g->learned[0].load(), lg = g->learned[1].load();
+  const std::uint64_t lc = g->learning.learned(0), lg = g->learning.learned(1);
   if (lc + lg) {
-    out += "  adaptive corrections (measured/predicted, by class and size):";
+    std::snprintf(line, sizeof line, "  adaptive: %llu CPU and %llu GPU calls learned from, %llu explored",
+                  static_cast<unsigned long long>(lc), static_cast<unsigned long long>(lg),
+                  static_cast<unsigned long long>(g->learning.explored()));
+    out += line;
+    out += "\n  adaptive corrections (measured/predicted, by class and size):";
     int shown = 0;
     for (int i = 0; i < class_count(); ++i)
-      for (int b = 0; b < kBuckets; ++b) {
-        const float cpu = g->corr[i][b][0].load(), gpu = g->corr[i][b][1].load();
+      for (int b = 0; b < Learning::kBuckets; ++b) {
+        const double cpu = g->learning.correction(i, b, 0), gpu = g->learning.correction(i, b, 1);
         if ((cpu == 1.0f && gpu == 1.0f) || ++shown > 16) continue;
         std::snprintf(line, sizeof line, " %s@4^%d cpu %.2f gpu %.2f;", class_name(i), b, cpu, gpu);
         out += line;

@@ -23,15 +23,16 @@ enum class Reason : std::uint8_t {
   kInitialising,    // the model prefers the GPU, which is still initialising in the background
   kAmortising,      // the model prefers the GPU, but the gain so far does not yet cover the one-time cost
   kDeviceOperands,  // an operand is device memory: only the GPU can run the call
+  kExploring,       // the model's other side, measured now and then within a bounded share (policy/learning.h)
 };
 
 struct Decision {
   Target target = Target::kCpu;
   Reason reason = Reason::kMode;
-  bool learn = false;  // adaptive: report the measured time back (policy::observe)
-  float cpu_us = 0, gpu_us = 0;  // the model's predictions (kModel, kInitialising, kAmortising)
-  float size = 0;                // the call's size in the unit of BLASOFFLOAD_<ROUTINE>_MIN (kMinSize)
-  float cpu_share = 0;           // gemm on the GPU: the fraction of C the CPU BLAS computes at the same time
+  bool learn = false;                // adaptive: report the measured time back (policy::observe)
+  float cpu_us = 0, gpu_us = 0;      // the model's predictions (kModel, kInitialising, kAmortising)
+  float size = 0;                    // the call's size in the unit of BLASOFFLOAD_<ROUTINE>_MIN (kMinSize)
+  float cpu_share = 0;               // gemm on the GPU: the fraction of C the CPU BLAS computes at the same time
   std::uint8_t cls = 0, bucket = 0;  // where observe() files the measurement (set with the predictions)
 };
 

@@ -7,6 +7,7 @@
  *   FAKE_CUDA_NO_DEVICE=1     init() reports BO_CUDA_NO_DEVICE
  *   FAKE_CUDA_FAIL=r[,r...]   those routines (sgemm, dgemm, sgemv, ...) return BO_CUDA_LAUNCH_FAILED
  *   FAKE_CUDA_NO_ESTIMATE=1   kernel_us() returns -1 (no tuned table)
+ *   FAKE_CUDA_CALL_MS=N       every call takes N ms more (a GPU far slower than the policy predicts)
  *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the
  *                             module)
  *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
@@ -320,6 +321,12 @@ static int fake_call(const struct bo_call* c, double cpu_share) {
   }
   const int st = enter(c->routine);
   if (st != BO_CUDA_OK) return st;
+  const char* slow = getenv("FAKE_CUDA_CALL_MS");
+  if (slow && atof(slow) > 0) {
+    const double ms = atof(slow);
+    struct timespec ts = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
+    nanosleep(&ts, NULL);
+  }
   if (cpu_share != 0 && bo_routine_kind_of(c->routine) != BO_KIND_GEMM)
     violation("%s with cpu_share %g", bo_routine_name(c->routine), cpu_share);
   t_dp = bo_routine_precision(c->routine) == BO_PREC_D;

@@ -1,0 +1,62 @@
+// The adaptive corrections and bounded exploration of auto mode (learning.h): lock-free, allocation-free.
+#include "policy/learning.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace blasoffload::policy {
+
+Learning::Learning() {
+  for (int c = 0; c < kClasses; ++c)
+    for (int b = 0; b < kBuckets; ++b) {
+      for (int s = 0; s < 2; ++s) {
+        corr_[c][b][s].store(1.0f, std::memory_order_relaxed);
+        samples_[c][b][s].store(0, std::memory_order_relaxed);
+      }
+      credit_us_[c][b].store(0.0f, std::memory_order_relaxed);
+    }
+}
+
+int Learning::bucket(double size) {
+  const auto v = static_cast<unsigned long long>(std::min(std::max(size, 0.0), 1.8e19)) | 1ull;
+  return std::min(kBuckets - 1, (63 - __builtin_clzll(v)) / 2);
+}
+
+bool Learning::explore(int cls, int bucket, double chosen_us, double other_us) {
+  // Neither side long enough to be learned from: nothing to measure.
+  if (!(chosen_us > 0) || !(other_us > 0) || std::max(chosen_us, other_us) < kLearnMinUs) return false;
+  std::atomic<float>& credit = credit_us_[cls][bucket];
+  const double extra = std::max(0.0, other_us - chosen_us);
+  // Concurrent callers may both add and both spend: the bound holds per caller, which is what a program sees.
+  double c = credit.load(std::memory_order_relaxed) + kExploreShare * chosen_us;
+  bool go = false;
+  if (c >= extra) {
+    c -= extra;
+    go = true;
+    explored_.fetch_add(1, std::memory_order_relaxed);
+  }
+  // Credit is kept to a few explorations' worth: a long run on one side does not buy a burst on the other.
+  credit.store(float(std::min(c, 2.0 * extra + kExploreShare * chosen_us)), std::memory_order_relaxed);
+  return go;
+}
+
+void Learning::observe(int cls, int bucket, int side, double predicted_us, double actual_us) {
+  if (actual_us < kLearnMinUs || !(predicted_us > 0) || cls < 0 || cls >= kClasses) return;
+  const std::uint64_t bit = 1ull << cls;
+  if (!(first_seen_[side].fetch_or(bit, std::memory_order_relaxed) & bit)) return;
+  std::atomic<float>& corr = corr_[cls][bucket][side];
+  std::atomic<std::uint16_t>& n = samples_[cls][bucket][side];
+  const unsigned k = n.load(std::memory_order_relaxed);
+  if (k < 0xffff) n.store(std::uint16_t(k + 1), std::memory_order_relaxed);
+  // The prediction already carried the current correction: move part of the way (in log terms) toward what the
+  // measurement says it should have been. Sample k (from 0) moves 1/(k+2) of the way, a quarter from the third on.
+  const double cur = corr.load(std::memory_order_relaxed);
+  const double target = cur * actual_us / predicted_us;
+  const double step = 1.0 / double(std::min(k + 2, 4u));
+  const double lo = side ? kMinGpuCorrection : kMinCpuCorrection, hi = side ? kMaxGpuCorrection : kMaxCpuCorrection;
+  const double next = std::min(hi, std::max(lo, cur * std::pow(target / cur, step)));
+  corr.store(float(next), std::memory_order_relaxed);
+  learned_[side].fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace blasoffload::policy

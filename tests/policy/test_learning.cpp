@@ -1,0 +1,157 @@
+// The adaptive corrections and bounded exploration (src/policy/learning.h) on their own: the step schedule and
+// bounds, the first call skipped, the exploration's budget, and simulated runs in which the model is wrong either way.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "policy/learning.h"
+
+namespace {
+
+using blasoffload::policy::Learning;
+
+constexpr int kCls = 3, kBucket = 5, kCpu = 0, kGpu = 1;
+
+// Learning holds large atomic arrays: on the heap.
+std::unique_ptr<Learning> Fresh() { return std::make_unique<Learning>(); }
+
+// One call measured as the decision's prediction times `ratio`.
+void Measure(Learning& l, int side, double base_us, double actual_us) {
+  l.observe(kCls, kBucket, side, base_us * l.correction(kCls, kBucket, side), actual_us);
+}
+
+TEST(Learning, FirstCallOfAClassOnASideIsNotLearnedFrom) {
+  auto l = Fresh();
+  Measure(*l, kGpu, 100, 5000);
+  EXPECT_EQ(l->correction(kCls, kBucket, kGpu), 1.0);
+  EXPECT_EQ(l->learned(kGpu), 0u);
+  // Another bucket of the same class: the class was seen, so this one is learned from.
+  l->observe(kCls, kBucket + 1, kGpu, 100, 400);
+  EXPECT_NEAR(l->correction(kCls, kBucket + 1, kGpu), 2.0, 1e-5);  // half of the way to 4 in log terms
+  // The other side of the class has its own first call.
+  Measure(*l, kCpu, 100, 400);
+  EXPECT_EQ(l->correction(kCls, kBucket, kCpu), 1.0);
+}
+
+TEST(Learning, StepsHalfThenThirdThenQuarterOfTheWayInLogTerms) {
+  auto l = Fresh();
+  Measure(*l, kGpu, 100, 100);  // the class's first: skipped
+  const double steps[] = {1.0 / 2, 1.0 / 3, 1.0 / 4, 1.0 / 4};
+  for (double step : steps) {
+    const double cur = l->correction(kCls, kBucket, kGpu);
+    Measure(*l, kGpu, 100, 800);  // the truth: 8x the calibration
+    const double want = cur * std::pow(8.0 / cur, step);
+    EXPECT_NEAR(l->correction(kCls, kBucket, kGpu), want, want * 1e-5);
+  }
+  EXPECT_EQ(l->learned(kGpu), 4u);
+}
+
+TEST(Learning, CorrectionsStayWithinTheirBounds) {
+  auto l = Fresh();
+  Measure(*l, kCpu, 100, 100);
+  Measure(*l, kGpu, 100, 100);
+  for (int i = 0; i < 200; ++i) {
+    Measure(*l, kCpu, 100, 1e9);
+    Measure(*l, kGpu, 100, 1e9);
+  }
+  EXPECT_NEAR(l->correction(kCls, kBucket, kCpu), Learning::kMaxCpuCorrection, 1e-3);
+  EXPECT_NEAR(l->correction(kCls, kBucket, kGpu), Learning::kMaxGpuCorrection, 1e-1);
+  for (int i = 0; i < 400; ++i) {
+    Measure(*l, kCpu, 1e9, 21);
+    Measure(*l, kGpu, 1e9, 21);
+  }
+  EXPECT_NEAR(l->correction(kCls, kBucket, kCpu), Learning::kMinCpuCorrection, 1e-7);
+  EXPECT_NEAR(l->correction(kCls, kBucket, kGpu), Learning::kMinGpuCorrection, 1e-5);
+}
+
+TEST(Learning, ShortCallsAreNotLearnedFromNorExplored) {
+  auto l = Fresh();
+  Measure(*l, kGpu, 10, 10);
+  Measure(*l, kGpu, 10, 19);
+  EXPECT_EQ(l->learned(kGpu), 0u);
+  for (int i = 0; i < 10000; ++i) EXPECT_FALSE(l->explore(kCls, kBucket, 5, 15));
+}
+
+// The exploration's extra time stays within its share of the chosen side's time, and it happens (a side is never
+// abandoned for good).
+TEST(Learning, ExplorationSpendsAtMostItsShare) {
+  for (double other : {120.0, 300.0, 2000.0, 50000.0}) {
+    auto l = Fresh();
+    const double chosen = 100;
+    const int calls = 200000;
+    int tried = 0;
+    for (int i = 0; i < calls; ++i) tried += l->explore(kCls, kBucket, chosen, other);
+    const double spent = tried * (other - chosen), budget = Learning::kExploreShare * chosen * calls;
+    EXPECT_LE(spent, budget + 2 * (other - chosen)) << "other " << other;
+    EXPECT_GE(spent, 0.9 * budget - (other - chosen)) << "other " << other;
+    EXPECT_GE(tried, 1) << "other " << other;
+    EXPECT_EQ(l->explored(), std::uint64_t(tried));
+  }
+}
+
+// A simulated program: each call is decided on the corrected predictions (the GPU must win by 10%, as the cost
+// model's margin), explored, measured, learned from. Returns the total time and counts the GPU's calls.
+struct SimRun {
+  double total_us = 0;
+  int gpu_calls = 0, last_gpu_choice = -1;
+};
+// The first `cpu_first` calls run on the CPU whatever the model says (as before the GPU is up).
+SimRun Simulate(double cpu_pred, double cpu_true, double gpu_pred, double gpu_true, int calls, int cpu_first = 0) {
+  auto l = Fresh();
+  SimRun r;
+  for (int i = 0; i < calls; ++i) {
+    const double c = cpu_pred * l->correction(kCls, kBucket, kCpu), g = gpu_pred * l->correction(kCls, kBucket, kGpu);
+    bool gpu = g < 0.9 * c && i >= cpu_first;
+    if (i >= cpu_first && l->explore(kCls, kBucket, gpu ? g : c, gpu ? c : g))
+      gpu = !gpu;
+    else if (gpu)
+      r.last_gpu_choice = i;
+    const double t = gpu ? gpu_true : cpu_true;
+    l->observe(kCls, kBucket, gpu ? kGpu : kCpu, gpu ? g : c, t);
+    r.total_us += t;
+    r.gpu_calls += gpu;
+  }
+  return r;
+}
+
+TEST(Learning, ATooOptimisticGpuIsLeftWithinAFewCalls) {
+  // Predicted 50 us, measured 5 ms (a transfer the model did not see); the CPU takes 1 ms.
+  const SimRun r = Simulate(1000, 1000, 50, 5000, 2000);
+  EXPECT_LE(r.last_gpu_choice, 5) << "the model kept choosing a GPU measured 5x slower than the CPU";
+  EXPECT_LE(r.total_us, 1.03 * 1000 * 2000) << r.gpu_calls << " GPU calls";
+}
+
+TEST(Learning, ATooPessimisticGpuIsFoundByExploring) {
+  // The CPU takes 1 ms; the GPU is predicted at 1.5 ms but takes 0.2 ms.
+  const SimRun r = Simulate(1000, 1000, 1500, 200, 2000);
+  EXPECT_GE(r.gpu_calls, 1850) << "exploration never moved the bucket to the faster GPU";
+  EXPECT_LE(r.total_us, 0.3 * 1000 * 2000);
+}
+
+TEST(Learning, ACpuFarFasterThanCalibratedWinsItsBucketBack) {
+  // Built-in defaults 12x pessimistic about the CPU (2.4 ms measured, 28 ms predicted); the GPU predicted 0.07 ms
+  // takes 5.5 ms. The calls before the GPU is up measured the CPU: a few GPU calls, then the CPU runs the bucket.
+  const SimRun r = Simulate(28000, 2400, 70, 5500, 400, 8);
+  EXPECT_LE(r.last_gpu_choice, 16);
+  EXPECT_LE(r.total_us, 1.1 * 2400 * 400);
+}
+
+TEST(Learning, ACloseCallDoesNotCostMoreThanTheBetterSideByMuch) {
+  // The two sides within 5% of each other, predicted the wrong way round: whatever the decisions, little is lost.
+  const SimRun a = Simulate(1000, 1050, 800, 1000, 4000);
+  EXPECT_LE(a.total_us, 1.02 * 1000 * 4000);
+  const SimRun b = Simulate(1000, 1000, 1200, 950, 4000);
+  EXPECT_LE(b.total_us, 1.02 * 1000 * 4000);
+}
+
+TEST(Learning, BucketsFollowFactorsOfFour) {
+  EXPECT_EQ(Learning::bucket(0), 0);
+  EXPECT_EQ(Learning::bucket(3), 0);
+  EXPECT_EQ(Learning::bucket(4), 1);
+  EXPECT_EQ(Learning::bucket(16), 2);
+  EXPECT_EQ(Learning::bucket(1e30), Learning::kBuckets - 1);
+  EXPECT_EQ(Learning::bucket(-5), 0);
+}
+
+}  // namespace
