@@ -17,6 +17,7 @@ cp "$b/blasoffload-tune" "$k/tune/"
 # The calibration tool finds the CUDA module next to itself.
 cp "$b/blasoffload-calibrate" "$k/lib/"
 cp "$b/examples/solve_demo" "$k/unit/"
+[ -x "$b/tests/gpu/blasoffload_device_operands" ] && cp "$b/tests/gpu/blasoffload_device_operands" "$k/gpu/"
 # The LAPACKE and Fortran programs of every LAPACK routine (tests/lapack_programs/device-run.sh).
 cp "$b/tests/lapack_programs/lapacke_check" "$b/tests/lapack_programs/lapack_check" "$k/bin/"
 if [ -x "$b/bench/kernels/blasoffload_bench_kernels" ]; then
