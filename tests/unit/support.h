@@ -126,6 +126,16 @@ std::vector<T> random_vector(std::size_t n, std::uint32_t seed) {
 // BLAS's bits.
 inline bool allow_gpu() { return std::getenv("BLASOFFLOAD_TEST_ALLOW_GPU") != nullptr; }
 
+// Whether two runs of the same BLAS call may take different sides: auto mode's adaptive decisions with a GPU allowed
+// (measured times steer them, and the bounded exploration tries the other side now and then). Checks that two runs
+// give the same bits hold only where this is false: cpu and gpu modes, frozen decisions, no GPU.
+inline bool decisions_may_differ() {
+  const char* m = std::getenv("BLASOFFLOAD_MODE");
+  const char* d = std::getenv("BLASOFFLOAD_DECISIONS");
+  const bool auto_mode = !m || !*m || std::strcmp(m, "auto") == 0;
+  return allow_gpu() && auto_mode && !(d && std::strcmp(d, "frozen") == 0);
+}
+
 // Byte-wise equality (tells -0 from +0 and compares NaNs).
 template <class T>
 bool same_bits(const T& a, const T& b) {

@@ -9,8 +9,10 @@
 namespace bt::lapack {
 namespace {
 
-// Ours and the reference on the same operands: identical bits (outputs, INFO, everything else untouched) whatever
-// the mode; INFO must be `info`.
+// Ours and the reference on the same operands: identical bits (outputs, INFO, everything else untouched) wherever the
+// decisions are deterministic; INFO must be `info`. In auto mode with a GPU, the CPU LAPACK answers, but its BLAS calls
+// and the reference's (which runs in this process, through our exports) are decided apart and may take different
+// sides (decisions_may_differ): their INFO and what they write, not their bits.
 template <class T>
 void expect_as_reference(const Case& c, const Data<T>& in, blas_int info) {
   const Data<T> got = after(c, in, ours_fn<T>(c.r));
@@ -18,7 +20,7 @@ void expect_as_reference(const Case& c, const Data<T>& in, blas_int info) {
   EXPECT_EQ(ref.info, info) << "the test's expectation is not the reference's";
   EXPECT_EQ(got.info, info);
   EXPECT_TRUE(only_outputs_written(c, in, got));
-  EXPECT_TRUE(same(got, ref)) << "differs from the reference LAPACK";
+  if (!decisions_may_differ()) EXPECT_TRUE(same(got, ref)) << "differs from the reference LAPACK";
 }
 
 BT_PRECISION_SUITE(LapackSpecial);
@@ -154,8 +156,10 @@ TYPED_TEST(LapackSpecial, NanAndInfInputsGiveTheReferenceOutputs) {
       }
 }
 
-// The same call on the same operands twice: the same bits (GPU path included).
+// The same call on the same operands twice: the same bits (GPU path included), wherever the decisions are
+// deterministic (decisions_may_differ: auto mode's adaptive decisions may run the two on different sides).
 TYPED_TEST(LapackSpecial, SameCallSameBits) {
+  if (decisions_may_differ()) GTEST_SKIP() << "auto mode, adaptive, GPU allowed: two runs may take different sides";
   using T = TypeParam;
   std::uint32_t seed = 15000;
   for (R r : kAll)
