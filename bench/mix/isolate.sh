@@ -8,8 +8,12 @@
 #   auto        auto, out of the box (built-in defaults): the GPU starts on the large gemm calls
 #   frozen      auto with BLASOFFLOAD_DECISIONS=frozen: no learning, no exploration
 #   noresid     auto with BLASOFFLOAD_RESIDENCY=off BLASOFFLOAD_PIN_HOST=off: no write tracking, no registration
+#   cal         auto with CARRY/policy.json (a calibration brought along), when present
+#   onestage    cal (else auto) with BLASOFFLOAD_STAGING_THREADS=1: the module's staging threads
 # Usage (on the GPU machine, from the repository root, with the carry of bench/common/make-carry.sh):
 #   bench/mix/isolate.sh CARRY OUTDIR [ROUNDS (3)]
+# Environment: ISOLATE_VARIANTS (default: cpu forward nogpu auto frozen noresid), ISOLATE_ARGS (blasoffload_mix's
+# point lists, replacing the default ones).
 set -uo pipefail
 carry=$(cd "$1" && pwd)
 out=$2
@@ -34,9 +38,14 @@ declare -A env=(
   [frozen]="$bo BLASOFFLOAD_MODE=auto BLASOFFLOAD_DECISIONS=frozen"
   [noresid]="$bo BLASOFFLOAD_MODE=auto BLASOFFLOAD_RESIDENCY=off BLASOFFLOAD_PIN_HOST=off"
 )
-variants=(cpu forward nogpu auto frozen noresid)
+cal="$bo BLASOFFLOAD_MODE=auto"
+[ -e "$carry/policy.json" ] && cal="$cal BLASOFFLOAD_POLICY_FILE=$carry/policy.json"
+env[cal]=$cal
+env[onestage]="$cal BLASOFFLOAD_STAGING_THREADS=1"
+read -r -a variants <<<"${ISOLATE_VARIANTS:-cpu forward nogpu auto frozen noresid}"
 args=(--part=calls --gemm=2048:8:128 --gemv=256:1024:4096 --nrm2=10000:1000000:10000000 --trsv=512:2048 --l3=64
       --fact=64:256 --solve=64:1024 --drv=64 --nrhs=1:64 --min-time=0.05)
+[ -n "${ISOLATE_ARGS:-}" ] && read -r -a args <<<"--part=calls $ISOLATE_ARGS"
 for r in $(seq 1 "$rounds"); do
   n=${#variants[@]}
   for i in $(seq 0 $((n - 1))); do

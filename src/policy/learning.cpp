@@ -26,7 +26,9 @@ bool Learning::explore(int cls, int bucket, double chosen_us, double other_us) {
   // Neither side long enough to be learned from: nothing to measure.
   if (!(chosen_us > 0) || !(other_us > 0) || std::max(chosen_us, other_us) < kLearnMinUs) return false;
   std::atomic<float>& credit = credit_us_[cls][bucket];
-  const double extra = std::max(0.0, other_us - chosen_us);
+  // A try is charged at least a tenth of the chosen side's time: a near tie (the other side predicted within the
+  // model's margin, or faster but not by enough) is tried at most every tenth call, not at every one.
+  const double extra = std::max(kMinTryShare * chosen_us, other_us - chosen_us);
   // Concurrent callers may both add and both spend: the bound holds per caller, which is what a program sees.
   double c = credit.load(std::memory_order_relaxed) + kExploreShare * chosen_us;
   bool go = false;

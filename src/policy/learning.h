@@ -28,6 +28,7 @@ class Learning {
   // its better side on trying the other (in expectation of the predictions), and a side whose corrections made it
   // lose is measured again now and then instead of never.
   static constexpr double kExploreShare = 0.01;
+  static constexpr double kMinTryShare = 0.1;  // the least a try is charged, as a share of the chosen side's time
 
   Learning();
 

@@ -16,6 +16,7 @@
 #include "dispatch/log.h"
 #include "offload/module_loader.h"
 #include "policy/auto_calibrate.h"
+#include "policy/decision_memo.h"
 #include "policy/learning.h"
 #include "routines/all.h"
 
@@ -51,6 +52,7 @@ struct State {
   // Measured / predicted per class and size bucket, and the exploration (adaptive only): local, so that a CPU BLAS's
   // quirk at one size does not move the decision at another.
   Learning learning;
+  DecisionMemo memo;  // calls the model gave the CPU by far, taken there without it for a while
 };
 State* g = nullptr;
 // initial-exec: one fs-relative load on the tiny-call path instead of a __tls_get_addr call.
@@ -307,6 +309,12 @@ Decision decide_auto(const Settings& s, const Call& c) {
     d.reason = Reason::kNoGpu;
     return d;
   }
+  // A call alike (routine, option, size) that the model recently gave the CPU by far: the CPU, without the model.
+  const std::uint32_t memo_key = DecisionMemo::key(c.call, w);
+  if (g->memo.cpu_without_model(memo_key, &d.cpu_us, &d.gpu_us)) {
+    d.reason = Reason::kModel;
+    return d;
+  }
   const bo_cuda_module* m = gpu_module_if_ready();
   if (m) check_gpu_once(m);
   const CostModel* model = g->model.load(std::memory_order_acquire);
@@ -367,6 +375,7 @@ Decision decide_auto(const Settings& s, const Call& c) {
   // A shared call's time is filed with the GPU side: it corrects the GPU estimate the split is computed from.
   if (m || !wants_gpu) {
     d.target = wants_gpu ? Target::kGpu : Target::kCpu;
+    g->memo.decided(memo_key, !wants_gpu, d.cpu_us, d.gpu_us);
     // Bounded exploration of the other side, once the GPU is up (before, its side is an optimistic bound).
     if (m && d.learn &&
         g->learning.explore(d.cls, d.bucket, wants_gpu ? d.gpu_us : d.cpu_us, wants_gpu ? d.cpu_us : d.gpu_us)) {
@@ -484,6 +493,13 @@ std::string summary() {
     std::snprintf(line, sizeof line,
                   "  GPU never started: the predicted gain (%.1f ms) did not reach twice its one-time cost (%.0f ms)\n",
                   g->gain_us.load() * 1e-3, g->model.load()->init_ms());
+    out += line;
+  }
+  if (const std::uint64_t r = g->memo.remembered()) {
+    std::snprintf(line, sizeof line,
+                  "  %llu calls taken to the CPU without the model (calls alike it had given the CPU by far; one in "
+                  "%d decided in full)\n",
+                  static_cast<unsigned long long>(r), DecisionMemo::kRecheck);
     out += line;
   }
   const std::uint64_t lc = g->learning.learned(0), lg = g->learning.learned(1);

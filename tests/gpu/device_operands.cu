@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
     const int n = 1024;
     std::vector<float> a(size_t(n) * n, 0.5f), b(a.size(), 0.25f), c(a.size());
     const auto t0 = std::chrono::steady_clock::now();
-    while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1000)) gemm<float>(n, a.data(), b.data(), c.data());
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1000))
+      gemm<float>(n, a.data(), b.data(), c.data());
     if (std::fabs(c[0] - 0.125f * n) > 1e-3f * n) {
       std::printf("device_operands: host sgemm wrong (%g)\n", double(c[0]));
       return 1;

@@ -520,7 +520,10 @@ TEST_F(PolicyProcess, AdaptiveLeavesAGpuFarSlowerThanPredicted) {
   env["FAKE_CUDA_CALL_MS"] = "200";
   env["BLASOFFLOAD_LOG"] = "calls";
   constexpr int kCalls = 40;
-  const Outcome r = RunProbe(env, Script("sgemm NN 192 192 192 x" + std::to_string(kCalls)));
+  // The first call starts the GPU in the background (at the lowest priority: a loaded machine may starve it), the
+  // pause lets it come up before the rest.
+  const Outcome r =
+      RunProbe(env, Script("sgemm NN 192 192 192 sleep 1000 sgemm NN 192 192 192 x" + std::to_string(kCalls - 1)));
   ExpectProbePassed(r);
   ASSERT_EQ(r.calls.size(), std::size_t(kCalls)) << r.Dump();
   const long gpu = Count(r, "sgemm");
@@ -540,6 +543,25 @@ TEST_F(PolicyProcess, AdaptiveLeavesAGpuFarSlowerThanPredicted) {
   }
   EXPECT_TRUE(std::regex_search(r.log, std::regex("adaptive: [0-9]+ CPU and [0-9]+ GPU calls learned from")))
       << r.Dump();
+}
+
+// Calls above the floor that the model gives the CPU by far (sgemm n = 16: about 16 us on this file's slow CPU
+// against at least the 50 us GPU call): calls alike are then taken to the CPU without the model, one in 32 decided in
+// full; each is logged with the numbers it was remembered with, and the summary counts them.
+TEST_F(PolicyProcess, CallsTheModelGaveTheCpuByFarSkipTheModel) {
+  Env env = PolicyEnv(Good(), "adaptive", "calls");
+  const Outcome r = RunProbe(env, Script("sgemm NN 16 16 16 x40"));
+  ExpectProbePassed(r);
+  ASSERT_EQ(r.calls.size(), 40u) << r.Dump();
+  for (const CallLine& c : r.calls) {
+    EXPECT_EQ(c.where, "cpu") << c.text;
+    double cpu = 0, gpu = 0;
+    ASSERT_TRUE(ModelNumbers(c.reason, &cpu, &gpu)) << "not decided by the model (above the floor?): " << c.text;
+    EXPECT_GE(gpu, 2 * cpu) << c.text;
+  }
+  // 40 calls: the 1st and the 33rd decided in full, the other 38 from memory.
+  EXPECT_NE(r.log.find("  38 calls taken to the CPU without the model"), std::string::npos) << r.Dump();
+  EXPECT_EQ(r.TraceCount("load"), 0) << "no call was worth starting the GPU for\n" << r.Dump();
 }
 
 // ---- c. overrides: BLASOFFLOAD_<ROUTINE>_MIN, per-routine modes, BLASOFFLOAD_MODE=cpu --------------------------
