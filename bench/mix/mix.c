@@ -210,5 +210,6 @@ int main(int argc, char** argv) {
       "{\"total\": true, \"part\": \"%s\", \"stack\": \"%s\", \"round\": %d, \"precisions\": \"%s\", "
       "\"calls_s\": %.6f, \"wall_s\": %.6f, \"failures\": %d}\n",
       g_part, g_stack, g_round, precisions, g_calls_s, now_s() - g_start, g_failures);
+  fflush(stdout);  // before the exit handlers (a stack's own at exit), so that the line survives whatever they do
   return g_failures ? 1 : 0;
 }

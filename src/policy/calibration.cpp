@@ -255,10 +255,13 @@ CalibrationChoice choose_calibration(const std::string& path, bool path_explicit
     return r;
   }
   if (!same_cpu(c.cpu, current)) {
-    r.warnings.push_back(std::string(kPrefix) + "ignoring " + path + ": it was measured with " + c.cpu.library +
-                         (c.cpu.report.empty() ? "" : " [" + c.cpu.report + "]") + ", this run uses " +
-                         current.library + (current.report.empty() ? "" : " [" + current.report + "]") +
-                         "; run blasoffload-calibrate again");
+    // At the default path this is no mistake of the user's: one machine, one default file, and programs using two
+    // CPU BLAS libraries (auto-calibration measures whichever ran last). The summary says it; a named file warns.
+    if (path_explicit)
+      r.warnings.push_back(std::string(kPrefix) + "ignoring " + path + ": it was measured with " + c.cpu.library +
+                           (c.cpu.report.empty() ? "" : " [" + c.cpu.report + "]") + ", this run uses " +
+                           current.library + (current.report.empty() ? "" : " [" + current.report + "]") +
+                           "; run blasoffload-calibrate again");
     r.message = std::string(kPrefix) + "built-in defaults (" + path + " is for another CPU BLAS)";
     return r;
   }

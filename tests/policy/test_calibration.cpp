@@ -32,7 +32,8 @@ void write(const std::string& path, const std::string& text) { std::ofstream(pat
 
 Calibration sample() {
   Calibration c;
-  c.cpu = {"/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", "OpenBLAS 0.3.21 (kernels: SkylakeX, 16 threads)"};
+  c.cpu = {"/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3",
+           "OpenBLAS 0.3.21 (kernels: SkylakeX, 16 threads)"};
   c.created = "2026-11-21T00:00:00Z";
   c.tool = "test";
   c.cpu_rates["sgemm.square"] = {{1e6, 100}, {1e9, 1000}};
@@ -61,8 +62,8 @@ TEST(Calibration, RoundTripAndGpuSection) {
 
 TEST(Calibration, InterpolatesLogLogAndClamps) {
   const Calibration c = sample();
-  EXPECT_DOUBLE_EQ(c.rate("sgemm.square", 1e3), 100);   // below: first point
-  EXPECT_DOUBLE_EQ(c.rate("sgemm.square", 1e12), 1000); // above: last point
+  EXPECT_DOUBLE_EQ(c.rate("sgemm.square", 1e3), 100);    // below: first point
+  EXPECT_DOUBLE_EQ(c.rate("sgemm.square", 1e12), 1000);  // above: last point
   EXPECT_NEAR(c.rate("sgemm.square", std::sqrt(1e6 * 1e9)), std::sqrt(100.0 * 1000.0), 1e-9);
   EXPECT_EQ(c.rate("strsv.t", 1e6), 0);  // absent class
 }
@@ -74,10 +75,13 @@ TEST(Calibration, ValidationNamesTheField) {
   EXPECT_NE(err.find("JSON"), std::string::npos);
   EXPECT_FALSE(parse_calibration(R"({"schema":"other"})", &out, &err));
   EXPECT_NE(err.find("schema"), std::string::npos);
-  EXPECT_FALSE(parse_calibration(R"({"schema":"blasoffload-policy/1","cpu":{"library":"x","rates":{"snrm2":[[2,1],[1,1]]}}})", &out, &err));
+  EXPECT_FALSE(parse_calibration(
+      R"({"schema":"blasoffload-policy/1","cpu":{"library":"x","rates":{"snrm2":[[2,1],[1,1]]}}})", &out, &err));
   EXPECT_NE(err.find("cpu.rates.snrm2"), std::string::npos) << err;
-  EXPECT_FALSE(parse_calibration(R"({"schema":"blasoffload-policy/1","cpu":{"library":"x","rates":{"snrm2":[[1,-1]]}}})", &out, &err));
-  EXPECT_FALSE(parse_calibration(R"({"schema":"blasoffload-policy/1","cpu":{"library":"x","rates":{}},"gpu":{"name":"g"}})", &out, &err));
+  EXPECT_FALSE(parse_calibration(
+      R"({"schema":"blasoffload-policy/1","cpu":{"library":"x","rates":{"snrm2":[[1,-1]]}}})", &out, &err));
+  EXPECT_FALSE(parse_calibration(
+      R"({"schema":"blasoffload-policy/1","cpu":{"library":"x","rates":{}},"gpu":{"name":"g"}})", &out, &err));
   EXPECT_NE(err.find("gpu.h2d_gbs"), std::string::npos) << err;
 }
 
@@ -100,11 +104,15 @@ TEST(ChooseCalibration, StaleCorruptAndMissingGiveDefaultsWithAWarning) {
   ASSERT_TRUE(save_calibration(p, c, &err));
   CpuIdentity other = c.cpu;
   other.report = "OpenBLAS 0.3.21 (kernels: Prescott, 16 threads)";  // same library, other kernels
-  auto r = choose_calibration(p, false, other);
+  auto r = choose_calibration(p, true, other);                       // a file the user named: warned about
   EXPECT_FALSE(r.from_file);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("Prescott"), std::string::npos) << r.warnings[0];
   EXPECT_EQ(r.calibration.cpu.library, "(built-in defaults)");
+  r = choose_calibration(p, false, other);  // the default path (two CPU BLAS libraries on one machine): silent
+  EXPECT_FALSE(r.from_file);
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_NE(r.message.find("another CPU BLAS"), std::string::npos) << r.message;
 
   const std::string q = temp_path("corrupt.json");
   write(q, "{\"schema\": \"blasoffload-policy/1\", \"cpu\": ");

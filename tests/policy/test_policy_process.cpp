@@ -794,6 +794,25 @@ TEST_F(PolicyProcess, MissingDefaultFileIsSilent) {
   EXPECT_TRUE(std::regex_search(b.log, std::regex("built-in defaults", std::regex::icase))) << b.log;
 }
 
+// A default file measured with another CPU BLAS (a machine whose programs use two; auto-calibration writes the default
+// path for whichever ran last) is set aside silently: built-in defaults, and the summary says why.
+TEST_F(PolicyProcess, DefaultFileOfAnotherCpuBlasIsSetAsideSilently) {
+  PolicyFile p = Good();
+  p.cpu.library = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3";
+  ASSERT_EQ(mkdir(Path("xdg/blasoffload").c_str(), 0755), 0);
+  std::ofstream(Path("xdg/blasoffload/policy.json")) << p.Json();
+  Env env = BaseEnv();
+  env["BLASOFFLOAD_DECISIONS"] = "frozen";
+  const Outcome a = RunProbe(env, kMixedScript);
+  ExpectProbePassed(a);
+  EXPECT_TRUE(a.LibraryLines().empty()) << a.Dump();
+  env["BLASOFFLOAD_LOG"] = "summary";
+  const Outcome b = RunProbe(env, kMixedScript);
+  ExpectProbePassed(b);
+  EXPECT_EQ(b.log.find("warning"), std::string::npos) << b.log;
+  EXPECT_NE(b.log.find("is for another CPU BLAS"), std::string::npos) << b.log;
+}
+
 // Positive control for the above: the default locations are read ($XDG_CONFIG_HOME, else ~/.config).
 TEST_F(PolicyProcess, DefaultFileIsUsed) {
   const std::string json = Good().Json();
