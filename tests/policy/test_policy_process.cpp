@@ -338,6 +338,20 @@ class PolicyProcess : public ::testing::Test {
     EXPECT_EQ((r.err + r.out).find("contract violation"), std::string::npos) << r.Dump();
   }
 
+  // `script` under `env` with frozen decisions: nothing of ours printed; then, with the summary logged, no warning in
+  // it and `says` (a regex, case-insensitive) found.
+  void ExpectSilentWithSummarySaying(Env env, const std::vector<std::string>& script, const std::string& says) {
+    env["BLASOFFLOAD_DECISIONS"] = "frozen";
+    const Outcome a = RunProbe(env, script);
+    ExpectProbePassed(a);
+    EXPECT_TRUE(a.LibraryLines().empty()) << a.Dump();
+    env["BLASOFFLOAD_LOG"] = "summary";
+    const Outcome b = RunProbe(env, script);
+    ExpectProbePassed(b);
+    EXPECT_EQ(b.log.find("warning"), std::string::npos) << b.log;
+    EXPECT_TRUE(std::regex_search(b.log, std::regex(says, std::regex::icase))) << b.log;
+  }
+
   // The counts the fake module wrote at exit; missing routines read as -1 so a missing file never passes for 0.
   static long Count(const Outcome& r, const std::string& routine) {
     auto it = r.counts.find(routine);
@@ -782,16 +796,7 @@ TEST_F(PolicyFileProblems, StaleSameLibraryOtherSelfReport) {
 
 // The default location is optional: no file there is normal and silent (the summary still says so).
 TEST_F(PolicyProcess, MissingDefaultFileIsSilent) {
-  Env env = BaseEnv();
-  env["BLASOFFLOAD_DECISIONS"] = "frozen";
-  const Outcome a = RunProbe(env, kMixedScript);
-  ExpectProbePassed(a);
-  EXPECT_TRUE(a.LibraryLines().empty()) << a.Dump();
-  env["BLASOFFLOAD_LOG"] = "summary";
-  const Outcome b = RunProbe(env, kMixedScript);
-  ExpectProbePassed(b);
-  EXPECT_EQ(b.log.find("warning"), std::string::npos) << b.log;
-  EXPECT_TRUE(std::regex_search(b.log, std::regex("built-in defaults", std::regex::icase))) << b.log;
+  ExpectSilentWithSummarySaying(BaseEnv(), kMixedScript, "built-in defaults");
 }
 
 // A default file measured with another CPU BLAS (a machine whose programs use two; auto-calibration writes the default
@@ -801,16 +806,7 @@ TEST_F(PolicyProcess, DefaultFileOfAnotherCpuBlasIsSetAsideSilently) {
   p.cpu.library = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3";
   ASSERT_EQ(mkdir(Path("xdg/blasoffload").c_str(), 0755), 0);
   std::ofstream(Path("xdg/blasoffload/policy.json")) << p.Json();
-  Env env = BaseEnv();
-  env["BLASOFFLOAD_DECISIONS"] = "frozen";
-  const Outcome a = RunProbe(env, kMixedScript);
-  ExpectProbePassed(a);
-  EXPECT_TRUE(a.LibraryLines().empty()) << a.Dump();
-  env["BLASOFFLOAD_LOG"] = "summary";
-  const Outcome b = RunProbe(env, kMixedScript);
-  ExpectProbePassed(b);
-  EXPECT_EQ(b.log.find("warning"), std::string::npos) << b.log;
-  EXPECT_NE(b.log.find("is for another CPU BLAS"), std::string::npos) << b.log;
+  ExpectSilentWithSummarySaying(BaseEnv(), kMixedScript, "is for another CPU BLAS");
 }
 
 // Positive control for the above: the default locations are read ($XDG_CONFIG_HOME, else ~/.config).
