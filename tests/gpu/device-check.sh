@@ -16,7 +16,7 @@
 #                double half in two calls, should it not fit one)
 #   suites-s     xblat[123]s, xscblat[123], xlintsts, an xeigtsts subset         about 420 s (8 in parallel)
 #   suites-d     xblat[123]d, xdcblat[123], xlintstd                            about 420 s (xlintstd is the longest)
-#   unit         the unit tests with BLASOFFLOAD_MODE=gpu                       about 60-200 s, limit 300 s
+#   unit         the unit tests with BLASOFFLOAD_MODE=gpu, then device_operands about 60-200 s, limit 300 s
 #   sanitizer    compute-sanitizer memcheck and racecheck on a reduced set     about 2 x 100 s, limit 2 x 150 s
 #   bench        bench/kernels, both precisions                                about 210 s, limit 300 s
 #   level3       bench/level3, trsm/syrk in both precisions                    about 250 s, limit 300 s
@@ -143,6 +143,15 @@ for part in "${parts[@]}"; do
       RES[unit]=$?
       grep -E "^\[  (PASSED|FAILED) |Failure|^\[       OK" "$O/unit-gpu.log" | head -40
       cat "$O/unit-gpu-summary.log"
+      # Device memory handed to the library in auto mode (tests/gpu/device_operands.cu), both cases.
+      for sc in first:auto late:check; do
+        LD_LIBRARY_PATH=$L/blas:$L LD_PRELOAD=$lib BLASOFFLOAD_MODE=auto BLASOFFLOAD_STARTUP=eager \
+          BLASOFFLOAD_DEVICE_OPERANDS=${sc#*:} BLASOFFLOAD_POLICY_FILE=/nonexistent/blasoffload-policy.json \
+          timeout "$(budget 60)" "$K/gpu/blasoffload_device_operands" "${sc%:*}" >"$O/device-operands-${sc%:*}.log" 2>&1
+        rc=$?
+        tail -1 "$O/device-operands-${sc%:*}.log"
+        [ $rc = 0 ] || RES[unit]="device_operands ${sc%:*}: exit $rc"
+      done
       ;;
     sanitizer)
       command -v compute-sanitizer >/dev/null || { RES[sanitizer]="no compute-sanitizer"; continue; }
