@@ -1,5 +1,6 @@
 // Remembers, per routine, size and option letters, that the cost model chose the CPU by far, so that the next calls
-// alike take the CPU after one table lookup instead of the model's evaluation (see README "The offload policy").
+// alike take the CPU after one table lookup instead of the model's evaluation (see README "The offload policy"). The
+// policy leaves out calls with an operand a device copy could serve (their uses must reach the module's counts).
 #pragma once
 
 #include <algorithm>

@@ -242,6 +242,18 @@ void guess_resident(const Call& c, Call* cp) {
   }
 }
 
+// Whether a device copy could serve one of the call's matrices (a routine whose predictions credit them, an operand of
+// the module's minimum size or more): the model must then see every call, since the module counts the uses that decide
+// when a copy pays (ask_resident) only in the model's queries.
+bool may_become_resident(const Call& c) {
+  bo::routines::Operand ops[3];
+  const int n = host_operands(c, ops);
+  const int e = bo::routines::element_size(c.call.routine);
+  for (int i = 0; i < n; ++i)
+    if (double(e) * double(ops[i].rows) * double(ops[i].cols) >= kResidentMinBytes) return true;
+  return false;
+}
+
 void add_gain(double us) {
   double cur = g->gain_us.load(std::memory_order_relaxed);
   while (!g->gain_us.compare_exchange_weak(cur, cur + us, std::memory_order_relaxed)) {
@@ -309,9 +321,11 @@ Decision decide_auto(const Settings& s, const Call& c) {
     d.reason = Reason::kNoGpu;
     return d;
   }
-  // A call alike (routine, option, size) that the model recently gave the CPU by far: the CPU, without the model.
-  const std::uint32_t memo_key = DecisionMemo::key(c.call, w);
-  if (g->memo.cpu_without_model(memo_key, &d.cpu_us, &d.gpu_us)) {
+  // A call alike (routine, option, size) that the model recently gave the CPU by far: the CPU, without the model
+  // (not where a device copy of an operand may come to pay).
+  const bool memo_ok = !may_become_resident(c);
+  const std::uint32_t memo_key = memo_ok ? DecisionMemo::key(c.call, w) : 0;
+  if (memo_ok && g->memo.cpu_without_model(memo_key, &d.cpu_us, &d.gpu_us)) {
     d.reason = Reason::kModel;
     return d;
   }
@@ -375,7 +389,7 @@ Decision decide_auto(const Settings& s, const Call& c) {
   // A shared call's time is filed with the GPU side: it corrects the GPU estimate the split is computed from.
   if (m || !wants_gpu) {
     d.target = wants_gpu ? Target::kGpu : Target::kCpu;
-    g->memo.decided(memo_key, !wants_gpu, d.cpu_us, d.gpu_us);
+    if (memo_ok) g->memo.decided(memo_key, !wants_gpu, d.cpu_us, d.gpu_us);
     // Bounded exploration of the other side, once the GPU is up (before, its side is an optimistic bound).
     if (m && d.learn &&
         g->learning.explore(d.cls, d.bucket, wants_gpu ? d.gpu_us : d.cpu_us, wants_gpu ? d.cpu_us : d.gpu_us)) {

@@ -578,6 +578,23 @@ TEST_F(PolicyProcess, CallsTheModelGaveTheCpuByFarSkipTheModel) {
   EXPECT_EQ(r.TraceCount("load"), 0) << "no call was worth starting the GPU for\n" << r.Dump();
 }
 
+// Not where a device copy of an operand may come to pay: a 1100 x 1100 sgemv (4.8 MB) the model gives the CPU by far
+// is decided in full every time (the module counts the uses of a residency candidate only in the model's queries),
+// a 400 x 400 one (640 KB) from memory.
+TEST_F(PolicyProcess, CallsWithAMatrixADeviceCopyCouldServeAreAlwaysModelled) {
+  PolicyFile p = Good();
+  p.cpu_gbs = 30;  // sgemv 400^2 about 21 us, 1100^2 about 160 us on the CPU
+  p.link_gbs = 5;  // the GPU at least 50 us plus the matrix at 5 GB/s: over twice the CPU's time at both sizes
+  Env env = PolicyEnv(p, "adaptive", "summary");
+  const Outcome r = RunProbe(env, Script("sgemv N 400 400 x40  sgemv N 1100 1100 x40"));
+  ExpectProbePassed(r);
+  EXPECT_NE(r.log.find("  38 calls taken to the CPU without the model"), std::string::npos) << r.Dump();
+  const std::vector<long> row = r.SummaryRow("sgemv");
+  ASSERT_EQ(row.size(), 5u) << r.Dump();
+  EXPECT_EQ(row[0], 80) << r.Dump();
+  EXPECT_EQ(row[1], 80) << "every call on the CPU\n" << r.Dump();
+}
+
 // ---- c. overrides: BLASOFFLOAD_<ROUTINE>_MIN, per-routine modes, BLASOFFLOAD_MODE=cpu --------------------------
 
 // With a GPU the model never picks, the thresholds alone send calls at or above them to the GPU.
