@@ -20,8 +20,8 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 KINDS = ("regret", "overhead", "lapack", "lapack_intercept", "pipeline", "residency", "host_gemm", "level3",
-         "kernels", "mix")
-PREFIX_KIND = {"dgemm_host": "host_gemm", "level3_host_gemm": "level3"}  # result files named after their benchmark, not their report
+         "kernels", "mix", "mix_isolate")
+PREFIX_KIND = {"dgemm_host": "host_gemm", "level3_host_gemm": "level3", "isolate": "mix_isolate"}  # result files named after their benchmark, not their report
 # <kind>-<gpu>-<yyyy-mm-dd>-<commit>[-more].jsonl: the result files' names (bench/common/run.py writes them).
 NAME_RE = re.compile(r"^(?P<kind>[a-z0-9_]+?)-(?P<gpu>.+)-(?P<date>\d{4}-\d\d-\d\d)-(?P<commit>[0-9a-f]{7,})")
 
