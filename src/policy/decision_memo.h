@@ -41,9 +41,12 @@ class DecisionMemo {
     e.left.store(std::uint8_t(left - 1), std::memory_order_relaxed);  // a race loses a count: the check comes sooner
     *cpu_us = e.cpu_us.load(std::memory_order_relaxed);
     *gpu_us = e.gpu_us.load(std::memory_order_relaxed);
-    remembered_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
+
+  // Counts a call taken without the model, for the summary (only when one is printed: a shared counter on the
+  // per-call path costs multithreaded programs cache-line traffic for nothing otherwise).
+  void count_remembered() { remembered_.fetch_add(1, std::memory_order_relaxed); }
 
   // After a full decision: remember it if it was the CPU by far, else forget the key. Two keys sharing a slot take
   // turns (threads racing on one slot can at worst send one call to the CPU on another key's numbers: a right

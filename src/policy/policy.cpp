@@ -326,6 +326,7 @@ Decision decide_auto(const Settings& s, const Call& c) {
   const bool memo_ok = !may_become_resident(c);
   const std::uint32_t memo_key = memo_ok ? DecisionMemo::key(c.call, w) : 0;
   if (memo_ok && g->memo.cpu_without_model(memo_key, &d.cpu_us, &d.gpu_us)) {
+    if (s.log >= LogLevel::kSummary) g->memo.count_remembered();
     d.reason = Reason::kModel;
     return d;
   }

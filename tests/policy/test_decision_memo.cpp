@@ -46,6 +46,7 @@ TEST(DecisionMemo, RemembersOnlyTheCpuByFarAndRechecksEveryKRecheckThCall) {
   memo->decided(k, true, 10, 25);  // the CPU by far: the next kRecheck - 1 calls alike skip the model
   for (int i = 1; i < DecisionMemo::kRecheck; ++i) {
     ASSERT_TRUE(memo->cpu_without_model(k, &cpu, &gpu)) << "call " << i;
+    memo->count_remembered();
     EXPECT_EQ(cpu, 10.0f);
     EXPECT_EQ(gpu, 25.0f);
   }
