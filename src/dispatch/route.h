@@ -32,12 +32,13 @@ inline std::uint64_t operand_bytes(const bo_call& c) {
 }
 
 // Runs a checked call where the policy says: the GPU through the module's one entry (which, unless it returns
-// BO_CUDA_OK, has written nothing), else `cpu()`, the CPU BLAS. Counts and logs it when logging is on.
-template <class Cpu>
-inline void route(const policy::Call& call, Cpu&& cpu) {
+// BO_CUDA_OK, has written nothing), else `cpu()`, the CPU BLAS. Counts and logs it when logging is on. D: the
+// routine's descriptor.
+template <class D, class Cpu>
+__attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&& cpu) {
   const Settings& s = *g_settings;
   const Routine r = Routine(call.call.routine);
-  const Decision d = decide(s, call);
+  const Decision d = decide<D>(s, call);
   const bool counting = s.log >= LogLevel::kSummary;
   const bool timing = counting || d.learn;
   const std::uint64_t t0 = timing ? now_ns() : 0;

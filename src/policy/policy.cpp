@@ -3,12 +3,14 @@
 #include "policy/policy.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -21,6 +23,10 @@
 #include "routines/all.h"
 
 namespace blasoffload::policy {
+
+std::atomic<double> g_cpu_below[kNumRoutines] = {};
+__attribute__((tls_model("initial-exec"))) thread_local unsigned t_calls = 0;
+
 namespace {
 
 // A hybrid split must be predicted this much faster than the better side alone (it adds a second party to wait for).
@@ -55,12 +61,9 @@ struct State {
   DecisionMemo memo;  // calls the model gave the CPU by far, taken there without it for a while
 };
 State* g = nullptr;
-// initial-exec: one fs-relative load on the tiny-call path instead of a __tls_get_addr call.
-__attribute__((tls_model("initial-exec"))) thread_local unsigned t_recheck = 0;
 
-// The size measure the floors compare: the descriptor's work(), a product of kWorkDims dimensions (m n k, m n, n^2, n;
-// trsm m n t, syrk n^2 k): no roots on the fast path.
-inline double work(const Call& c) { return bo::routines::work(c.call); }
+// The size measure the floors compare is the descriptor's work(), a product of kWorkDims dimensions (m n k, m n, n^2,
+// n; trsm m n t, syrk n^2 k): no roots on the fast path.
 
 // BLASOFFLOAD_<ROUTINE>_MIN's size, from work(): the geometric mean of its dimensions.
 double override_size(int routine, double w) {
@@ -92,23 +95,35 @@ bool loaded(const char* soname) {
   return h != nullptr;
 }
 
+// Objects the dynamic linker has loaded so far, a counter it keeps: the libraries in the process can only have
+// changed when it moved. Takes the linker's short list lock, not the lock a dlopen holds throughout; tens of ns.
+unsigned long long loads_so_far() {
+  unsigned long long adds = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t size, void* out) -> int {
+        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+          *static_cast<unsigned long long*>(out) = info->dlpi_adds;
+        return 1;  // every object carries the counter: the first will do
+      },
+      &adds);
+  return adds;
+}
+
 // Whether the program itself uses CUDA, so that its operands may be device memory. Before this library loads the GPU
 // module, the driver in the process is the program's. From then on the driver is ours (the module links its CUDA
 // runtime statically), so a shared CUDA runtime says the program uses CUDA (BLASOFFLOAD_DEVICE_OPERANDS=check covers
 // one linked statically). Not looked at while our module loads: dlopen would wait on the loader lock our load holds
-// (cuBLAS's libraries take hundreds of milliseconds), stalling the program's CPU calls.
+// (cuBLAS's libraries take hundreds of milliseconds), stalling the program's CPU calls. Nor when nothing was loaded
+// since the last look, which found no CUDA (it is asked only until it says yes): a dlopen of a name that is not
+// loaded searches the linker's cache and opens files, microseconds that every 4096th tiny call would pay.
 bool program_uses_cuda(const Settings& s) {
-  switch (gpu_load_state()) {
-    case GpuLoad::kNotTried:
-      return loaded("libcuda.so.1");
-    case GpuLoad::kLoading:
-      return false;
-    case GpuLoad::kReady:
-      if (s.check_device_operands) return true;
-      break;
-    case GpuLoad::kUnavailable:
-      break;
-  }
+  static std::atomic<unsigned long long> looked_at_loads{~0ull};
+  const GpuLoad state = gpu_load_state();
+  if (state == GpuLoad::kLoading) return false;
+  if (state == GpuLoad::kReady && s.check_device_operands) return true;
+  const unsigned long long loads = loads_so_far();
+  if (looked_at_loads.exchange(loads, std::memory_order_relaxed) == loads) return false;
+  if (state == GpuLoad::kNotTried) return loaded("libcuda.so.1");
   return loaded("libcudart.so.13") || loaded("libcudart.so.12") || loaded("libcudart.so.11.0");
 }
 
@@ -131,6 +146,13 @@ double floor_for(const CostModel& m, int r) {
 
 void build_floors(const CostModel& m) {
   for (int r = 0; r < int(kNumRoutines); ++r) g->floor[r] = floor_for(m, r);
+}
+
+// The inline tiny-call answer (policy.h) follows the floors, except where it could be wrong.
+void publish_floors(const Settings& s) {
+  const bool device_operands_possible = g->cuda_in_process.load();
+  for (int r = 0; r < int(kNumRoutines); ++r)
+    g_cpu_below[r].store(device_operands_possible || s.min_size[r] >= 0 ? 0.0 : g->floor[r], std::memory_order_relaxed);
 }
 
 // Keeps a calibration's CPU side and takes the built-in GPU numbers.
@@ -285,21 +307,22 @@ void init(const Settings& s, const CpuIdentity& cpu) {
   g->model.store(m);
   build_floors(*m);
   g->cuda_in_process.store(program_uses_cuda(s));
+  publish_floors(s);
   g->gpu_nodes = !s.cuda_module.empty() || access("/dev/nvidiactl", F_OK) == 0;
   log_info("%s%s", g->message.c_str(), s.frozen ? "; decisions frozen" : "");
   if (!g->gpu_nodes && !g->cuda_in_process.load())
     log_debug("policy: no NVIDIA device nodes and no CUDA in the process: auto stays on the CPU");
 }
 
-Decision decide_auto(const Settings& s, const Call& c) {
+Decision decide_auto(const Settings& s, const Call& c, double w) {
   Decision d;
   const int r = c.call.routine;
-  const double w = work(c);
   // Device operands are a matter of correctness, not cost. A program that starts CUDA after its first BLAS call is
   // noticed within 100 ms on large calls, or within 4096 small ones (dlopen takes the loader's lock: microseconds).
   if (!g->cuda_in_process.load(std::memory_order_relaxed) &&
-      ((++t_recheck & 4095) == 0 || (w >= g->floor[r] && recheck_due())) && program_uses_cuda(s)) {
+      (t_calls % kRecheckEvery == 0 || (w >= g->floor[r] && recheck_due())) && program_uses_cuda(s)) {
     g->cuda_in_process.store(true);
+    publish_floors(s);
   }
   if (g->cuda_in_process.load(std::memory_order_relaxed) && has_device_operand(c)) {
     d.target = Target::kGpu;

@@ -2,6 +2,7 @@
 // in `auto`, the calibrated cost model with its one-time costs amortised (see README "The offload policy").
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -42,8 +43,18 @@ namespace policy {
 // first-call initialisation when some routine is in auto mode; cheap otherwise.
 void init(const Settings& s, const CpuIdentity& cpu);
 
-// The auto-mode decision. O(1) and allocation-free; tiny calls return after one comparison.
-Decision decide_auto(const Settings& s, const Call& c);
+// The auto-mode decision for a call of work `w` (its descriptor's work()). O(1) and allocation-free.
+Decision decide_auto(const Settings& s, const Call& c, double w);
+
+// The tiny-call answer, read inline by decide() before any function call: per routine, the work below which auto
+// gives a call the CPU without looking further (the model's floor). 0 where that answer may be wrong: a size override
+// for the routine, or a program that uses CUDA itself (its operands may be device memory). Set by init(), lowered to 0
+// when the program turns out to use CUDA.
+extern std::atomic<double> g_cpu_below[kNumRoutines];
+// Counts a thread's auto-mode calls: every 4096th goes the full way, which looks for a program starting CUDA late.
+// initial-exec: one fs-relative access on the tiny-call path instead of a __tls_get_addr call.
+extern __attribute__((tls_model("initial-exec"))) thread_local unsigned t_calls;
+constexpr unsigned kRecheckEvery = 4096;
 
 // Adaptive mode: the measured time of a call the model decided, to correct later predictions of its class and size.
 void observe(const Decision& d, bool ran_on_gpu, double actual_us);
@@ -56,9 +67,22 @@ std::string summary();
 
 }  // namespace policy
 
+// The decision for a call of routine descriptor D: the mode, and in auto the tiny-call answer inline (a few
+// nanoseconds against the tens a function call, the work's computation through the routine table and the checks
+// before the floor cost: a 60 ns sgemm felt them).
+template <class D>
 inline Decision decide(const Settings& s, const policy::Call& c) {
-  const Mode m = s.routine_mode[c.call.routine];
-  if (m == Mode::kAuto) return policy::decide_auto(s, c);
+  const Mode m = s.routine_mode[D::kRoutine];
+  if (m == Mode::kAuto) {
+    const double w = D::work(c.call);
+    const unsigned n = ++policy::t_calls;
+    if (w < policy::g_cpu_below[D::kRoutine].load(std::memory_order_relaxed) && n % policy::kRecheckEvery != 0) {
+      Decision small;
+      small.reason = Reason::kSmall;
+      return small;
+    }
+    return policy::decide_auto(s, c, w);
+  }
   Decision d;
   d.target = m == Mode::kGpu ? Target::kGpu : Target::kCpu;
   if (d.target == Target::kGpu && bo_routine_kind_of(c.call.routine) == BO_KIND_GEMM && s.hybrid_share > 0)
