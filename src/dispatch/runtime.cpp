@@ -27,10 +27,10 @@ namespace {
 std::mutex g_init_mutex;
 
 // Registered with atexit on the first call, so it runs before any library's destructors: the CPU BLAS
-// and the CUDA runtime are still loaded while we shut the GPU down and print.
+// and the CUDA runtime are still loaded while we shut the GPU down and print. A GPU start-up still under way in the
+// background is waited for only briefly (BLASOFFLOAD_EXIT_WAIT_MS), then left to end with the process.
 void at_exit() {
-  gpu_wait_background();
-  gpu_shutdown();
+  if (gpu_wait_background(g_settings->exit_wait_ms)) gpu_shutdown();
   if (log_level() >= LogLevel::kSummary) print_summary();
 }
 

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 
 #include "dispatch/cpu_blas.h"
@@ -30,6 +32,19 @@ std::atomic<int> g_state{int(GpuLoad::kNotTried)};
 std::atomic<bool> g_bg_started{false};
 pthread_t g_bg_thread;
 pid_t g_bg_owner = 0;  // the process that started the thread (a fork() child must not join it)
+// The background start-up's end, for exit's bounded wait. On the heap and never freed: a thread left unfinished at
+// exit may signal it after static destructors ran.
+struct BackgroundEnd {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+};
+BackgroundEnd& bg_end() {
+  static BackgroundEnd* e = new BackgroundEnd();
+  return *e;
+}
+std::atomic<const char*> g_bg_stage{"not started"};  // where it stands, for exit's message
+std::chrono::steady_clock::time_point g_bg_began;
 
 const char* status_name(int st) {
   switch (st) {
@@ -88,6 +103,8 @@ void load() {
   g_state.store(int(GpuLoad::kLoading));
   g_unavailable = new std::string();
   std::string path = module_path();
+  g_bg_stage.store("loading the CUDA module and its libraries");
+  log_debug("GPU start-up: loading %s", path.c_str());
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     *g_unavailable = std::string("CUDA module not loadable (") + dlerror() + ")";
@@ -99,6 +116,8 @@ void load() {
     *g_unavailable = path + " is not a compatible blasoffload CUDA module";
     return;
   }
+  g_bg_stage.store("initialising CUDA and the device");
+  log_debug("GPU start-up: module loaded; initialising the device");
   int st = m->init(&kHost);
   if (st != BO_CUDA_OK) {
     *g_unavailable = std::string(m->name) + ": " + status_name(st);
@@ -108,6 +127,7 @@ void load() {
     }
     return;
   }
+  g_bg_stage.store("done");
   log_info("GPU path ready: %s", m->name);
   g_module.store(m, std::memory_order_release);
 }
@@ -117,6 +137,12 @@ void* background_main(void*) {
   // it leaves idle (nice applies per thread on Linux).
   setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
   gpu_module();
+  BackgroundEnd& e = bg_end();
+  {
+    std::lock_guard<std::mutex> lock(e.mutex);
+    e.done = true;
+  }
+  e.cv.notify_all();
   return nullptr;
 }
 
@@ -152,6 +178,8 @@ void gpu_load_in_background() {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   g_bg_owner = getpid();
+  g_bg_began = std::chrono::steady_clock::now();
+  bg_end();  // made here, not first by the thread
   const int rc = pthread_create(&g_bg_thread, nullptr, background_main, nullptr);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (rc != 0) {
@@ -160,10 +188,25 @@ void gpu_load_in_background() {
   }
 }
 
-void gpu_wait_background() {
-  static std::atomic<bool> joined{false};
-  if (!g_bg_started.load() || g_bg_owner != getpid() || joined.exchange(true)) return;
-  pthread_join(g_bg_thread, nullptr);
+bool gpu_wait_background(int max_ms) {
+  static std::atomic<bool> waited{false};
+  if (!g_bg_started.load() || g_bg_owner != getpid() || waited.exchange(true)) return true;
+  BackgroundEnd& e = bg_end();
+  bool done;
+  {
+    std::unique_lock<std::mutex> lock(e.mutex);
+    done = e.cv.wait_for(lock, std::chrono::milliseconds(max_ms), [&] { return e.done; });
+  }
+  if (done) {
+    pthread_join(g_bg_thread, nullptr);
+    return true;
+  }
+  // Left to end with the process: its CUDA calls may be inside the runtime's own exit teardown, which can make a wait
+  // endless, and a short program must not wait for a GPU it will not use.
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_bg_began).count();
+  log_info("exit: the background GPU start-up (%s, %.0f ms so far) did not finish within %d ms; not waiting for it",
+           g_bg_stage.load(), ms, max_ms);
+  return false;
 }
 
 void note_gpu_failure(const char* routine, int status) {
@@ -191,6 +234,7 @@ std::string gpu_status_line() {
   if (g_forked.load()) return "not used (fork() child)";
   if (const bo_cuda_module* m = g_module.load()) return m->name;
   if (!g_tried.load()) return "not used (no call was routed to the GPU)";
+  if (gpu_load_state() == GpuLoad::kLoading) return "still starting (in the background)";
   return g_unavailable ? "unavailable: " + *g_unavailable : "initialising";
 }
 

@@ -21,8 +21,9 @@ const bo_cuda_module* gpu_module_if_ready();
 // Starts loading the module in a background thread (once per process); callers go on with the CPU meanwhile.
 void gpu_load_in_background();
 
-// Exit: waits for a background load still under way, so the process never ends inside CUDA's initialisation.
-void gpu_wait_background();
+// Exit: waits up to max_ms for a background load still under way. False when it was left unfinished: the process then
+// ends with that thread inside CUDA's initialisation (the GPU is not shut down; the driver releases it).
+bool gpu_wait_background(int max_ms);
 
 // Remembers a failed GPU call's kind and warns once per kind.
 void note_gpu_failure(const char* routine, int status);

@@ -246,6 +246,8 @@ State* load() {
   s.frozen = value_of("BLASOFFLOAD_DECISIONS") == "frozen";
   s.eager_start = value_of("BLASOFFLOAD_STARTUP") == "eager";
   s.check_device_operands = value_of("BLASOFFLOAD_DEVICE_OPERANDS") == "check";
+  if (const std::string& w = value_of("BLASOFFLOAD_EXIT_WAIT_MS"); !w.empty())
+    s.exit_wait_ms = int(std::strtol(w.c_str(), nullptr, 10));
   const std::string& hybrid = value_of("BLASOFFLOAD_HYBRID");
   s.hybrid_share = hybrid.empty() || hybrid == "auto" ? -1.0f
                    : hybrid == "off"                  ? 0.0f

@@ -524,6 +524,35 @@ TEST_F(PolicyProcess, AdaptiveExitWhileInitialisingIsClean) {
   EXPECT_NE(r.log.find("blasoffload summary (pid"), std::string::npos) << r.Dump();
 }
 
+// A start-up far longer than the program: exit waits BLASOFFLOAD_EXIT_WAIT_MS for it, then ends without it (a short
+// program must not wait for a GPU it will not use, and a start-up inside the CUDA runtime's own exit teardown may never
+// end). The summary says so; the module is never shut down under a running init(). The control waits long enough.
+TEST_F(PolicyProcess, ExitWaitsForAnUnfinishedStartUpOnlyBriefly) {
+  PolicyFile p = Good();
+  Env env = PolicyEnv(p, "adaptive");
+  env["BLASOFFLOAD_STARTUP"] = "eager";
+  env["FAKE_CUDA_INIT_MS"] = "6000";
+  env["BLASOFFLOAD_EXIT_WAIT_MS"] = "300";
+  const std::vector<std::string> script = Script("sgemm NN 192 192 192");
+  const Outcome r = RunProbe(env, script);
+  ExpectProbePassed(r);
+  EXPECT_EQ(r.TraceCount("init-begin"), 1) << r.Dump();
+  EXPECT_EQ(r.TraceCount("init-end ok"), 0) << r.Dump();
+  EXPECT_EQ(r.TraceCount("shutdown"), 0) << r.Dump();
+  EXPECT_EQ(r.TraceCount("violation"), 0) << r.Dump();
+  EXPECT_LT(r.seconds, 3.0) << "exit waited for the whole start-up\n" << r.Dump();
+  EXPECT_NE(r.log.find("did not finish within 300 ms; not waiting for it"), std::string::npos) << r.Dump();
+  EXPECT_NE(r.log.find("GPU: still starting (in the background)"), std::string::npos) << r.Dump();
+
+  env["FAKE_CUDA_INIT_MS"] = "1000";
+  env["BLASOFFLOAD_EXIT_WAIT_MS"] = "20000";
+  const Outcome waited = RunProbe(env, script);
+  ExpectProbePassed(waited);
+  EXPECT_EQ(waited.TraceCount("init-end ok"), 1) << waited.Dump();
+  EXPECT_EQ(waited.TraceCount("shutdown"), 1) << waited.Dump();
+  EXPECT_EQ(waited.log.find("not waiting for it"), std::string::npos) << waited.Dump();
+}
+
 // A GPU far slower than predicted (every fake call takes 200 ms more; the model expects well under a millisecond):
 // the measurements move the bucket to the CPU within a few calls (the first GPU call of a class is not learned from:
 // one-time costs), and the bounded exploration spends at most a small share of the run trying the GPU again.
