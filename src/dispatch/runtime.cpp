@@ -28,7 +28,8 @@ std::mutex g_init_mutex;
 
 // Registered with atexit on the first call, so it runs before any library's destructors: the CPU BLAS
 // and the CUDA runtime are still loaded while we shut the GPU down and print. A GPU start-up still under way in the
-// background is waited for only briefly (BLASOFFLOAD_EXIT_WAIT_MS), then left to end with the process.
+// background was waited for already, before any exit handler, where the main thread exits (gpu_arm_exit_guard);
+// otherwise here, up to BLASOFFLOAD_EXIT_WAIT_MS.
 void at_exit() {
   if (gpu_wait_background(g_settings->exit_wait_ms)) gpu_shutdown();
   if (log_level() >= LogLevel::kSummary) print_summary();
@@ -67,6 +68,7 @@ void initialize_slow() {
     std::abort();
   }
   std::atexit(at_exit);
+  gpu_arm_exit_guard();
   pthread_atfork(nullptr, nullptr, at_fork_child);
   g_initialized.store(true, std::memory_order_release);
 }

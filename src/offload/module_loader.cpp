@@ -178,6 +178,7 @@ void gpu_load_in_background() {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   g_bg_owner = getpid();
+  gpu_arm_exit_guard();
   g_bg_began = std::chrono::steady_clock::now();
   bg_end();  // made here, not first by the thread
   const int rc = pthread_create(&g_bg_thread, nullptr, background_main, nullptr);
@@ -189,8 +190,9 @@ void gpu_load_in_background() {
 }
 
 bool gpu_wait_background(int max_ms) {
-  static std::atomic<bool> waited{false};
-  if (!g_bg_started.load() || g_bg_owner != getpid() || waited.exchange(true)) return true;
+  if (!g_bg_started.load() || g_bg_owner != getpid()) return true;
+  static std::atomic<bool> waited{false}, joined{false};
+  if (waited.exchange(true)) max_ms = 0;  // exit waits once in all (the main thread's guard, then at_exit)
   BackgroundEnd& e = bg_end();
   bool done;
   {
@@ -198,15 +200,33 @@ bool gpu_wait_background(int max_ms) {
     done = e.cv.wait_for(lock, std::chrono::milliseconds(max_ms), [&] { return e.done; });
   }
   if (done) {
-    pthread_join(g_bg_thread, nullptr);
+    if (!joined.exchange(true)) pthread_join(g_bg_thread, nullptr);
     return true;
   }
-  // Left to end with the process: its CUDA calls may be inside the runtime's own exit teardown, which can make a wait
-  // endless, and a short program must not wait for a GPU it will not use.
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_bg_began).count();
-  log_info("exit: the background GPU start-up (%s, %.0f ms so far) did not finish within %d ms; not waiting for it",
-           g_bg_stage.load(), ms, max_ms);
+  if (max_ms > 0) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_bg_began).count();
+    log_warning("exit: the background GPU start-up (%s, %.0f ms so far) did not finish within %d ms; ending without it",
+                g_bg_stage.load(), ms, max_ms);
+  }
   return false;
+}
+
+namespace {
+// glibc's exit() runs the exiting thread's thread_local destructors before any atexit handler. The CUDA runtime, and
+// the module's libraries as they load, register exit handlers of their own while the start-up runs, after ours, so
+// they run before ours: a start-up still under way would have the runtime torn down beneath it (measured on the GPU:
+// the process crashed at exit, or never ended). This guard, armed on the main thread, waits for the start-up first.
+struct ExitGuard {
+  bool armed = false;
+  ~ExitGuard() {
+    if (armed) gpu_wait_background(settings().exit_wait_ms);
+  }
+};
+thread_local ExitGuard t_exit_guard;
+}  // namespace
+
+void gpu_arm_exit_guard() {
+  if (syscall(SYS_gettid) == getpid()) t_exit_guard.armed = true;
 }
 
 void note_gpu_failure(const char* routine, int status) {

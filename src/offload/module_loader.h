@@ -21,9 +21,15 @@ const bo_cuda_module* gpu_module_if_ready();
 // Starts loading the module in a background thread (once per process); callers go on with the CPU meanwhile.
 void gpu_load_in_background();
 
-// Exit: waits up to max_ms for a background load still under way. False when it was left unfinished: the process then
-// ends with that thread inside CUDA's initialisation (the GPU is not shut down; the driver releases it).
+// Exit: waits up to max_ms for a background load still under way (the first call only; later ones just look). False
+// when it was left unfinished: the process then ends with that thread inside CUDA's initialisation (the GPU is not
+// shut down; the driver releases it).
 bool gpu_wait_background(int max_ms);
+
+// On the main thread (elsewhere nothing): makes exit() from it wait for a background load under way before any exit
+// handler runs, the CUDA runtime's own included (BLASOFFLOAD_EXIT_WAIT_MS). Called on initialisation and where a
+// load starts or is waited on.
+void gpu_arm_exit_guard();
 
 // Remembers a failed GPU call's kind and warns once per kind.
 void note_gpu_failure(const char* routine, int status);

@@ -30,8 +30,8 @@ struct Settings {
   // BLASOFFLOAD_HYBRID: auto (-1: the model's share of large sgemm calls for the CPU BLAS), off (0), or a fixed
   // fraction in (0, 1) for every sgemm the GPU runs.
   float hybrid_share = -1;
-  int exit_wait_ms = 1000;  // BLASOFFLOAD_EXIT_WAIT_MS: exit's wait for an unfinished background GPU start-up
-  std::string policy_file;  // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
+  int exit_wait_ms = 10000;  // BLASOFFLOAD_EXIT_WAIT_MS: exit's wait for an unfinished background GPU start-up
+  std::string policy_file;   // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
   bool policy_file_explicit = false;
   LogLevel log = LogLevel::kOff;
   std::string log_file;  // BLASOFFLOAD_LOG_FILE; empty = stderr

@@ -61,9 +61,10 @@ std::vector<Knob> build() {
                     "before this library did, or a shared CUDA runtime is loaded); check: on every call once CUDA is "
                     "in the process (a program linking the CUDA runtime statically that starts CUDA after the "
                     "library started the GPU)"));
-  v.push_back(integer("BLASOFFLOAD_EXIT_WAIT_MS", O::kCore, "1000", 0, 600000,
-                      "at exit, how long to wait for a GPU start-up still under way in the background before "
-                      "ending without it (a short program must not wait for a GPU it will not use)"));
+  v.push_back(integer("BLASOFFLOAD_EXIT_WAIT_MS", O::kCore, "10000", 0, 600000,
+                      "at exit, how long to wait for a GPU start-up still under way in the background (it usually "
+                      "ends within a second once the program stops) before ending without it: the CUDA runtime's "
+                      "exit teardown under a running start-up can crash the process"));
   v.push_back(words("BLASOFFLOAD_STARTUP", O::kCore, {"amortised", "eager", "amortized"},
                     "when auto starts the GPU: once predicted gains cover the start-up cost, or at the first call "
                     "it wins"));

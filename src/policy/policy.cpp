@@ -451,6 +451,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     return true;
   };
   if (gpu_load_state() == GpuLoad::kLoading) {
+    gpu_arm_exit_guard();  // a main thread whose first call came after another thread's
     if (wait_for_start()) return d;
     d.reason = Reason::kInitialising;
     return d;

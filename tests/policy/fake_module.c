@@ -12,6 +12,10 @@
  *                             module)
  *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
  *
+ * Like the CUDA runtime, init() registers an exit handler of its own when it begins (after the core's, so it runs
+ * before them): "runtime-exit" in the trace, and a contract violation when init() is still running then (the real
+ * runtime's teardown under a running initialisation crashes the process).
+ *
  * The fake also holds the core to the module contract of src/offload/cuda_module_api.h: a routine called before
  * a successful init() or after shutdown(), a second init(), shutdown() racing a running init(), or arguments that
  * are not checked/normalised are reported on stderr as "fake-cuda: contract violation: ..." (tests reject that
@@ -117,6 +121,12 @@ static void st(void* p, int64_t i, double v) {
     ((float*)p)[i] = (float)v;
 }
 
+/* The runtime's own exit teardown (see the header). */
+static void fake_runtime_exit(void) {
+  trace("runtime-exit");
+  if (atomic_load(&g_state) == kInitRunning) violation("the runtime's exit teardown ran while init() was running");
+}
+
 static int fake_init(const struct bo_cuda_host_services* host) {
   if (atomic_fetch_add(&g_init_calls, 1) != 0) {
     violation("init called more than once");
@@ -130,6 +140,7 @@ static int fake_init(const struct bo_cuda_host_services* host) {
   g_host = host;
   atomic_store(&g_state, kInitRunning);
   trace("init-begin");
+  atexit(fake_runtime_exit);
   host->log(BO_LOG_DEBUG, "fake-cuda: init begins");
   const char* ms = getenv("FAKE_CUDA_INIT_MS");
   if (ms && atol(ms) > 0) {
