@@ -219,8 +219,11 @@ std::string start_auto_calibration(const Settings& s, const CpuIdentity& cpu, co
   if (ftruncate(fd, 0) != 0 || pwrite(fd, header.data(), header.size(), 0) != ssize_t(header.size()) ||
       lseek(fd, 0, SEEK_END) < 0)
     return "auto-calibration not started: cannot write " + lock_path;
-  std::vector<std::string> args = {tool,    "--auto", "--lock-fd",  std::to_string(kLockFdInChild),
-                                   "--out", path,     "--cpu-blas", cpu.library};
+  // It measures once this program has ended: beside a busy CPU BLAS, even at the lowest priority, it would cost the
+  // program's threaded calls a scheduler slice each.
+  std::vector<std::string> args = {
+      tool,         "--auto",    "--lock-fd",   std::to_string(kLockFdInChild), "--out", path,
+      "--cpu-blas", cpu.library, "--after-pid", std::to_string(getpid())};
   if (!lapack_library.empty()) args.insert(args.end(), {"--lapack", lapack_library});
   if (!s.cuda_module.empty())
     args.insert(args.end(), {"--module", s.cuda_module});
@@ -242,8 +245,8 @@ std::string start_auto_calibration(const Settings& s, const CpuIdentity& cpu, co
   if (const size_t at = after.rfind("pid "); at != std::string::npos)
     pid = std::strtol(after.c_str() + at + 4, nullptr, 10);
   if (pid <= 0) return "auto-calibration could not start (see " + log_path + ")";
-  return "auto-calibration started in the background (pid " + std::to_string(pid) + "), results for the next run in " +
-         path;
+  return "auto-calibration started in the background (pid " + std::to_string(pid) +
+         ", measuring once this program has ended), results for the next run in " + path;
 }
 
 }  // namespace blasoffload::policy

@@ -111,11 +111,12 @@ class AutoCalibrate : public ::testing::Test {
             {"BLASOFFLOAD_TEST_AUTO_CALIBRATE_QUICK", "on"}};
   }
 
-  ProbeRun Start(Env env) {
+  ProbeRun Start(Env env, std::vector<std::string> steps = {"snrm2", "4"}) {
     ProbeRun r;
     r.tag = Path("run" + std::to_string(++runs_));
     if (env.count("BLASOFFLOAD_LOG")) env["BLASOFFLOAD_LOG_FILE"] = r.tag + ".log";
-    std::vector<std::string> envs, args = {kProbe, "snrm2", "4"};
+    std::vector<std::string> envs, args = {kProbe};
+    args.insert(args.end(), steps.begin(), steps.end());
     for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
     std::vector<char*> argv, envp;
     for (auto& a : args) argv.push_back(a.data());
@@ -212,7 +213,7 @@ TEST_F(AutoCalibrate, FirstRunStartsItDetachedAndTheNextRunUsesTheFile) {
   // The measuring process: not the probe's child, a session of its own, lowest priority, no inherited descriptor
   // but the lock (0-2 on /dev/null and the log).
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(first.log, m, std::regex(R"(\(pid ([0-9]+)\))")));
+  ASSERT_TRUE(std::regex_search(first.log, m, std::regex(R"(\(pid ([0-9]+),)")));
   const std::string pid = m[1];
   const std::string stat = Slurp("/proc/" + pid + "/stat");
   if (!stat.empty()) {  // still measuring
@@ -237,6 +238,22 @@ TEST_F(AutoCalibrate, FirstRunStartsItDetachedAndTheNextRunUsesTheFile) {
   const ProbeRun next = RunProbe(BaseEnv());
   EXPECT_NE(next.log.find("policy: " + DefaultFile() + " (measured "), std::string::npos) << next.log;
   EXPECT_EQ(next.log.find("auto-calibration"), std::string::npos) << next.log;
+}
+
+// The measuring waits for the program that started it to end: beside a busy CPU BLAS, even at the lowest priority, it
+// cost the program's threaded calls a scheduler slice each.
+TEST_F(AutoCalibrate, MeasuresOnlyOnceTheProgramHasEnded) {
+  ProbeRun run = Start(BaseEnv(), {"snrm2", "4", "sleep", "2500", "snrm2", "4"});
+  const std::string log = DefaultFile() + ".auto.log";
+  ASSERT_TRUE(WaitFor([&] { return Slurp(log).find("waiting for the program (pid ") != std::string::npos; }, 10))
+      << Slurp(log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // a quick calibration takes a few seconds at most
+  // Its first line after the wait names the CPU BLAS it loads (a path).
+  EXPECT_EQ(Slurp(log).find("blasoffload-calibrate: /"), std::string::npos) << "measuring beside the program\n"
+                                                                            << Slurp(log);
+  EXPECT_TRUE(Slurp(DefaultFile()).empty()) << "written while the program ran";
+  Finish(&run);
+  ExpectForReferenceBlas(WaitForFile(DefaultFile()));
 }
 
 TEST_F(AutoCalibrate, ConcurrentFirstRunsStartExactlyOne) {
