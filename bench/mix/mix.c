@@ -21,12 +21,14 @@
 static const char kUsage[] =
     "usage: blasoffload_mix [--stack=NAME] [--round=R] [--part=calls|drivers] [--precision=s,d] [--min-time=S]\n"
     "                       [--budget-s=S] [--gemm=N:N..] [--gemv=..] [--nrm2=..] [--trsv=..] [--l3=..] [--fact=..]\n"
-    "                       [--solve=..] [--drv=..] [--ref=..] [--nrhs=1:64]\n"
+    "                       [--solve=..] [--drv=..] [--ref=..] [--nrhs=1:64] [--pause-ms=MS]\n"
     "  calls: gemm (m=n=k), gemv, nrm2 (length), trsv, trsm and syrk (--l3), getrf and potrf (--fact), getrs, potrs\n"
     "  and trtrs on factors (--solve), gesv and posv (--drv), each solve at every --nrhs; drivers: geqrf and getri\n"
     "  (--ref). An empty list (--gemm=) leaves the routine out. --min-time: a point's repetitions take at least S\n"
     "  seconds (default 0.05; at least 3 repetitions, 2 when the first call took over 0.5 s); --budget-s: no point\n"
-    "  starts after S seconds (printed as skipped).\n";
+    "  starts after S seconds (printed as skipped). --pause-ms: sleep MS after the first point (a GPU start-up it "
+    "began\n"
+    "  ends before the rest).\n";
 
 enum { kMaxReps = 200, kMaxSets = 16, kMaxSizes = 32 };
 // Small operands are copied into enough sets to pass this many bytes, used in turn: no call finds its data in L2.
@@ -145,7 +147,7 @@ static int parse_list(const char* arg) {
   return 0;
 }
 
-static double g_start, g_budget;
+static double g_start, g_budget, g_pause_ms;
 
 // Runs one point unless the budget is spent.
 static void run(int op, int n, int nrhs) {
@@ -161,6 +163,11 @@ static void run(int op, int n, int nrhs) {
     dpoint(op, n, nrhs);
   else
     spoint(op, n, nrhs);
+  static int points;
+  if (++points == 1 && g_pause_ms > 0) {
+    const struct timespec ts = {(time_t)(g_pause_ms / 1000), (long)(fmod(g_pause_ms, 1000) * 1e6)};
+    nanosleep(&ts, NULL);
+  }
 }
 
 static void each(const char* key, int op, int with_nrhs) {
@@ -187,6 +194,8 @@ int main(int argc, char** argv) {
       g_min_time = atof(argv[i] + 11);
     } else if (strncmp(argv[i], "--budget-s=", 11) == 0) {
       g_budget = atof(argv[i] + 11);
+    } else if (strncmp(argv[i], "--pause-ms=", 11) == 0) {
+      g_pause_ms = atof(argv[i] + 11);
     } else if (!parse_list(argv[i])) {
       fputs(kUsage, stderr);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;
