@@ -341,6 +341,41 @@ TEST_F(ResidencyTest, StateAndAcquireOfOneCallCountOneUse) {
   EXPECT_EQ(bytes, 0);
 }
 
+// The model's queries look at a clean candidate's samples (one system call per sample page) every kScanEvery-th use
+// only; writes in between are found at the next look, and a GPU call of the same call looks at once.
+TEST_F(ResidencyTest, QueriesLookAtTheSamplesOnlyNowAndThen) {
+  char* p = Map(8 * kMiB);
+  const Operand o = Vec(p, 8 * kMiB);
+  int64_t reuses = -1, bytes = -1;
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(rc_->state(o, ++use_, &reuses, &bytes), 0);  // a candidate; its sample armed
+  const int64_t before = rc_->stats().sample_scans;
+  constexpr int kQueries = 10 * Residency::kScanEvery;
+  for (int i = 0; i < kQueries; ++i) ASSERT_EQ(rc_->state(o, ++use_, &reuses, &bytes), 2) << "query " << i;
+  EXPECT_EQ(reuses, kQueries);
+  EXPECT_LE(rc_->stats().sample_scans - before, kQueries / Residency::kScanEvery);
+  EXPECT_GE(rc_->stats().sample_scans - before, kQueries / Residency::kScanEvery - 1);
+
+  // Written now: found within kScanEvery queries.
+  reinterpret_cast<float*>(p)[5] = 2.5f;
+  int found = -1;
+  for (int i = 0; i < Residency::kScanEvery && found < 0; ++i)
+    if (rc_->state(o, ++use_, &reuses, &bytes) == 0) found = i;
+  EXPECT_GE(found, 0) << "a write to a sample page went unseen past kScanEvery queries";
+  EXPECT_EQ(rc_->stats().backoffs, 1);
+
+  // A GPU call looks at once, even when its own query did not.
+  char* q = Map(8 * kMiB);
+  const Operand r = Vec(q, 8 * kMiB);
+  for (int i = 0; i < 3; ++i) EXPECT_NE(rc_->state(r, ++use_, &reuses, &bytes), 1);
+  reinterpret_cast<float*>(q)[5] = 2.5f;
+  ++use_;
+  EXPECT_EQ(rc_->state(r, use_, &reuses, &bytes), 2) << "this query was to count the use without a look";
+  const Lease l = rc_->acquire(r, Role::kInput, nullptr, use_);
+  EXPECT_EQ(l.dev, nullptr) << "a copy was made of a matrix written since its candidate's last look";
+  rc_->release(l);
+  EXPECT_EQ(rc_->stats().backoffs, 2);
+}
+
 TEST_F(ResidencyTest, TwoOperandsOfOneCallInOneMappingCountOneUse) {
   char* p = Map(8 * kMiB);
   const Operand a = Vec(p, 4 * kMiB), b = Vec(p + 4 * kMiB, 4 * kMiB);

@@ -206,40 +206,52 @@ void Residency::back_off_locked(Candidate& c) {
   c.n_samples = 0;
   c.uses = 0;
   c.clean = 0;
+  c.unscanned = 0;
   c.skip = c.backoff;
   c.backoff = std::min(c.backoff * 2, 1024);
   ++stats_.backoffs;
 }
 
-bool Residency::touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t use) {
-  if (use != 0 && use == c.last_use) return c.clean > 0;  // this call already counted
-  c.last_use = use;
-  if (c.skip > 0) {
-    --c.skip;
-    return false;
-  }
-  if (++c.uses < 2) return false;
-  UffdWatch& w = UffdWatch::get();
-  if (c.n_samples == 0) {  // second use: arm the sample (the mapping read fresh: it was not watched until now)
-    uintptr_t lo = 0, hi = 0;
-    if (!eligible_locked(a, b, &lo, &hi, true) || lo != c.lo || hi != c.hi || !w.watch(c.lo, c.hi)) {
-      c.uses = 0;
-      c.lo = c.hi = 0;  // stale (the mapping changed while unwatched): the next use starts a new candidate
+bool Residency::touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t use, bool scan_now) {
+  const bool counted = use != 0 && use == c.last_use;  // this call already counted (its query, now its GPU call)
+  if (counted && !(scan_now && c.unscanned > 0)) return c.clean > 0;
+  if (!counted) {
+    c.last_use = use;
+    if (c.skip > 0) {
+      --c.skip;
       return false;
     }
-    c.watched = true;
-    const uintptr_t pages = (b - a) / kPage;
-    const uintptr_t step = std::max<uintptr_t>(1, pages / kSamples);
-    for (uintptr_t i = 0; i < pages && c.n_samples < kSamples; i += step) {
-      const uintptr_t s = a + i * kPage;
-      // Never inside a copy (of another part of this mapping): protecting a page erases the kernel's record of the
-      // program's writes to it, which that copy's next scan needs.
-      bool in_copy = false;
-      for (const Entry& e : entries_) in_copy |= e.live && e.lo <= s && s < e.hi;
-      if (!in_copy && w.protect(s, s + kPage, true)) c.samples[c.n_samples++] = s;
+    if (++c.uses < 2) return false;
+    UffdWatch& w = UffdWatch::get();
+    if (c.n_samples == 0) {  // second use: arm the sample (the mapping read fresh: it was not watched until now)
+      uintptr_t lo = 0, hi = 0;
+      if (!eligible_locked(a, b, &lo, &hi, true) || lo != c.lo || hi != c.hi || !w.watch(c.lo, c.hi)) {
+        c.uses = 0;
+        c.lo = c.hi = 0;  // stale (the mapping changed while unwatched): the next use starts a new candidate
+        return false;
+      }
+      c.watched = true;
+      c.unscanned = 0;
+      const uintptr_t pages = (b - a) / kPage;
+      const uintptr_t step = std::max<uintptr_t>(1, pages / kSamples);
+      for (uintptr_t i = 0; i < pages && c.n_samples < kSamples; i += step) {
+        const uintptr_t s = a + i * kPage;
+        // Never inside a copy (of another part of this mapping): protecting a page erases the kernel's record of the
+        // program's writes to it, which that copy's next scan needs.
+        bool in_copy = false;
+        for (const Entry& e : entries_) in_copy |= e.live && e.lo <= s && s < e.hi;
+        if (!in_copy && w.protect(s, s + kPage, true)) c.samples[c.n_samples++] = s;
+      }
+      return false;
     }
-    return false;
+    if (!scan_now && ++c.unscanned < kScanEvery) {
+      ++c.clean;
+      return true;
+    }
   }
+  c.unscanned = 0;
+  ++stats_.sample_scans;
+  UffdWatch& w = UffdWatch::get();
   int written = 0;
   for (int i = 0; i < c.n_samples; ++i)
     if (w.scan_written(c.samples[i], c.samples[i] + kPage, true, [](uintptr_t, uintptr_t) {}) != 0) ++written;
@@ -248,7 +260,7 @@ bool Residency::touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t us
     back_off_locked(c);
     return false;
   }
-  ++c.clean;
+  if (!counted) ++c.clean;
   return true;
 }
 
@@ -373,7 +385,7 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
   if (idx < 0) {
     if (!dense || !eligible_locked(a, b, &map_lo, &map_hi, false)) return l;
     Candidate* c = candidate_locked(map_lo, map_hi, true);
-    if (!touch_locked(*c, a, b, use)) return l;
+    if (!touch_locked(*c, a, b, use, true)) return l;
     uintptr_t lo = 0, hi = 0;
     if (!eligible_locked(a, b, &lo, &hi, true) || lo != map_lo || hi != map_hi) {
       // The mapping changed shape (grew in place, was split): start a new candidate instead of finding this one again.
@@ -490,7 +502,7 @@ int Residency::state(const Operand& o, uint64_t use, int64_t* reuses, int64_t* u
   uintptr_t map_lo = 0, map_hi = 0;
   if (!dense || !eligible_locked(a, b, &map_lo, &map_hi, false)) return 0;
   Candidate* c = candidate_locked(map_lo, map_hi, true);
-  if (!touch_locked(*c, a, b, use)) return 0;
+  if (!touch_locked(*c, a, b, use, false)) return 0;
   *reuses = c->clean;
   *upload_bytes = int64_t(b - a);
   return 2;
