@@ -226,7 +226,9 @@ thread_local ExitGuard t_exit_guard;
 }  // namespace
 
 void gpu_arm_exit_guard() {
-  if (syscall(SYS_gettid) == getpid()) t_exit_guard.armed = true;
+  thread_local int is_main = -1;  // the main thread's id is the process id (a system call: asked once per thread)
+  if (is_main < 0) is_main = syscall(SYS_gettid) == getpid();
+  if (is_main) t_exit_guard.armed = true;
 }
 
 void note_gpu_failure(const char* routine, int status) {
