@@ -474,7 +474,8 @@ TEST_F(PolicyProcess, AdaptiveAmortisesInitThenInitialisesInBackgroundThenUsesGp
     const double gain = std::stod(m[1]), of = std::stod(m[2]), cpu = std::stod(m[3]), gpu = std::stod(m[4]);
     EXPECT_EQ(r.calls[i].where, "cpu") << r.calls[i].text;
     EXPECT_NEAR(of, 2 * p.init_ms, 0.5) << "the gain to reach is twice the calibrated init_ms: " << r.calls[i].text;
-    EXPECT_LT(gain, of) << r.calls[i].text;
+    // Below the goal, as printed (to 0.1 ms: a gain of 99.96 of 100 reads 100.0).
+    EXPECT_LT(gain, of + 0.05) << r.calls[i].text;
     EXPECT_GT(cpu, 20 * gpu) << r.calls[i].text;
     // The gain grows by each call's predicted saving (allowing for a margin taken off it, and the 0.1 ms rounding).
     if (last_gain >= 0) {
