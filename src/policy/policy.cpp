@@ -51,8 +51,10 @@ struct State {
   std::atomic<bool> cuda_in_process{false};  // the program itself uses CUDA: its operands may be device memory
                                              // (program_uses_cuda; once true, stays true)
   std::atomic<bool> gpu_checked{false};      // the loaded GPU was compared with the calibration's
-  double floor[kNumRoutines] = {};           // work below which the GPU cannot win (see work())
-  std::atomic<double> gain_us{0};            // predicted gain of GPU-worthy calls run on the CPU before the GPU was up
+  // Work below which the GPU cannot win. Work: the descriptor's work(), a product of kWorkDims dimensions (m n k, m n,
+  // n^2, n; trsm m n t, syrk n^2 k), so that the inline tiny-call answer (policy.h) takes no roots.
+  double floor[kNumRoutines] = {};
+  std::atomic<double> gain_us{0};  // predicted gain of GPU-worthy calls run on the CPU before the GPU was up
   std::atomic<double> init_started_after_us{-1};
   std::atomic<double> init_started_at_s{-1};  // monotonic clock when this policy started the background load
   // Measured / predicted per class and size bucket, and the exploration (adaptive only): local, so that a CPU BLAS's
@@ -61,9 +63,6 @@ struct State {
   DecisionMemo memo;  // calls the model gave the CPU by far, taken there without it for a while
 };
 State* g = nullptr;
-
-// The size measure the floors compare is the descriptor's work(), a product of kWorkDims dimensions (m n k, m n, n^2,
-// n; trsm m n t, syrk n^2 k): no roots on the fast path.
 
 // BLASOFFLOAD_<ROUTINE>_MIN's size, from work(): the geometric mean of its dimensions.
 double override_size(int routine, double w) {
