@@ -376,6 +376,32 @@ TEST_F(ResidencyTest, QueriesLookAtTheSamplesOnlyNowAndThen) {
   EXPECT_EQ(rc_->stats().backoffs, 2);
 }
 
+// A look reads the samples' span in one scan (up to kSpanScanPages) or each sample on its own (beyond): either way a
+// write between samples is not a sample's, and a write to the last sample is found.
+TEST_F(ResidencyTest, ALookTellsSamplesFromThePagesBetweenThem) {
+  for (const size_t len : {8 * kMiB, (Residency::kSpanScanPages + 4096) * kPage}) {
+    SCOPED_TRACE(len);
+    char* p = Map(len);
+    const Operand o = Vec(p, len);
+    const size_t step = len / kPage / Residency::kSamples;  // the sample's stride in pages (residency.cpp)
+    ASSERT_GT(step, 2u);
+    int64_t reuses = -1, bytes = -1;
+    for (int i = 0; i < 2; ++i) EXPECT_EQ(rc_->state(o, ++use_, &reuses, &bytes), 0);  // its sample armed
+    const int64_t backoffs = rc_->stats().backoffs, scans = rc_->stats().sample_scans;
+    p[1 * kPage] = 1;                                         // between samples 0 and 1
+    p[(Residency::kSamples - 1) * step * kPage - kPage] = 1;  // just before the last sample
+    for (int i = 0; i < 2 * Residency::kScanEvery; ++i) ASSERT_EQ(rc_->state(o, ++use_, &reuses, &bytes), 2) << i;
+    EXPECT_GE(rc_->stats().sample_scans - scans, 1) << "no look was taken";
+    EXPECT_EQ(rc_->stats().backoffs, backoffs) << "a write between samples was taken for a sample's";
+    p[(Residency::kSamples - 1) * step * kPage + 8] = 1;  // the last sample
+    int found = -1;
+    for (int i = 0; i < Residency::kScanEvery && found < 0; ++i)
+      if (rc_->state(o, ++use_, &reuses, &bytes) == 0) found = i;
+    EXPECT_GE(found, 0) << "a write to the last sample page went unseen";
+    EXPECT_EQ(rc_->stats().backoffs, backoffs + 1);
+  }
+}
+
 TEST_F(ResidencyTest, TwoOperandsOfOneCallInOneMappingCountOneUse) {
   char* p = Map(8 * kMiB);
   const Operand a = Vec(p, 4 * kMiB), b = Vec(p + 4 * kMiB, 4 * kMiB);

@@ -253,8 +253,19 @@ bool Residency::touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t us
   ++stats_.sample_scans;
   UffdWatch& w = UffdWatch::get();
   int written = 0;
-  for (int i = 0; i < c.n_samples; ++i)
-    if (w.scan_written(c.samples[i], c.samples[i] + kPage, true, [](uintptr_t, uintptr_t) {}) != 0) ++written;
+  // Read-only either way: a written sample backs the candidate off, which lifts every sample's protection.
+  if (c.n_samples > 0 && (c.samples[c.n_samples - 1] - c.samples[0]) / kPage < kSpanScanPages) {
+    int next = 0;  // samples ascend; runs come in address order
+    const int64_t r =
+        w.scan_written(c.samples[0], c.samples[c.n_samples - 1] + kPage, false, [&](uintptr_t lo, uintptr_t hi) {
+          while (next < c.n_samples && c.samples[next] < lo) ++next;
+          for (; next < c.n_samples && c.samples[next] < hi; ++next) ++written;
+        });
+    if (r < 0) written = std::max(written, 1);  // refused: nothing is known, everything counts as written
+  } else {
+    for (int i = 0; i < c.n_samples; ++i)
+      if (w.scan_written(c.samples[i], c.samples[i] + kPage, false, [](uintptr_t, uintptr_t) {}) != 0) ++written;
+  }
   stats_.written_pages += written;
   if (written > 0) {
     back_off_locked(c);
