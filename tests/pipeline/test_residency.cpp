@@ -402,6 +402,26 @@ TEST_F(ResidencyTest, ALookTellsSamplesFromThePagesBetweenThem) {
   }
 }
 
+// An arena: one mapping, one matrix after another. A query for another range of it counts none of the earlier
+// matrix's reuses (its upload is not shared with them), and looks at the samples at once: filling the new matrix over
+// the old one's pages writes them.
+TEST_F(ResidencyTest, AnotherRangeOfAMappingStartsItsReusesAfresh) {
+  char* p = Map(16 * kMiB);
+  const Operand x = Vec(p, 8 * kMiB), y = Vec(p + 8 * kMiB, 8 * kMiB), z = Vec(p, 4 * kMiB);
+  int64_t reuses = -1, bytes = -1;
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(rc_->state(x, ++use_, &reuses, &bytes), 0);  // its sample armed on x
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(rc_->state(x, ++use_, &reuses, &bytes), 2);
+  EXPECT_EQ(reuses, 10);
+  EXPECT_EQ(rc_->state(y, ++use_, &reuses, &bytes), 2);
+  EXPECT_EQ(reuses, 1) << "x's clean reuses were credited to y";
+  EXPECT_EQ(rc_->state(y, ++use_, &reuses, &bytes), 2);
+  EXPECT_EQ(reuses, 2);
+  const int64_t backoffs = rc_->stats().backoffs;
+  Fill(p, 4 * kMiB, 77);  // z filled over x's first half, where its samples are
+  EXPECT_EQ(rc_->state(z, ++use_, &reuses, &bytes), 0) << "z's first query did not look at the written samples";
+  EXPECT_EQ(rc_->stats().backoffs, backoffs + 1);
+}
+
 TEST_F(ResidencyTest, TwoOperandsOfOneCallInOneMappingCountOneUse) {
   char* p = Map(8 * kMiB);
   const Operand a = Vec(p, 4 * kMiB), b = Vec(p + 4 * kMiB, 4 * kMiB);

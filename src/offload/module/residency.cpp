@@ -217,6 +217,12 @@ bool Residency::touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t us
   if (counted && !(scan_now && c.unscanned > 0)) return c.clean > 0;
   if (!counted) {
     c.last_use = use;
+    // Another range of the mapping (an arena's next matrix): its reuses start from none, and the samples are looked
+    // at now, since filling it may have written them (a copy's upload is shared only over uses of the same pages).
+    const bool moved = c.ra != a || c.rb != b;
+    c.ra = a;
+    c.rb = b;
+    if (moved) c.clean = 0;
     if (c.skip > 0) {
       --c.skip;
       return false;
@@ -244,7 +250,7 @@ bool Residency::touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t us
       }
       return false;
     }
-    if (!scan_now && ++c.unscanned < kScanEvery) {
+    if (!scan_now && !moved && ++c.unscanned < kScanEvery) {
       ++c.clean;
       return true;
     }

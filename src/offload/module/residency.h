@@ -125,9 +125,10 @@ class Residency {
   struct Candidate {
     uintptr_t lo = 0, hi = 0;  // the mapping
     int uses = 0, clean = 0, skip = 0, backoff = 1;
-    int unscanned = 0;      // clean uses counted without a look at the samples (kScanEvery)
-    uint64_t last_use = 0;  // the call that last counted
-    bool watched = false;   // registered with the userfaultfd: changes to the mapping come as events
+    int unscanned = 0;         // clean uses counted without a look at the samples (kScanEvery)
+    uint64_t last_use = 0;     // the call that last counted
+    uintptr_t ra = 0, rb = 0;  // the pages that call used: clean counts reuses of one range only
+    bool watched = false;      // registered with the userfaultfd: changes to the mapping come as events
     int n_samples = 0;
     uintptr_t samples[kSamples];
   };
