@@ -207,6 +207,12 @@ int host_operands(const Call& c, bo::routines::Operand* out) {
 const void* operand_pointer(const bo_call& c, int slot) { return slot == 0 ? c.a : slot == 1 ? c.b : c.c; }
 constexpr double kResidentMinBytes = 1048576.0;  // the module's residency.h kMinBytes
 
+// What the model counts as moved for a host matrix (a triangle's elements), less what it moves with a device copy: a
+// copy's upload covers the whole span (a triangle's square) and is shared over its clean reuses.
+double spared(const bo::routines::Operand& o, int e, double moved_with_copy) {
+  return std::max(0.0, double(e) * o.elements() - moved_with_copy);
+}
+
 // What the module's device copies spare this call (residency.h): a resident operand moves only its written pages; a
 // clean candidate's upload (the module makes the copy if the call runs on the GPU) is shared over the clean reuses
 // seen so far, so that a matrix used again and again unchanged moves to the GPU once that has paid (ski rental).
@@ -226,10 +232,9 @@ void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp) {
     if (info.state == 0) continue;
     cp->check_us += info.check_us;
     if (!o.read()) continue;
-    if (info.state == 1)
-      cp->resident_in += std::max(0.0, bytes - double(info.upload_bytes));
-    else
-      cp->resident_in += bytes * (1.0 - 1.0 / double(1 + info.reuses));
+    // upload_bytes: state 1, the pages found written; 2, the span a copy would upload.
+    const double upload = double(info.upload_bytes);
+    cp->resident_in += spared(o, e, info.state == 1 ? upload : upload / double(1 + std::max<int64_t>(info.reuses, 0)));
   }
 }
 
@@ -259,7 +264,7 @@ void guess_resident(const Call& c, Call* cp) {
       s = &seen[next++ % 8];
       *s = Seen{p, o.rows, o.cols, 0};
     }
-    if (++s->uses >= 3) cp->resident_in += bytes * (1.0 - 1.0 / double(s->uses - 1));
+    if (++s->uses >= 3) cp->resident_in += spared(o, e, bytes / double(s->uses - 1));
   }
 }
 

@@ -8,6 +8,7 @@
  *   FAKE_CUDA_FAIL=r[,r...]   those routines (sgemm, dgemm, sgemv, ...) return BO_CUDA_LAUNCH_FAILED
  *   FAKE_CUDA_NO_ESTIMATE=1   kernel_us() returns -1 (no tuned table)
  *   FAKE_CUDA_CALL_MS=N       every call takes N ms more (a GPU far slower than the policy predicts)
+ *   FAKE_CUDA_RESIDENT=N      host_resident() calls every matrix a clean residency candidate reused N times
  *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the
  *                             module)
  *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
@@ -399,11 +400,17 @@ static int fake_measure(struct bo_cuda_rates* out) {
   return BO_CUDA_OK;
 }
 
-/* No residency cache here: every host operand moves. */
+/* No residency cache here: every host operand moves, unless FAKE_CUDA_RESIDENT says what to answer. */
 static int fake_host_resident(const void* p, int64_t rows, int64_t cols, int64_t lda, int elem_size, int first_of_call,
                               struct bo_resident_info* out) {
-  (void)p, (void)rows, (void)cols, (void)lda, (void)elem_size, (void)first_of_call;
+  (void)p, (void)rows, (void)first_of_call;
   memset(out, 0, sizeof *out);
+  const char* v = getenv("FAKE_CUDA_RESIDENT");
+  if (v && *v) { /* a clean candidate seen that many times: a copy would upload the whole span */
+    out->state = 2;
+    out->reuses = atoll(v);
+    out->upload_bytes = lda * cols * (int64_t)elem_size;
+  }
   return 0;
 }
 

@@ -631,6 +631,31 @@ TEST_F(PolicyProcess, CallsWithAMatrixADeviceCopyCouldServeAreAlwaysModelled) {
   EXPECT_EQ(row[1], 80) << "every call on the CPU\n" << r.Dump();
 }
 
+// A clean residency candidate's credit is what its copy spares of what the model moves: a copy uploads the whole span
+// once, shared over the reuses, while a call without it moves only a triangle's elements. After one reuse a
+// general matrix's estimate drops by half its bytes; a triangle's not at all (its half-span equals the triangle).
+TEST_F(PolicyProcess, ResidencyCreditIsWhatACopySparesOfWhatTheModelMoves) {
+  auto gpu_ms = [&](const std::string& reuses, double* gemv, double* trsv) {
+    Env env = PolicyEnv(Good(), "frozen");
+    if (!reuses.empty()) env["FAKE_CUDA_RESIDENT"] = reuses;
+    const Outcome r = RunProbe(env, Script("sgemv N 1100 1100  strsv LNN 1100"));
+    ExpectProbePassed(r);
+    ASSERT_EQ(r.calls.size(), 2u) << r.Dump();
+    double cpu = 0;
+    ASSERT_TRUE(ModelNumbers(r.calls[0].reason, &cpu, gemv)) << r.calls[0].text;
+    ASSERT_TRUE(ModelNumbers(r.calls[1].reason, &cpu, trsv)) << r.calls[1].text;
+  };
+  double gemv0 = 0, trsv0 = 0, gemv1 = 0, trsv1 = 0, gemv3 = 0, trsv3 = 0;
+  gpu_ms("", &gemv0, &trsv0);
+  gpu_ms("1", &gemv1, &trsv1);
+  gpu_ms("3", &gemv3, &trsv3);
+  // Good()'s link: 4.8 MB of matrix take well over 0.1 ms, and the log prints microseconds.
+  EXPECT_LT(gemv1, gemv0 - 0.05) << "a general matrix's upload was not shared over its reuse";
+  EXPECT_NEAR(trsv1, trsv0, 0.0015) << "a triangle was credited more than its copy spares";
+  EXPECT_LT(trsv3, trsv0 - 0.02) << "three reuses spare a quarter of a triangle's span";
+  EXPECT_LT(gemv3, gemv1);
+}
+
 // ---- c. overrides: BLASOFFLOAD_<ROUTINE>_MIN, per-routine modes, BLASOFFLOAD_MODE=cpu --------------------------
 
 // With a GPU the model never picks, the thresholds alone send calls at or above them to the GPU.
