@@ -83,7 +83,8 @@ struct bo_resident_info {
                            unchanged before (the policy shares the upload over them) */
   int64_t reuses;       /* state 2 */
   int64_t upload_bytes; /* bytes the call would move to the device copy (state 1: pages found written; 2: all) */
-  double check_us;      /* the write-record scan before the use (estimate) */
+  double check_us;      /* state 1: the write-record scan before the use; 2: making the copy, its upload included,
+                           once (estimates) */
 };
 
 /* The module's entry table. Sizes are int64_t so an ILP64 core can use the same module. Matrices are

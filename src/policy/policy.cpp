@@ -206,16 +206,13 @@ int host_operands(const Call& c, bo::routines::Operand* out) {
 }
 const void* operand_pointer(const bo_call& c, int slot) { return slot == 0 ? c.a : slot == 1 ? c.b : c.c; }
 constexpr double kResidentMinBytes = 1048576.0;  // the module's residency.h kMinBytes
+constexpr double kCopyNsPerByte = 0.5;           // its kCreateNsPerByte: making a copy, before the module measured one
 
-// What the model counts as moved for a host matrix (a triangle's elements), less what it moves with a device copy: a
-// copy's upload covers the whole span (a triangle's square) and is shared over its clean reuses.
-double spared(const bo::routines::Operand& o, int e, double moved_with_copy) {
-  return std::max(0.0, double(e) * o.elements() - moved_with_copy);
-}
-
-// What the module's device copies spare this call (residency.h): a resident operand moves only its written pages; a
-// clean candidate's upload (the module makes the copy if the call runs on the GPU) is shared over the clean reuses
-// seen so far, so that a matrix used again and again unchanged moves to the GPU once that has paid (ski rental).
+// What the module's device copies spare this call (residency.h). A resident operand moves only its written pages, after
+// a scan. A clean candidate moves nothing once its copy exists, and making the copy (the module makes it if the call
+// runs on the GPU; it is far slower than a call's staged transfer) is shared over the clean reuses seen so far, so
+// that a matrix used again and again unchanged moves to the GPU once that has paid (ski rental). What the model moves
+// for a triangle is its elements; a copy covers its square.
 void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp) {
   bo::routines::Operand ops[3];
   const int n = host_operands(c, ops);
@@ -230,17 +227,21 @@ void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp) {
     mod->host_resident(p, o.rows, o.cols, o.ld, e, first ? 1 : 0, &info);
     first = false;
     if (info.state == 0) continue;
-    cp->check_us += info.check_us;
-    if (!o.read()) continue;
-    // upload_bytes: state 1, the pages found written; 2, the span a copy would upload.
-    const double upload = double(info.upload_bytes);
-    cp->resident_in += spared(o, e, info.state == 1 ? upload : upload / double(1 + std::max<int64_t>(info.reuses, 0)));
+    const double modelled = double(e) * o.elements();
+    if (info.state == 1) {
+      cp->check_us += info.check_us;
+      if (o.read()) cp->resident_in += std::max(0.0, modelled - double(info.upload_bytes));
+    } else {
+      cp->check_us += info.check_us / double(1 + std::max<int64_t>(info.reuses, 0));
+      if (o.read()) cp->resident_in += modelled;
+    }
   }
 }
 
 // Before the module is up nothing can be asked: the same matrix seen again (this thread's last few large operands)
-// is counted the way the module would (a copy after its third use, its upload shared over the uses since), so that
-// a program iterating on one matrix starts the GPU once the steady-state gain pays for it.
+// is counted the way the module would (a copy after its third use, made at the rate copies are made before the
+// module measured one, shared over the uses since), so that a program iterating on one matrix starts the GPU once
+// the steady-state gain pays for it.
 void guess_resident(const Call& c, Call* cp) {
   struct Seen {
     const void* p;
@@ -264,7 +265,10 @@ void guess_resident(const Call& c, Call* cp) {
       s = &seen[next++ % 8];
       *s = Seen{p, o.rows, o.cols, 0};
     }
-    if (++s->uses >= 3) cp->resident_in += spared(o, e, bytes / double(s->uses - 1));
+    if (++s->uses >= 3) {
+      cp->resident_in += double(e) * o.elements();
+      cp->check_us += bytes * kCopyNsPerByte * 1e-3 / double(s->uses - 1);
+    }
   }
 }
 

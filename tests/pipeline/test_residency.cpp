@@ -422,6 +422,26 @@ TEST_F(ResidencyTest, AnotherRangeOfAMappingStartsItsReusesAfresh) {
   EXPECT_EQ(rc_->stats().backoffs, backoffs + 1);
 }
 
+// What making a copy takes, for the policy's estimates: the default before any copy, then the last copies weighing
+// most (half the old estimate and half what the copy took: no more than the creating call's wall time).
+TEST_F(ResidencyTest, MakingACopyIsMeasured) {
+  const double def = Residency::kCreateNsPerByte;
+  EXPECT_DOUBLE_EQ(rc_->creation_us(int64_t(kMiB)), double(kMiB) * def * 1e-3);
+  char* p = Map(8 * kMiB);
+  const Operand o = Vec(p, 8 * kMiB);
+  ASSERT_FALSE(Use(o));
+  ASSERT_FALSE(Use(o));
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(Use(o)) << "no copy on the third clean use";
+  const double wall_ns =
+      double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  const double per_byte = rc_->creation_us(int64_t(kMiB)) * 1e3 / double(kMiB);
+  EXPECT_NE(per_byte, def) << "the copy's making was not measured";
+  EXPECT_GT(per_byte, 0.5 * def);
+  EXPECT_LE(per_byte, 0.5 * def + 0.5 * wall_ns / double(8 * kMiB) + 1e-12);
+  EXPECT_EQ(rc_->creation_us(0), 0);
+}
+
 TEST_F(ResidencyTest, TwoOperandsOfOneCallInOneMappingCountOneUse) {
   char* p = Map(8 * kMiB);
   const Operand a = Vec(p, 4 * kMiB), b = Vec(p + 4 * kMiB, 4 * kMiB);

@@ -399,6 +399,7 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
   drain_locked();
   int idx = entry_for_locked(a, b);
   uintptr_t map_lo = 0, map_hi = 0;
+  std::chrono::steady_clock::time_point created_at{};  // set when this call makes the copy
   if (idx < 0) {
     if (!dense || !eligible_locked(a, b, &map_lo, &map_hi, false)) return l;
     Candidate* c = candidate_locked(map_lo, map_hi, true);
@@ -414,6 +415,7 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
     // Memory the program registered inside the operand (each call asks only about its ends): every MiB, once.
     for (uintptr_t x = a; x < b; x += uintptr_t(1) << 20)
       if (ops_.pinned_elsewhere(ops_.ctx, reinterpret_cast<const void*>(x))) return l;
+    created_at = std::chrono::steady_clock::now();
     Entry* e = create_locked(a, b, map_lo, map_hi);
     if (!e) return l;
     candidates_.erase(candidates_.begin() + (c - candidates_.data()));
@@ -443,6 +445,11 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
     return l;
   }
   stats_.saved_bytes += std::max<int64_t>(0, int64_t(o.elem_size) * o.rows * o.cols - uploaded);
+  if (created_at != std::chrono::steady_clock::time_point{}) {
+    const double ns = double(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - created_at).count());
+    create_ns_per_byte_ = 0.5 * create_ns_per_byte_ + 0.5 * ns / double(e.hi - e.lo);
+  }
   ++e.refs;
   e.last_use = ++clock_;
   l.entry = idx;
@@ -523,6 +530,11 @@ int Residency::state(const Operand& o, uint64_t use, int64_t* reuses, int64_t* u
   *reuses = c->clean;
   *upload_bytes = int64_t(b - a);
   return 2;
+}
+
+double Residency::creation_us(int64_t bytes) {
+  std::lock_guard<std::mutex> g(mu_);
+  return double(bytes) * create_ns_per_byte_ * 1e-3;
 }
 
 ResidencyStats Residency::stats() {
