@@ -206,11 +206,11 @@ int host_operands(const Call& c, bo::routines::Operand* out) {
 }
 const void* operand_pointer(const bo_call& c, int slot) { return slot == 0 ? c.a : slot == 1 ? c.b : c.c; }
 constexpr double kResidentMinBytes = 1048576.0;  // the module's residency.h kMinBytes
-constexpr double kCopyNsPerByte = 0.5;           // its kCreateNsPerByte: making a copy, before the module measured one
+constexpr double kCopyNsPerByte = 0.15;          // its kCreateNsPerByte: making a copy, before the module measured one
 
 // What the module's device copies spare this call (residency.h). A resident operand moves only its written pages, after
 // a scan. A clean candidate moves nothing once its copy exists, and making the copy (the module makes it if the call
-// runs on the GPU; it is far slower than a call's staged transfer) is shared over the clean reuses seen so far, so
+// runs on the GPU; it costs more than a call's staged transfer) is shared over the clean reuses seen so far, so
 // that a matrix used again and again unchanged moves to the GPU once that has paid (ski rental). What the model moves
 // for a triangle is its elements; a copy covers its square.
 void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp) {

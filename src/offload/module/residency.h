@@ -114,9 +114,10 @@ class Residency {
   // shares it over a clean candidate's reuses, so that a copy is made once the reuses have paid for it.
   double creation_us(int64_t bytes);
   ResidencyStats stats();
-  // Making a copy took 0.4-0.5 ns a byte on the lent H100 and H200 machines (123 ms for 256 MiB, 287 ms for 512 MiB,
-  // 419 ms for 1 GiB), against about 0.04 for a call's staged transfer of the same matrix.
-  static constexpr double kCreateNsPerByte = 0.5;
+  // Making a copy, timed inside acquire on the lent H100 (GPU mode): 35 ms for 256 MiB (0.13 ns a byte), 77 ms for
+  // 1 GiB (0.07), almost all of it the staged upload; a call's staged transfer runs at about 0.045. Whole first GPU
+  // calls that made a copy took 124-420 ms: the rest is the call's own first-use costs, not the copy's.
+  static constexpr double kCreateNsPerByte = 0.15;
 
  private:
   struct Entry {
