@@ -258,8 +258,8 @@ int host_resident(const void* p, int64_t rows, int64_t cols, int64_t ld, int ele
   out->state = rc->state({p, rows, cols, ld, elem_size}, use, &out->reuses, &out->upload_bytes);
   // A copy: the scan of the write record, ~0.7 ms per GiB of 4 KiB pages (much less on transparent huge pages).
   // A candidate: making its copy (residency.h).
-  const double span = double(elem_size) * double((cols - 1) * ld + rows);
-  if (out->state == 1) out->check_us = 5.0 + span / (1.5 * 1073741824.0) * 1000.0;
+  if (out->state == 1)
+    out->check_us = 5.0 + double(elem_size) * double((cols - 1) * ld + rows) / (1.5 * 1073741824.0) * 1000.0;
   if (out->state == 2) out->check_us = rc->creation_us(out->upload_bytes);
   return 0;
 }

@@ -212,6 +212,24 @@ void Residency::back_off_locked(Candidate& c) {
   ++stats_.backoffs;
 }
 
+// Read-only either way: a written sample backs the candidate off, which lifts every sample's protection.
+int Residency::written_samples(const Candidate& c) {
+  UffdWatch& w = UffdWatch::get();
+  int written = 0;
+  if (c.n_samples > 0 && (c.samples[c.n_samples - 1] - c.samples[0]) / kPage < kSpanScanPages) {
+    int next = 0;  // samples ascend; runs come in address order
+    const int64_t r =
+        w.scan_written(c.samples[0], c.samples[c.n_samples - 1] + kPage, false, [&](uintptr_t lo, uintptr_t hi) {
+          while (next < c.n_samples && c.samples[next] < lo) ++next;
+          for (; next < c.n_samples && c.samples[next] < hi; ++next) ++written;
+        });
+    return r < 0 ? std::max(written, 1) : written;  // refused: nothing is known, everything counts as written
+  }
+  for (int i = 0; i < c.n_samples; ++i)
+    if (w.scan_written(c.samples[i], c.samples[i] + kPage, false, [](uintptr_t, uintptr_t) {}) != 0) ++written;
+  return written;
+}
+
 bool Residency::touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t use, bool scan_now) {
   const bool counted = use != 0 && use == c.last_use;  // this call already counted (its query, now its GPU call)
   if (counted && !(scan_now && c.unscanned > 0)) return c.clean > 0;
@@ -257,21 +275,7 @@ bool Residency::touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t us
   }
   c.unscanned = 0;
   ++stats_.sample_scans;
-  UffdWatch& w = UffdWatch::get();
-  int written = 0;
-  // Read-only either way: a written sample backs the candidate off, which lifts every sample's protection.
-  if (c.n_samples > 0 && (c.samples[c.n_samples - 1] - c.samples[0]) / kPage < kSpanScanPages) {
-    int next = 0;  // samples ascend; runs come in address order
-    const int64_t r =
-        w.scan_written(c.samples[0], c.samples[c.n_samples - 1] + kPage, false, [&](uintptr_t lo, uintptr_t hi) {
-          while (next < c.n_samples && c.samples[next] < lo) ++next;
-          for (; next < c.n_samples && c.samples[next] < hi; ++next) ++written;
-        });
-    if (r < 0) written = std::max(written, 1);  // refused: nothing is known, everything counts as written
-  } else {
-    for (int i = 0; i < c.n_samples; ++i)
-      if (w.scan_written(c.samples[i], c.samples[i] + kPage, false, [](uintptr_t, uintptr_t) {}) != 0) ++written;
-  }
+  const int written = written_samples(c);
   stats_.written_pages += written;
   if (written > 0) {
     back_off_locked(c);

@@ -53,7 +53,7 @@ struct ResidencyStats {
   int64_t dropped_changed = 0;    // copies dropped by unmap / remap / discard, or memory pinned by the program
   int64_t evicted = 0;            // copies dropped for room (BLASOFFLOAD_RESIDENCY_MEM)
   int64_t backoffs = 0;           // candidates whose sample was found written
-  int64_t sample_scans = 0;       // looks at a candidate's samples (one system call per sample page)
+  int64_t sample_scans = 0;       // looks at a candidate's samples (kSpanScanPages: one or 64 system calls)
   int64_t scans = 0;
   double scan_ms = 0;
   int64_t device_bytes = 0;  // device memory held now
@@ -147,8 +147,9 @@ class Residency {
   Candidate* candidate_locked(uintptr_t map_lo, uintptr_t map_hi, bool create);
   // One use of a candidate mapping on pages [a, b): arms or checks the sample. True when a copy should be made now.
   bool touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t use, bool scan_now);
+  // How many of the candidate's samples were written since they were protected (one at least when the kernel refused).
+  static int written_samples(const Candidate& c);
   void back_off_locked(Candidate& c);
-  double create_ns_per_byte_ = kCreateNsPerByte;  // guarded by mu_
   Entry* create_locked(uintptr_t a, uintptr_t b, uintptr_t map_lo, uintptr_t map_hi);
   // Uploads the pages of [a, b) written since their last upload; false (with *rewritten when the program keeps
   // rewriting them) when the copy must be dropped.
@@ -167,6 +168,7 @@ class Residency {
   std::vector<Candidate> candidates_;
   std::vector<std::pair<uintptr_t, uintptr_t>> refused_;  // mappings found ineligible (until they change)
   ResidencyStats stats_;
+  double create_ns_per_byte_ = kCreateNsPerByte;  // what making a copy took (creation_us)
 };
 
 // BLASOFFLOAD_RESIDENCY=auto|off: off, or why auto found it unsafe (an RDMA library in the process); empty when on.
