@@ -1,12 +1,10 @@
 // blasoffload-calibrate: measures this machine's CPU BLAS and CPU LAPACK per routine and shape class and writes the
 // policy file the offload policy reads (src/policy/calibration.h). The CPU side needs no GPU.
 #include <dlfcn.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
