@@ -17,6 +17,7 @@
 
 #include "../bench_util.h"
 #include "../hash_uniform.h"
+#include "../thread_cpu.h"
 
 static const char kUsage[] =
     "usage: blasoffload_mix [--stack=NAME] [--round=R] [--part=calls|drivers] [--precision=s,d] [--min-time=S]\n"
@@ -47,6 +48,8 @@ static int g_round = 0;
 static double g_min_time = 0.05;
 static double g_calls_s = 0;  // every timed call of the part, first calls included: the sequence's time
 static int g_failures = 0;
+// What ran beside the point's timed samples (thread_cpu.h): snapshots after its first call and after its last sample.
+static CpuSnapshot g_cpu_before, g_cpu_after;
 
 // t: the per-call seconds of the timed samples; calls and sum: every call of the point, the first included.
 static void print_point(const char* routine, int n, int nrhs, const double* t, int reps, double first, int calls,
@@ -58,13 +61,15 @@ static void print_point(const char* routine, int n, int nrhs, const double* t, i
   g_calls_s += sum;
   const int ok = info == 0 && ratio <= kThreshold;
   g_failures += !ok;
+  char beside[1024];
+  cpu_describe(&g_cpu_before, &g_cpu_after, beside, sizeof beside);
   printf(
       "{\"routine\": \"%s\", \"precision\": \"%c\", \"n\": %d, \"nrhs\": %d, \"part\": \"%s\", \"stack\": \"%s\", "
       "\"round\": %d, \"seconds\": %.9f, \"min_s\": %.9f, \"max_s\": %.9f, \"first_s\": %.9f, \"reps\": %d, "
       "\"calls\": %d, \"all_s\": %.9f, \"sets\": %d, \"info\": %d, \"check\": \"%s\", \"check_ratio\": %.3g, "
-      "\"check_what\": \"%s\"}\n",
+      "\"check_what\": \"%s\", %s}\n",
       routine, g_prec, n, nrhs, g_part, g_stack, g_round, median, s[0], s[reps - 1], first, reps, calls, sum, sets,
-      info, ok ? "ok" : "FAIL", isfinite(ratio) ? ratio : -1.0, what);
+      info, ok ? "ok" : "FAIL", isfinite(ratio) ? ratio : -1.0, what, beside);
   fflush(stdout);
   free(s);
 }

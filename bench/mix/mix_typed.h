@@ -224,6 +224,7 @@ static void P(do_call)(P(Call) * c, T* set) {
 // call of 100 ns. A routine that overwrites its inputs gets the sets it used restored right after the sample (outside
 // the timing, and not just before their next use, which would leave them in cache); the last sample's are left as
 // they are, for the check. Returns the samples (per-call seconds in t); *calls and *all_s: every call and its time.
+// The samples lie between two snapshots of the process's threads (g_cpu_before, g_cpu_after: what ran beside them).
 static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int* calls, double* all_s) {
   const int inplace = c->op != kGemm && c->op != kGemv && c->op != kSyrk && c->op != kNrm2;
   double t0 = now_s();
@@ -232,6 +233,7 @@ static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int
   *all_s = *first;
   *calls = 1;
   if (inplace) memcpy(b->work, b->saved, b->elems * sizeof(T));
+  cpu_snapshot(&g_cpu_before);
   int reps = 0;
   double spent = 0, per_call = *first;
   for (;;) {
@@ -252,6 +254,7 @@ static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int
       for (int k = 0; k < batch; ++k)
         memcpy(b->work + (size_t)((from + k) % b->sets) * b->elems, b->saved, b->elems * sizeof(T));
   }
+  cpu_snapshot(&g_cpu_after);
   return reps;
 }
 

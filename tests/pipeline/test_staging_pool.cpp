@@ -1,10 +1,15 @@
 // The staging threads: parallel_for runs every item exactly once, also from many threads at once; pack/unpack
-// copy exactly the block and nothing around it; run_concurrently runs each task once on a fixed worker.
+// copy exactly the block and nothing around it; run_concurrently runs each task once on a fixed worker; the threads
+// carry our names.
+#include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -91,6 +96,28 @@ TEST(StagingPool, RunConcurrentlyRunsEachTaskOnce) {
   for (int i = 0; i < 4; ++i) tasks.push_back([&, i] { count[i].fetch_add(1); });
   for (int rep = 0; rep < 100; ++rep) run_concurrently(tasks.data(), int(tasks.size()));
   for (auto& c : count) EXPECT_EQ(c.load(), 100);
+}
+
+// Named threads let top, and the mix benchmark's per-thread CPU accounting, tell ours from the CPU BLAS's.
+TEST(StagingPool, ThreadsCarryOurNames) {
+  set_staging_threads_setting("3");  // before the pool's first use when this test runs alone; else no effect
+  std::atomic<int64_t> total{0};
+  parallel_for(1000, [&](int64_t) { total.fetch_add(1); });
+  std::vector<std::function<void()>> tasks(4, [] {});
+  run_concurrently(tasks.data(), int(tasks.size()));
+  std::map<std::string, int> names;
+  DIR* d = opendir("/proc/self/task");
+  ASSERT_NE(d, nullptr);
+  for (dirent* e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream f(std::string("/proc/self/task/") + e->d_name + "/comm");
+    std::string name;
+    if (std::getline(f, name)) ++names[name];
+  }
+  closedir(d);
+  EXPECT_EQ(total.load(), 1000);
+  EXPECT_EQ(names["bo-stage"], staging_threads());
+  EXPECT_GE(names["bo-worker"], 3);
 }
 
 }  // namespace

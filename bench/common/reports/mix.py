@@ -22,6 +22,7 @@ import os
 import re
 import statistics
 
+import report_beside as beside
 import report as common
 
 STACKS = ["cpu", "bo-uncal", "bo-cal"]
@@ -265,6 +266,7 @@ def render(rows, context_list, args):
             out.append("- ... and %d more" % (len(notes) - 40))
         out.append("")
 
+    out += beside.section(pts)
     out += ["### Targets (issue 20)", ""]
     ok_a = counted["a"] > 0 and not miss["a"]
     out.append("- (a) within %.2fx of the CPU alone at every point where the CPU alone is the best (%d stack-points): "

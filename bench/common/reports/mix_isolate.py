@@ -9,6 +9,7 @@ modes. No targets: exit status 0 when there are measurements; the last lines cou
 """
 import statistics
 
+import report_beside as beside
 import report as common
 
 ORDER = ["cpu", "iso-forward", "iso-nogpu", "bo-uncal", "bo-base", "iso-frozen", "iso-noresid"]
@@ -24,11 +25,12 @@ def cell(rs):
 
 
 def render(rows, context_list, args):
-    t = {}
+    t, full = {}, {}
     for obj in rows:
         if "seconds" in obj and obj.get("stack") in ORDER and "routine" in obj:
             key = (obj["routine"], obj["n"], obj.get("nrhs", 0))
             t.setdefault(key, {}).setdefault(obj["stack"], {})[obj.get("round", 0)] = obj["seconds"]
+            full.setdefault(key, {}).setdefault(obj["stack"], {})[obj.get("round", 0)] = obj
     if not t:
         return ["report.py: no measurements in %s" % args.path], 2
     present = {s for k in t for s in t[k]}
@@ -55,4 +57,5 @@ def render(rows, context_list, args):
                    + cells)
     out += common.table(["routine", "n", "nrhs", "cpu"] + [s + " / cpu" for s in lib], trs)
     out += [""] + ["- %s: %d of %d points with a median ratio within 1.10" % (s, w, n) for s, (w, n) in within.items()]
+    out += [""] + beside.section(full)
     return out, 0

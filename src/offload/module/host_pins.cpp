@@ -53,6 +53,7 @@ void HostPins::start_tracking() {
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t u;
   if (pthread_create(&u, nullptr, &HostPins::unpinner_main, this) == 0) {
+    pthread_setname_np(u, "bo-unpin");  // top and the mix benchmark tell it from the CPU BLAS's threads
     pthread_detach(u);
     w.add_waker(&HostPins::wake, this);
   } else {

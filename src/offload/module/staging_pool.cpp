@@ -1,6 +1,8 @@
 // The module's host threads (see staging_pool.h). Threads are created on first use with every signal blocked
 // (the program's handlers must never run on them), detached, and never destroyed: at exit they sleep on a
-// condition variable and die with the process; a fork() child never uses them (the module is disabled there).
+// condition variable and die with the process; a fork() child never uses them (the module is disabled there). Each is
+// named by its creator, before it can run (bo-stage, bo-worker; the module's others bo-uffd, bo-unpin, bo-gpu-start),
+// so that top and the mix benchmark's per-thread accounting tell our threads from the CPU BLAS's.
 #include "offload/module/staging_pool.h"
 
 #include <emmintrin.h>
@@ -36,12 +38,15 @@ void work_on(Job& j) {
   for (int64_t i; (i = j.next.fetch_add(1, std::memory_order_relaxed)) < j.n;) (*j.fn)(i);
 }
 
-void spawn_blocked(void* (*main)(void*), void* arg) {
+void spawn_blocked(void* (*main)(void*), void* arg, const char* name) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t t;
-  if (pthread_create(&t, nullptr, main, arg) == 0) pthread_detach(t);
+  if (pthread_create(&t, nullptr, main, arg) == 0) {
+    pthread_setname_np(t, name);
+    pthread_detach(t);
+  }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
@@ -52,7 +57,7 @@ class Pool {
     long n = std::min(16L, std::max(1L, cores / 2));
     if (const long r = g_threads_setting.load()) n = r;
     threads_ = int(n) - 1;  // the caller is one of them
-    for (int i = 0; i < threads_; ++i) spawn_blocked(&Pool::main, this);
+    for (int i = 0; i < threads_; ++i) spawn_blocked(&Pool::main, this, "bo-stage");
   }
   int threads() const { return threads_; }
 
@@ -141,7 +146,7 @@ Worker* worker(int i) {
   while (int(g_workers->size()) <= i) {
     Worker* w = new Worker();
     g_workers->push_back(w);
-    spawn_blocked(&Worker::main, w);
+    spawn_blocked(&Worker::main, w, "bo-worker");
   }
   return (*g_workers)[i];
 }

@@ -92,6 +92,7 @@ void UffdWatch::start_locked() {
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t t;
   if (pthread_create(&t, nullptr, &UffdWatch::reader_main, this) == 0) {
+    pthread_setname_np(t, "bo-uffd");  // top and the mix benchmark tell it from the CPU BLAS's threads
     pthread_detach(t);
   } else {
     why_events_ = why_writes_ = "no thread for userfaultfd events";

@@ -1,0 +1,124 @@
+/* What ran beside a benchmark's timed calls (bench/mix): CPU time per thread of this process, grouped by thread
+ * name, the times the CPU BLAS's threads were preempted, and the machine's busy time outside this process, from two
+ * snapshots of /proc. A threaded CPU BLAS whose threads fill the cores loses a scheduler slice (milliseconds) on a
+ * small call whenever anything else runs beside it, so a slow point is explained only by what else ran. Each program
+ * includes it once; everything is static; Linux only (where /proc is missing the snapshot is empty). */
+#ifndef BLASOFFLOAD_BENCH_THREAD_CPU_H
+#define BLASOFFLOAD_BENCH_THREAD_CPU_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { kCpuMaxThreads = 512, kCpuMaxGroups = 32 };
+
+typedef struct {
+  int tid;
+  char name[16];
+  double cpu_ns;  /* time on a CPU (schedstat) */
+  long preempted; /* nonvoluntary context switches */
+} ThreadCpu;
+
+typedef struct {
+  int count;
+  ThreadCpu t[kCpuMaxThreads];
+  double busy_s; /* the machine's non-idle time, all CPUs (/proc/stat; clock ticks, 10 ms) */
+} CpuSnapshot;
+
+static int cpu_read_file(const char* path, char* buf, size_t size) {
+  FILE* f = fopen(path, "r");
+  if (!f) return 0;
+  const size_t got = fread(buf, 1, size - 1, f);
+  fclose(f);
+  buf[got] = '\0';
+  return got > 0;
+}
+
+static void cpu_snapshot(CpuSnapshot* s) {
+  s->count = 0;
+  s->busy_s = -1;
+  char buf[4096], path[64];
+  if (cpu_read_file("/proc/stat", buf, sizeof buf)) {
+    unsigned long long v[8] = {0};  // user nice system idle iowait irq softirq steal
+    if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+               &v[7]) == 8)
+      s->busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+  }
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  for (struct dirent* e; (e = readdir(d)) && s->count < kCpuMaxThreads;) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    ThreadCpu* t = &s->t[s->count];
+    t->tid = atoi(e->d_name);
+    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", t->tid);
+    if (!cpu_read_file(path, buf, sizeof buf)) continue;  // the thread ended meanwhile
+    t->cpu_ns = atof(buf);
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", t->tid);
+    t->name[0] = '\0';
+    if (cpu_read_file(path, buf, sizeof buf)) {
+      buf[strcspn(buf, "\n")] = '\0';
+      for (char* c = buf; *c; ++c)
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < ' ') *c = '_';  // printed inside a JSON string
+      snprintf(t->name, sizeof t->name, "%.15s", buf);
+    }
+    t->preempted = 0;
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", t->tid);
+    if (cpu_read_file(path, buf, sizeof buf)) {
+      const char* p = strstr(buf, "nonvoluntary_ctxt_switches:");
+      if (p) t->preempted = atol(p + strlen("nonvoluntary_ctxt_switches:"));
+    }
+    ++s->count;
+  }
+  closedir(d);
+}
+
+/* Writes `"threads": {...}, "preempted": N, "outside_ms": X` (no braces around it) for the interval between two
+ * snapshots: CPU milliseconds per group of threads, where "main" is the calling thread, "same-name" every other thread
+ * named like it (the CPU BLAS's workers, which inherit the program's name, and any unnamed thread), and the others by
+ * their own names (the library's bo-*, CUDA's cuda-*); groups under 0.05 ms are left out. preempted: nonvoluntary
+ * context switches of the main and same-name threads; outside_ms: the machine's busy time less this process's (clock
+ * ticks: 10 ms resolution; -1 without /proc/stat). A thread born in the interval counts from zero. */
+static void cpu_describe(const CpuSnapshot* a, const CpuSnapshot* b, char* out, size_t size) {
+  const int self = (int)syscall(SYS_gettid);
+  const char* main_name = "";
+  for (int i = 0; i < b->count; ++i)
+    if (b->t[i].tid == self) main_name = b->t[i].name;
+  char names[kCpuMaxGroups][16];
+  double ms[kCpuMaxGroups];
+  int groups = 0;
+  long preempted = 0;
+  double process_ms = 0;
+  for (int i = 0; i < b->count; ++i) {
+    const ThreadCpu* t = &b->t[i];
+    double before_ns = 0;
+    long before_pre = 0;
+    for (int j = 0; j < a->count; ++j)
+      if (a->t[j].tid == t->tid) before_ns = a->t[j].cpu_ns, before_pre = a->t[j].preempted;
+    const double d = (t->cpu_ns - before_ns) * 1e-6;
+    process_ms += d;
+    const char* group = t->tid == self ? "main" : strcmp(t->name, main_name) == 0 ? "same-name" : t->name;
+    if (t->tid == self || strcmp(t->name, main_name) == 0) preempted += t->preempted - before_pre;
+    int g = 0;
+    while (g < groups && strcmp(names[g], group) != 0) ++g;
+    if (g == groups) {
+      if (groups == kCpuMaxGroups) continue;
+      snprintf(names[groups], sizeof names[groups], "%s", group);
+      ms[groups++] = 0;
+    }
+    ms[g] += d;
+  }
+  size_t used = (size_t)snprintf(out, size, "\"threads\": {");
+  int listed = 0;
+  for (int g = 0; g < groups && used < size; ++g)
+    if (ms[g] >= 0.05)
+      used += (size_t)snprintf(out + used, size - used, "%s\"%s\": %.2f", listed++ ? ", " : "", names[g], ms[g]);
+  const double outside = a->busy_s < 0 || b->busy_s < 0 ? -1 : (b->busy_s - a->busy_s) * 1e3 - process_ms;
+  if (used < size)
+    snprintf(out + used, size - used, "}, \"preempted\": %ld, \"outside_ms\": %.0f", preempted,
+             outside < 0 && a->busy_s >= 0 ? 0.0 : outside);
+}
+
+#endif
