@@ -1,0 +1,163 @@
+// The policy file in whole processes: a missing, corrupt or stale file gives one warning and the built-in defaults,
+// the default locations are read, and a file of another CPU BLAS or GPU is set aside or kept in part.
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "policy_process_fixture.h"
+
+namespace bo_policy_process {
+namespace {
+
+// ---- d. the policy file: missing, corrupt, stale -> one warning and the built-in defaults ---------------------
+
+class PolicyFileProblems : public PolicyProcess {
+ protected:
+  // Runs kMixedScript twice with the policy file at `path`: at the default log level (only warnings print) and
+  // with the calls logged. Expects one warning naming the file and saying /problem/, right results, and that the
+  // file's numbers were not used: its CPU prediction for sgemm 384 (226 ms) appears nowhere, and the summary says
+  // the built-in defaults are in use.
+  void Check(const std::string& path, const std::string& problem) {
+    Env env = BaseEnv();
+    env["BLASOFFLOAD_POLICY_FILE"] = path;
+    env["BLASOFFLOAD_DECISIONS"] = "frozen";
+    const Outcome a = RunProbe(env, kMixedScript);
+    ExpectProbePassed(a);
+    const std::vector<std::string> lines = a.LibraryLines();
+    ASSERT_EQ(lines.size(), 1u) << "expected exactly one line from the library\n" << a.Dump();
+    EXPECT_EQ(lines[0].rfind("blasoffload: warning: ", 0), 0u) << lines[0];
+    EXPECT_NE(lines[0].find(path), std::string::npos) << "the warning should name the file: " << lines[0];
+    EXPECT_TRUE(std::regex_search(lines[0], std::regex(problem, std::regex::icase)))
+        << "the warning should say /" << problem << "/: " << lines[0];
+
+    env["BLASOFFLOAD_LOG"] = "calls";
+    const Outcome b = RunProbe(env, kMixedScript);
+    ExpectProbePassed(b);
+    ASSERT_EQ(b.calls.size(), kMixedCalls) << b.Dump();
+    const double file_ms = PolicyFile().SgemmCpuMs(384, 384, 384);
+    for (const CallLine& c : b.calls) {
+      double cpu_ms = 0, gpu_ms = 0;
+      if (c.args.find("m=384 n=384 k=384") != std::string::npos && ModelNumbers(c.reason, &cpu_ms, &gpu_ms))
+        EXPECT_GT(std::fabs(cpu_ms - file_ms), 0.05 * file_ms) << "the ignored file's rates were used: " << c.text;
+    }
+    EXPECT_TRUE(std::regex_search(b.log, std::regex("built-in defaults", std::regex::icase)))
+        << "the summary should say the built-in defaults are in use\n"
+        << b.log;
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::ofstream(Path(name)) << text;
+    return Path(name);
+  }
+};
+
+TEST_F(PolicyFileProblems, ExplicitFileMissing) {
+  Check(Path("no-such-policy.json"), "not exist|missing|not found|no such|cannot (open|read)");
+}
+
+TEST_F(PolicyFileProblems, InvalidJson) {
+  const std::string good = Good().Json();
+  Check(Write("truncated.json", good.substr(0, good.size() / 2)), "corrupt|invalid|JSON|parse");
+}
+
+TEST_F(PolicyFileProblems, WrongSchema) {
+  PolicyFile p = Good();
+  p.schema = "blasoffload-policy/0";
+  Check(Write("schema0.json", p.Json()), "schema");
+}
+
+TEST_F(PolicyFileProblems, StaleOtherLibrary) {
+  PolicyFile p = Good();
+  p.cpu.library = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3";
+  Check(Write("openblas.json", p.Json()), "stale|openblas-pthread/libblas|another CPU BLAS");
+}
+
+TEST_F(PolicyFileProblems, StaleSameLibraryOtherSelfReport) {
+  PolicyFile p = Good();
+  p.cpu.report = "OpenBLAS 0.3.21 (kernels: Haswell, 2 threads)";
+  Check(Write("report.json", p.Json()), "stale|Haswell|another CPU BLAS");
+}
+
+// The default location is optional: no file there is normal and silent (the summary still says so).
+TEST_F(PolicyProcess, MissingDefaultFileIsSilent) {
+  ExpectSilentWithSummarySaying(BaseEnv(), kMixedScript, "built-in defaults");
+}
+
+// A default file measured with another CPU BLAS (a machine whose programs use two; auto-calibration writes the default
+// path for whichever ran last) is set aside silently: built-in defaults, and the summary says why.
+TEST_F(PolicyProcess, DefaultFileOfAnotherCpuBlasIsSetAsideSilently) {
+  PolicyFile p = Good();
+  p.cpu.library = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3";
+  ASSERT_EQ(mkdir(Path("xdg/blasoffload").c_str(), 0755), 0);
+  std::ofstream(Path("xdg/blasoffload/policy.json")) << p.Json();
+  ExpectSilentWithSummarySaying(BaseEnv(), kMixedScript, "is for another CPU BLAS");
+}
+
+// Positive control for the above: the default locations are read ($XDG_CONFIG_HOME, else ~/.config).
+TEST_F(PolicyProcess, DefaultFileIsUsed) {
+  const std::string json = Good().Json();
+  ASSERT_EQ(mkdir(Path("xdg/blasoffload").c_str(), 0755), 0);
+  std::ofstream(Path("xdg/blasoffload/policy.json")) << json;
+  Env env = BaseEnv();
+  env["BLASOFFLOAD_DECISIONS"] = "frozen";
+  env["BLASOFFLOAD_LOG"] = "calls";
+  const std::vector<std::string> script = Script("sgemm NN 384 384 384 sgemm NN 8 8 8");
+  const Outcome a = RunProbe(env, script);
+  ExpectProbePassed(a);
+  ExpectCalls(a, {{"gpu", kModel}, {"cpu", kTiny}});
+  EXPECT_NE(a.log.find(Path("xdg/blasoffload/policy.json")), std::string::npos) << a.log;
+
+  ASSERT_EQ(mkdir(Path("home/.config").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(Path("home/.config/blasoffload").c_str(), 0755), 0);
+  std::ofstream(Path("home/.config/blasoffload/policy.json")) << json;
+  env.erase("XDG_CONFIG_HOME");
+  const Outcome b = RunProbe(env, script);
+  ExpectProbePassed(b);
+  ExpectCalls(b, {{"gpu", kModel}, {"cpu", kTiny}});
+  EXPECT_NE(b.log.find(Path("home/.config/blasoffload/policy.json")), std::string::npos) << b.log;
+}
+
+// The same CPU BLAS reached through another name (here the file the libblas.so.3 symlink points at) is not stale.
+TEST_F(PolicyProcess, SameLibraryUnderAnotherNameIsNotStale) {
+  PolicyFile p = Good();
+  char real[4096];
+  ASSERT_NE(realpath(p.cpu.library.c_str(), real), nullptr) << p.cpu.library;
+  if (p.cpu.library == real) GTEST_SKIP() << p.cpu.library << " is not a symlink here";
+  p.cpu.library = real;
+  Env env = PolicyEnv(p, "frozen");
+  env.erase("BLASOFFLOAD_LOG");
+  const Outcome a = RunProbe(env, Script("sgemm NN 384 384 384"));
+  ExpectProbePassed(a);
+  EXPECT_TRUE(a.LibraryLines().empty()) << a.Dump();
+  EXPECT_EQ(Count(a, "sgemm"), 1) << "the file was not used\n" << a.Dump();
+}
+
+// A file whose GPU section was measured on another GPU keeps its CPU side (the CPU BLAS is the same) and warns once
+// the module is up; the calls stay right.
+TEST_F(PolicyProcess, PolicyFileFromAnotherGpuKeepsItsCpuSide) {
+  PolicyFile p = Good();
+  p.gpu_name = "NVIDIA H100 80GB HBM3";
+  Env env = PolicyEnv(p, "frozen", "");
+  const std::vector<std::string> script = Script("sgemm NN 384 384 384 x3  sgemm NN 8 8 8");
+  const Outcome a = RunProbe(env, script);
+  ExpectProbePassed(a);
+  const std::vector<std::string> lines = a.LibraryLines();
+  ASSERT_EQ(lines.size(), 1u) << a.Dump();
+  EXPECT_EQ(lines[0].rfind("blasoffload: warning: ", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find(p.gpu_name), std::string::npos) << lines[0];
+
+  env["BLASOFFLOAD_LOG"] = "calls";
+  const Outcome b = RunProbe(env, script);
+  ExpectProbePassed(b);
+  ASSERT_EQ(b.calls.size(), 4u) << b.Dump();
+  double cpu_ms = 0, gpu_ms = 0;
+  ASSERT_TRUE(ModelNumbers(b.calls[1].reason, &cpu_ms, &gpu_ms)) << b.calls[1].text;
+  EXPECT_NEAR(cpu_ms, p.SgemmCpuMs(384, 384, 384), 0.02 * p.SgemmCpuMs(384, 384, 384)) << b.calls[1].text;
+}
+
+}  // namespace
+}  // namespace bo_policy_process
