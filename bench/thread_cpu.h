@@ -26,6 +26,9 @@ typedef struct {
   int count;
   ThreadCpu t[kCpuMaxThreads];
   double busy_s; /* the machine's non-idle time, all CPUs (/proc/stat; clock ticks, 10 ms) */
+  /* Parts of it no task is charged with: interrupts, soft interrupts, and steal (a virtual machine's CPU taken by
+   * the host: the guest sees its CPU stop, no task runs instead) */
+  double irq_s, softirq_s, steal_s;
 } CpuSnapshot;
 
 static int cpu_read_file(const char* path, char* buf, size_t size) {
@@ -39,13 +42,16 @@ static int cpu_read_file(const char* path, char* buf, size_t size) {
 
 static void cpu_snapshot(CpuSnapshot* s) {
   s->count = 0;
-  s->busy_s = -1;
+  s->busy_s = s->irq_s = s->softirq_s = s->steal_s = -1;
   char buf[4096], path[64];
   if (cpu_read_file("/proc/stat", buf, sizeof buf)) {
     unsigned long long v[8] = {0};  // user nice system idle iowait irq softirq steal
     if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-               &v[7]) == 8)
-      s->busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+               &v[7]) == 8) {
+      const double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
+      s->busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * tick;
+      s->irq_s = (double)v[5] * tick, s->softirq_s = (double)v[6] * tick, s->steal_s = (double)v[7] * tick;
+    }
   }
   DIR* d = opendir("/proc/self/task");
   if (!d) return;
@@ -75,7 +81,8 @@ static void cpu_snapshot(CpuSnapshot* s) {
   closedir(d);
 }
 
-/* Writes `"threads": {...}, "preempted": N, "outside_ms": X` (no braces around it) for the interval between two
+/* Writes `"threads": {...}, "preempted": N, "outside_ms": X, "irq_ms": I, "softirq_ms": S, "steal_ms": T` (no braces
+ * around it; the last three where /proc/stat is read) for the interval between two
  * snapshots: CPU milliseconds per group of threads, where "main" is the calling thread, "same-name" every other thread
  * named like it (the CPU BLAS's workers, which inherit the program's name, and any unnamed thread), and the others by
  * their own names (the library's bo-*, CUDA's cuda-*); groups under 0.05 ms are left out. preempted: nonvoluntary
@@ -117,8 +124,92 @@ static void cpu_describe(const CpuSnapshot* a, const CpuSnapshot* b, char* out, 
       used += (size_t)snprintf(out + used, size - used, "%s\"%s\": %.2f", listed++ ? ", " : "", names[g], ms[g]);
   const double outside = a->busy_s < 0 || b->busy_s < 0 ? -1 : (b->busy_s - a->busy_s) * 1e3 - process_ms;
   if (used < size)
-    snprintf(out + used, size - used, "}, \"preempted\": %ld, \"outside_ms\": %.0f", preempted,
-             outside < 0 && a->busy_s >= 0 ? 0.0 : outside);
+    used += (size_t)snprintf(out + used, size - used, "}, \"preempted\": %ld, \"outside_ms\": %.0f", preempted,
+                             outside < 0 && a->busy_s >= 0 ? 0.0 : outside);
+  if (used < size && a->busy_s >= 0 && b->busy_s >= 0)
+    snprintf(out + used, size - used, ", \"irq_ms\": %.0f, \"softirq_ms\": %.0f, \"steal_ms\": %.0f",
+             (b->irq_s - a->irq_s) * 1e3, (b->softirq_s - a->softirq_s) * 1e3, (b->steal_s - a->steal_s) * 1e3);
+}
+
+/* With BO_BENCH_WHO=1 in the environment: every other task on the machine (other processes' threads, kernel
+ * threads), so that the busy time outside the process has names. Reading them all takes milliseconds, hence opt-in. */
+enum { kCpuMaxOthers = 16384 };
+
+typedef struct {
+  int count;
+  int tid[kCpuMaxOthers];
+  double ns[kCpuMaxOthers];
+  char name[kCpuMaxOthers][16];
+} OthersSnapshot;
+
+static int cpu_who_enabled(void) {
+  const char* v = getenv("BO_BENCH_WHO");
+  return v && strcmp(v, "1") == 0;
+}
+
+static void cpu_snapshot_others(OthersSnapshot* s) {
+  s->count = 0;
+  char path[640], buf[256];
+  const int self = (int)getpid();
+  DIR* procs = opendir("/proc");
+  if (!procs) return;
+  for (struct dirent* p; (p = readdir(procs));) {
+    if (p->d_name[0] < '0' || p->d_name[0] > '9' || atoi(p->d_name) == self) continue;
+    snprintf(path, sizeof path, "/proc/%s/task", p->d_name);
+    DIR* tasks = opendir(path);
+    if (!tasks) continue;
+    for (struct dirent* t; (t = readdir(tasks)) && s->count < kCpuMaxOthers;) {
+      if (t->d_name[0] < '0' || t->d_name[0] > '9') continue;
+      snprintf(path, sizeof path, "/proc/%s/task/%s/schedstat", p->d_name, t->d_name);
+      if (!cpu_read_file(path, buf, sizeof buf)) continue;
+      const int i = s->count;
+      s->tid[i] = atoi(t->d_name);
+      s->ns[i] = atof(buf);
+      snprintf(path, sizeof path, "/proc/%s/task/%s/comm", p->d_name, t->d_name);
+      s->name[i][0] = '\0';
+      if (cpu_read_file(path, buf, sizeof buf)) {
+        buf[strcspn(buf, "\n")] = '\0';
+        for (char* c = buf; *c; ++c)
+          if (*c == '"' || *c == '\\' || (unsigned char)*c < ' ') *c = '_';
+        snprintf(s->name[i], sizeof s->name[i], "%.15s", buf);
+      }
+      ++s->count;
+    }
+    closedir(tasks);
+  }
+  closedir(procs);
+}
+
+/* Appends `, "outside_top": {...}`: the five other tasks (by name) that ran longest between two snapshots, 1 ms or
+ * more each. */
+static void cpu_describe_others(const OthersSnapshot* a, const OthersSnapshot* b, char* out, size_t size) {
+  enum { kTop = 5 };
+  const char* top_name[kTop] = {0};
+  double top_ms[kTop] = {0};
+  int j = 0;
+  for (int i = 0; i < b->count; ++i) {
+    double before = 0;
+    // Both snapshots list the tasks in /proc's order: look from where the last match was, then from the start.
+    for (int k = 0; k < a->count; ++k) {
+      const int at = (j + k) % a->count;
+      if (a->tid[at] == b->tid[i]) {
+        before = a->ns[at];
+        j = at + 1;
+        break;
+      }
+    }
+    const double ms = (b->ns[i] - before) * 1e-6;
+    for (int k = 0; k < kTop; ++k)
+      if (ms >= 1.0 && ms > top_ms[k]) {
+        for (int m = kTop - 1; m > k; --m) top_ms[m] = top_ms[m - 1], top_name[m] = top_name[m - 1];
+        top_ms[k] = ms, top_name[k] = b->name[i];
+        break;
+      }
+  }
+  size_t used = (size_t)snprintf(out, size, ", \"outside_top\": {");
+  for (int k = 0; k < kTop && top_name[k] && used < size; ++k)
+    used += (size_t)snprintf(out + used, size - used, "%s\"%s\": %.1f", k ? ", " : "", top_name[k], top_ms[k]);
+  if (used < size) snprintf(out + used, size - used, "}");
 }
 
 #endif

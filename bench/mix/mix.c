@@ -50,6 +50,8 @@ static double g_calls_s = 0;  // every timed call of the part, first calls inclu
 static int g_failures = 0;
 // What ran beside the point's timed samples (thread_cpu.h): snapshots after its first call and after its last sample.
 static CpuSnapshot g_cpu_before, g_cpu_after;
+static OthersSnapshot g_others_before, g_others_after;  // with BO_BENCH_WHO=1 only
+static int g_who;
 
 // t: the per-call seconds of the timed samples; calls and sum: every call of the point, the first included.
 static void print_point(const char* routine, int n, int nrhs, const double* t, int reps, double first, int calls,
@@ -61,8 +63,12 @@ static void print_point(const char* routine, int n, int nrhs, const double* t, i
   g_calls_s += sum;
   const int ok = info == 0 && ratio <= kThreshold;
   g_failures += !ok;
-  char beside[1024];
+  char beside[2048];
   cpu_describe(&g_cpu_before, &g_cpu_after, beside, sizeof beside);
+  if (g_who) {
+    const size_t used = strlen(beside);
+    cpu_describe_others(&g_others_before, &g_others_after, beside + used, sizeof beside - used);
+  }
   printf(
       "{\"routine\": \"%s\", \"precision\": \"%c\", \"n\": %d, \"nrhs\": %d, \"part\": \"%s\", \"stack\": \"%s\", "
       "\"round\": %d, \"seconds\": %.9f, \"min_s\": %.9f, \"max_s\": %.9f, \"first_s\": %.9f, \"reps\": %d, "
@@ -206,6 +212,7 @@ int main(int argc, char** argv) {
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;
     }
   }
+  g_who = cpu_who_enabled();
   print_context();
   g_start = now_s();
   for (const char* p = precisions; *p; ++p) {

@@ -233,6 +233,7 @@ static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int
   *all_s = *first;
   *calls = 1;
   if (inplace) memcpy(b->work, b->saved, b->elems * sizeof(T));
+  if (g_who) cpu_snapshot_others(&g_others_before);
   cpu_snapshot(&g_cpu_before);
   int reps = 0;
   double spent = 0, per_call = *first;
@@ -255,6 +256,7 @@ static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int
         memcpy(b->work + (size_t)((from + k) % b->sets) * b->elems, b->saved, b->elems * sizeof(T));
   }
   cpu_snapshot(&g_cpu_after);
+  if (g_who) cpu_snapshot_others(&g_others_after);
   return reps;
 }
 
