@@ -80,8 +80,11 @@ def section(pts):
            "main or the CPU BLAS's threads were preempted; and the rounds slower than %.1fx their stack's median "
            "at that point (three rounds or more), with how many of them had %d ms or more stolen." % (SLOW, STOLEN_MS),
            ""]
-    rows = [[s, "%.1f" % a[0], "%.1f" % a[1], "%.1f" % a[2], "%.0f" % a[3], "%.0f" % a[4], "%d of %d" % (a[6], a[5]),
-             "%d (%d)" % (a[7], a[8])] for s, a in sorted(per_stack.items())]
+    has_steal = any("steal_ms" in row for stacks in pts.values() for rounds in stacks.values()
+                    for row in rounds.values())  # runs before the field was written: "-", not 0
+    rows = [[s, "%.1f" % a[0], "%.1f" % a[1], "%.1f" % a[2], "%.0f" % a[3], "%.0f" % a[4] if has_steal else "-",
+             "%d of %d" % (a[6], a[5]), "%d (%d)" % (a[7], a[8]) if has_steal else "%d (-)" % a[7]]
+            for s, a in sorted(per_stack.items())]
     out += ["| stack | bo-* ms | cuda* ms | other ms | outside ms | steal ms | points preempted | slow rounds (stolen) |",
             "|---|---|---|---|---|---|---|---|"] + ["| " + " | ".join(r) + " |" for r in rows]
     out += ["", "Rounds slower than %.1fx their stack's median at the point (%d):" % (SLOW, len(slow)), ""]
