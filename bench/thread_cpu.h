@@ -40,6 +40,17 @@ static int cpu_read_file(const char* path, char* buf, size_t size) {
   return got > 0;
 }
 
+/* A thread's name (its comm file) into name[16], made safe to print inside a JSON string; empty if unreadable. */
+static void cpu_read_name(const char* path, char* name) {
+  char buf[64];
+  name[0] = '\0';
+  if (!cpu_read_file(path, buf, sizeof buf)) return;
+  buf[strcspn(buf, "\n")] = '\0';
+  for (char* c = buf; *c; ++c)
+    if (*c == '"' || *c == '\\' || (unsigned char)*c < ' ') *c = '_';
+  snprintf(name, 16, "%.15s", buf);
+}
+
 static void cpu_snapshot(CpuSnapshot* s) {
   s->count = 0;
   s->busy_s = s->irq_s = s->softirq_s = s->steal_s = -1;
@@ -63,13 +74,7 @@ static void cpu_snapshot(CpuSnapshot* s) {
     if (!cpu_read_file(path, buf, sizeof buf)) continue;  // the thread ended meanwhile
     t->cpu_ns = atof(buf);
     snprintf(path, sizeof path, "/proc/self/task/%d/comm", t->tid);
-    t->name[0] = '\0';
-    if (cpu_read_file(path, buf, sizeof buf)) {
-      buf[strcspn(buf, "\n")] = '\0';
-      for (char* c = buf; *c; ++c)
-        if (*c == '"' || *c == '\\' || (unsigned char)*c < ' ') *c = '_';  // printed inside a JSON string
-      snprintf(t->name, sizeof t->name, "%.15s", buf);
-    }
+    cpu_read_name(path, t->name);
     t->preempted = 0;
     snprintf(path, sizeof path, "/proc/self/task/%d/status", t->tid);
     if (cpu_read_file(path, buf, sizeof buf)) {
@@ -166,13 +171,7 @@ static void cpu_snapshot_others(OthersSnapshot* s) {
       s->tid[i] = atoi(t->d_name);
       s->ns[i] = atof(buf);
       snprintf(path, sizeof path, "/proc/%s/task/%s/comm", p->d_name, t->d_name);
-      s->name[i][0] = '\0';
-      if (cpu_read_file(path, buf, sizeof buf)) {
-        buf[strcspn(buf, "\n")] = '\0';
-        for (char* c = buf; *c; ++c)
-          if (*c == '"' || *c == '\\' || (unsigned char)*c < ' ') *c = '_';
-        snprintf(s->name[i], sizeof s->name[i], "%.15s", buf);
-      }
+      cpu_read_name(path, s->name[i]);
       ++s->count;
     }
     closedir(tasks);
