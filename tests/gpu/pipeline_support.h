@@ -2,7 +2,7 @@
 // guarded host images with its reference (accumulated in Real<T>::Acc), one module call through call() with the
 // stats it reports, and the assertions on C and on the path the engine took.
 //
-// Error bound (as in test_gpu.cpp, u = unit roundoff of the element type, u_acc the reference's):
+// Error bound (as in kernel_support.h, u = unit roundoff of the element type, u_acc the reference's):
 //   |c_ij - ref| <= ((k+3) u + (k+2) u_acc) (|alpha| sum_l |a_il b_lj| + |beta c_ij|) + tiny
 // Every element of C's image outside its m x n window (the rows between m and ldc, the guard zones) must be
 // bit-identical afterwards, and A and B must not change at all.

@@ -1,0 +1,148 @@
+// GPU tests across the routines, in both precisions where they apply: every configuration on operands one element
+// past a 16-byte boundary, the kernel registry's names (the module file only, no GPU), and the module's runtime shared
+// by many threads and in a forked child. Without a CUDA device the GPU tests report SKIPPED.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernel_support.h"
+
+using namespace gt;
+using namespace gt::kernels;
+
+namespace {
+
+// ---------------------------------------------------------------- misaligned operands
+// Operands one element past a 16-byte boundary: the vector paths must notice and fall back.
+struct Shift {
+  Shift() { g_dev_shift = 1; }
+  ~Shift() { g_dev_shift = 0; }
+};
+GPU_TYPED_SUITE(GpuMisaligned);
+
+TYPED_TEST(GpuMisaligned, AllRoutinesAllConfigs) {
+  using T = TypeParam;
+  GPU_TEST_PREAMBLE();
+  Shift shift;
+  const auto all = [](size_t) { return true; };
+  check_nrm2<T>(takers(configs(routine_of<T>(BO_KIND_NRM2)), nullptr, all), 100003, 1, 0);
+  const auto gv = configs(routine_of<T>(BO_KIND_GEMV));
+  for (char t : {'N', 'T'}) {
+    const GemvCase c{t, 1024, 515, 1024, 1, 1, 1.0, 0.5};
+    const auto rs = takers(gv, nullptr, [&](size_t ki) { return gemv_can<T>(gv[ki], c); });
+    if (!rs.empty()) check_gemv<T>(rs, c);
+  }
+  const auto gm = configs(routine_of<T>(BO_KIND_GEMM));
+  for (char ta : {'N', 'T'})
+    for (char tb : {'N', 'T'}) {
+      const GemmCase c{ta, tb, 256, 131, 64, 0, 1.0, 0.0};
+      const auto rs = takers(gm, nullptr, [&](size_t ki) { return gemm_can<T>(gm[ki], c); });
+      if (!rs.empty()) check_gemm<T>(rs, c);
+    }
+  const auto tv = configs(routine_of<T>(BO_KIND_TRSV));
+  const TrsvCase tc{'L', 'T', 'N', 300, 300, 1};
+  if (const auto rs = takers(tv, nullptr, [&](size_t ki) { return trsv_can<T>(tv[ki], tc); }); !rs.empty())
+    check_trsv<T>(rs, tc);
+  check_gemm<T>({kDevice}, {'N', 'N', 256, 256, 256, 0, 1.0, 1.0});
+}
+
+// ---------------------------------------------------------------- registry, runtime
+// Every BLAS routine in both precisions has named configurations, all names distinct, each entry's name saying its
+// routine and precision ("dgemm_...", "cublas_dgemm"); LAPACK routines have none (cuSOLVER runs them). Needs the module
+// file only (no GPU).
+TEST(GpuRegistry, EveryRoutineAndPrecisionHasNamedConfigs) {
+  if (!module().reg) GTEST_SKIP() << "module not loadable: " << module().error;
+  EXPECT_EQ(module().reg->version, 5u);
+  std::vector<bool> lapack(BO_R_COUNT, false);
+#define BO_LAPACK_ENTRY(p, P, name, NAME, T) lapack[BO_R_##P##NAME] = true;
+#include "routines/routine_list.h"
+#undef BO_LAPACK_ENTRY
+  std::vector<std::string> names;
+  for (int r = 0; r < BO_R_COUNT; ++r) {
+    const auto v = configs(r);
+    if (lapack[size_t(r)]) {
+      EXPECT_TRUE(v.empty()) << bo_routine_name(r);
+      continue;
+    }
+    EXPECT_FALSE(v.empty()) << bo_routine_name(r);
+    int own = 0;
+    for (const bo_kernel_entry* e : v) {
+      ASSERT_NE(e->name, nullptr);
+      names.push_back(e->name);
+      EXPECT_NE(names.back().find(bo_routine_name(r)), std::string::npos)
+          << names.back() << " listed as " << bo_routine_name(r);
+      EXPECT_NE(e->family, nullptr) << e->name;
+      EXPECT_TRUE(e->can_implement && e->workspace_bytes && e->launch) << e->name;
+      own += e->vendor == 0;
+      std::printf("  %s config %s%s\n", bo_routine_name(r), e->name, e->vendor ? " (vendor)" : "");
+    }
+    EXPECT_GT(own, 0) << "no own " << bo_routine_name(r) << " configuration";
+  }
+  for (size_t i = 0; i < module().reg->count; ++i) {
+    const int r = module().reg->entries[i].routine;
+    EXPECT_TRUE(r >= 0 && r < BO_R_COUNT) << module().reg->entries[i].name << ": routine " << r;
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << "duplicate configuration names";
+}
+
+GPU_TYPED_SUITE(GpuRuntime);
+
+bo_call nrm2_host_call(int routine, int64_t n, const void* x, void* result) {
+  bo_call c = make_call(routine, "", 0, n, 0, 0, 0, 0, 0, 0, 1);
+  c.b = x;
+  c.c = result;
+  return c;
+}
+
+TYPED_TEST(GpuRuntime, ManyThreadsShareTheModule) {
+  using T = TypeParam;
+  GPU_TEST_PREAMBLE();
+  std::vector<std::thread> th;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 12; ++t)
+    th.emplace_back([&, t] {
+      const int64_t n = 200 + t;
+      std::vector<T> x(n);
+      for (int i = 0; i < n; ++i) x[i] = T(i % 7) - 3;
+      double s = 0;
+      for (T v : x) s += double(v) * v;  // small integers: exact
+      for (int rep = 0; rep < 50; ++rep) {
+        T r = 0;
+        const bo_call c = nrm2_host_call(routine_of<T>(BO_KIND_NRM2), n, x.data(), &r);
+        if (module().mod->call(&c, 0.0) != BO_CUDA_OK ||
+            std::fabs(r - std::sqrt(s)) > (double(n) / 2 + 2) * Real<T>::u * std::sqrt(s))
+          ++bad;
+      }
+    });
+  for (auto& t : th) t.join();
+  EXPECT_EQ(bad.load(), 0);
+}
+
+TYPED_TEST(GpuRuntime, ForkedChildNeverTouchesCuda) {
+  using T = TypeParam;
+  GPU_TEST_PREAMBLE();
+  const int routine = routine_of<T>(BO_KIND_NRM2);
+  pid_t pid = fork();
+  if (pid == 0) {
+    module().mod->forked_child();
+    T x[3] = {1, 2, 3}, r = -1;
+    const bo_call c = nrm2_host_call(routine, 3, x, &r);
+    const int st = module().mod->call(&c, 0.0);
+    _exit(st == BO_CUDA_FORKED_CHILD && r == -1 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  T x[3] = {3, 4, 0}, r = 0;  // the parent is unaffected
+  const bo_call c = nrm2_host_call(routine, 3, x, &r);
+  EXPECT_EQ(module().mod->call(&c, 0.0), BO_CUDA_OK);
+  EXPECT_NEAR(r, 5.0, 4 * Real<T>::u * 5.0);
+}
+
+}  // namespace
