@@ -136,6 +136,9 @@ void* background_main(void*) {
   // Lowest priority: the start-up runs beside a CPU BLAS that has every core busy, and must take from it only what
   // it leaves idle (nice applies per thread on Linux).
   setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+  // Named from inside: the thread may end and be joined before its creator could name it. top and the mix benchmark
+  // tell it from the CPU BLAS's threads by the name.
+  pthread_setname_np(pthread_self(), "bo-gpu-start");
   gpu_module();
   BackgroundEnd& e = bg_end();
   {
@@ -182,7 +185,6 @@ void gpu_load_in_background() {
   g_bg_began = std::chrono::steady_clock::now();
   bg_end();  // made here, not first by the thread
   const int rc = pthread_create(&g_bg_thread, nullptr, background_main, nullptr);
-  if (rc == 0) pthread_setname_np(g_bg_thread, "bo-gpu-start");  // top and the mix benchmark tell it from the BLAS's
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (rc != 0) {
     g_bg_owner = 0;

@@ -6,13 +6,17 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "offload/module/host_pins.h"
+#include "thread_names.h"
 
 namespace bom {
 namespace {
@@ -76,6 +80,17 @@ class HostPinsTest : public ::testing::Test {
   }
   HostPins* pins_ = nullptr;  // leaked: its threads live on
 };
+
+// The event reader and the unpinner name themselves when they start (top and the mix benchmark tell them by it).
+TEST_F(HostPinsTest, ItsThreadsCarryOurNames) {
+  std::map<std::string, int> names;
+  for (int i = 0; i < 200 && !(names.count("bo-uffd") && names.count("bo-unpin")); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    names = thread_names();
+  }
+  EXPECT_EQ(names["bo-uffd"], 1);   // one reader for the process
+  EXPECT_GE(names["bo-unpin"], 1);  // one per HostPins (each test makes its own)
+}
 
 TEST_F(HostPinsTest, SecondUseRegistersTheWholeMappingOnce) {
   char* p = Map();

@@ -1,19 +1,16 @@
 // The staging threads: parallel_for runs every item exactly once, also from many threads at once; pack/unpack
 // copy exactly the block and nothing around it; run_concurrently runs each task once on a fixed worker; the threads
 // carry our names.
-#include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <map>
-#include <string>
 #include <thread>
 #include <vector>
 
 #include "offload/module/staging_pool.h"
+#include "thread_names.h"
 
 namespace bom {
 namespace {
@@ -105,16 +102,7 @@ TEST(StagingPool, ThreadsCarryOurNames) {
   parallel_for(1000, [&](int64_t) { total.fetch_add(1); });
   std::vector<std::function<void()>> tasks(4, [] {});
   run_concurrently(tasks.data(), int(tasks.size()));
-  std::map<std::string, int> names;
-  DIR* d = opendir("/proc/self/task");
-  ASSERT_NE(d, nullptr);
-  for (dirent* e; (e = readdir(d));) {
-    if (e->d_name[0] == '.') continue;
-    std::ifstream f(std::string("/proc/self/task/") + e->d_name + "/comm");
-    std::string name;
-    if (std::getline(f, name)) ++names[name];
-  }
-  closedir(d);
+  std::map<std::string, int> names = thread_names();
   EXPECT_EQ(total.load(), 1000);
   EXPECT_EQ(names["bo-stage"], staging_threads());
   EXPECT_GE(names["bo-worker"], 3);

@@ -53,7 +53,6 @@ void HostPins::start_tracking() {
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t u;
   if (pthread_create(&u, nullptr, &HostPins::unpinner_main, this) == 0) {
-    pthread_setname_np(u, "bo-unpin");  // top and the mix benchmark tell it from the CPU BLAS's threads
     pthread_detach(u);
     w.add_waker(&HostPins::wake, this);
   } else {
@@ -74,6 +73,7 @@ void HostPins::wake(void* self) {
 
 void* HostPins::unpinner_main(void* self) {
   HostPins* h = static_cast<HostPins*>(self);
+  pthread_setname_np(pthread_self(), "bo-unpin");  // top and the mix benchmark tell it from the CPU BLAS's threads
   for (;;) {
     {
       std::unique_lock<std::mutex> g(h->unpin_mu_);

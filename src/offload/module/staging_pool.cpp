@@ -1,8 +1,9 @@
 // The module's host threads (see staging_pool.h). Threads are created on first use with every signal blocked
 // (the program's handlers must never run on them), detached, and never destroyed: at exit they sleep on a
 // condition variable and die with the process; a fork() child never uses them (the module is disabled there). Each is
-// named by its creator, before it can run (bo-stage, bo-worker; the module's others bo-uffd, bo-unpin, bo-gpu-start),
-// so that top and the mix benchmark's per-thread accounting tell our threads from the CPU BLAS's.
+// named by its creator before it can run (bo-stage, bo-worker: these never end, so the handle stays valid; the
+// module's others, bo-uffd, bo-unpin and bo-gpu-start, name themselves), so that top and the mix benchmark's
+// per-thread accounting tell our threads from the CPU BLAS's.
 #include "offload/module/staging_pool.h"
 
 #include <emmintrin.h>

@@ -92,7 +92,6 @@ void UffdWatch::start_locked() {
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t t;
   if (pthread_create(&t, nullptr, &UffdWatch::reader_main, this) == 0) {
-    pthread_setname_np(t, "bo-uffd");  // top and the mix benchmark tell it from the CPU BLAS's threads
     pthread_detach(t);
   } else {
     why_events_ = why_writes_ = "no thread for userfaultfd events";
@@ -130,6 +129,8 @@ bool UffdWatch::watch(uintptr_t lo, uintptr_t hi) {
 
 void* UffdWatch::reader_main(void* self) {
   UffdWatch* w = static_cast<UffdWatch*>(self);
+  // Named from inside (it is detached and returns if poll fails): top and the mix benchmark tell it by the name.
+  pthread_setname_np(pthread_self(), "bo-uffd");
   pollfd pfd{w->uffd_, POLLIN, 0};
   for (;;) {
     if (poll(&pfd, 1, -1) < 0 && errno != EINTR) return nullptr;
