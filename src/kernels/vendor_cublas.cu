@@ -47,7 +47,9 @@ std::string g_setting;
 bool g_setting_given = false;
 
 void open_cublas() {
-  const char* cfg = g_setting_given ? g_setting.c_str() : std::getenv("BLASOFFLOAD_CUBLAS");
+  // Without the module's configuration (blasoffload-tune reaches the kernels through the registry alone, with no
+  // init): the environment, read as the configuration layer reads it (nothing in a set-user-ID program).
+  const char* cfg = g_setting_given ? g_setting.c_str() : secure_getenv("BLASOFFLOAD_CUBLAS");
   if (cfg && std::string(cfg) == "off") {
     g_desc = "cuBLAS: disabled by BLASOFFLOAD_CUBLAS=off";
     return;

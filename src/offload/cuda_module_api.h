@@ -76,6 +76,12 @@ struct bo_gemm_stats {
   double h2d_busy_ms, kernel_busy_ms, d2h_busy_ms, pack_ms, unpack_ms;
 };
 
+/* The residency cache's sizes, shared by the module (offload/module/residency.h) and the policy, which asks about
+ * operands of at least BO_RESIDENT_MIN_BYTES and, before the module is up, prices a copy as the module does before it
+ * has measured one. */
+#define BO_RESIDENT_MIN_BYTES (1 << 20)
+#define BO_RESIDENT_COPY_NS_PER_BYTE 0.15
+
 /* What the residency cache knows of a host operand (host_resident). */
 struct bo_resident_info {
   int state;            /* 0: not cached (moved as usual); 1: a device copy exists; 2: a clean candidate: the module

@@ -205,8 +205,8 @@ int host_operands(const Call& c, bo::routines::Operand* out) {
   return k;
 }
 const void* operand_pointer(const bo_call& c, int slot) { return slot == 0 ? c.a : slot == 1 ? c.b : c.c; }
-constexpr double kResidentMinBytes = 1048576.0;  // the module's residency.h kMinBytes
-constexpr double kCopyNsPerByte = 0.15;          // its kCreateNsPerByte: making a copy, before the module measured one
+constexpr double kResidentMinBytes = BO_RESIDENT_MIN_BYTES;
+constexpr double kCopyNsPerByte = BO_RESIDENT_COPY_NS_PER_BYTE;  // making a copy, before the module measured one
 
 // What the module's device copies spare this call (residency.h). A resident operand moves only its written pages, after
 // a scan. A clean candidate moves nothing once its copy exists, and making the copy (the module makes it if the call

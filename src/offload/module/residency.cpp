@@ -452,7 +452,8 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
   if (created_at != std::chrono::steady_clock::time_point{}) {
     const double ns = double(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - created_at).count());
-    create_ns_per_byte_ = 0.5 * create_ns_per_byte_ + 0.5 * ns / double(e.hi - e.lo);
+    const double was = create_ns_per_byte_.load(std::memory_order_relaxed);
+    create_ns_per_byte_.store(0.5 * was + 0.5 * ns / double(e.hi - e.lo), std::memory_order_relaxed);
   }
   ++e.refs;
   e.last_use = ++clock_;
@@ -537,8 +538,7 @@ int Residency::state(const Operand& o, uint64_t use, int64_t* reuses, int64_t* u
 }
 
 double Residency::creation_us(int64_t bytes) {
-  std::lock_guard<std::mutex> g(mu_);
-  return double(bytes) * create_ns_per_byte_ * 1e-3;
+  return double(bytes) * create_ns_per_byte_.load(std::memory_order_relaxed) * 1e-3;
 }
 
 ResidencyStats Residency::stats() {

@@ -18,11 +18,14 @@
 // are dropped, unprotected (no more faults) and backed off: residency never makes a program much slower than off.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "offload/cuda_module_api.h"
 
 namespace bom {
 
@@ -75,7 +78,7 @@ class Residency {
   };
   enum class Role { kInput, kOutput };
 
-  static constexpr int64_t kMinBytes = int64_t(1) << 20;
+  static constexpr int64_t kMinBytes = BO_RESIDENT_MIN_BYTES;
   static constexpr int kSamples = 64;
   // A model's query (state) looks at a clean candidate's samples every kScanEvery-th use only. Looking at 64 samples
   // one at a time (before kSpanScanPages): on the development machine a query took 112 us with a look at every use, 8
@@ -117,7 +120,7 @@ class Residency {
   // Making a copy, timed inside acquire on the lent H100 (GPU mode): 35 ms for 256 MiB (0.13 ns a byte), 77 ms for
   // 1 GiB (0.07), almost all of it the staged upload; a call's staged transfer runs at about 0.045. Whole first GPU
   // calls that made a copy took 124-420 ms: the rest is the call's own first-use costs, not the copy's.
-  static constexpr double kCreateNsPerByte = 0.15;
+  static constexpr double kCreateNsPerByte = BO_RESIDENT_COPY_NS_PER_BYTE;
 
  private:
   struct Entry {
@@ -168,7 +171,9 @@ class Residency {
   std::vector<Candidate> candidates_;
   std::vector<std::pair<uintptr_t, uintptr_t>> refused_;  // mappings found ineligible (until they change)
   ResidencyStats stats_;
-  double create_ns_per_byte_ = kCreateNsPerByte;  // what making a copy took (creation_us)
+  // What making a copy took (creation_us): written under mu_ by acquire, read without it by the policy's query, which
+  // has just left mu_ in state() and should not take it again for one number.
+  std::atomic<double> create_ns_per_byte_{kCreateNsPerByte};
 };
 
 // BLASOFFLOAD_RESIDENCY=auto|off: off, or why auto found it unsafe (an RDMA library in the process); empty when on.
