@@ -30,6 +30,8 @@
 #include <utility>
 #include <vector>
 
+#include "scratch_home.h"
+
 // Named, not anonymous: GoogleTest requires the one PolicyProcess fixture type in every file that uses it.
 namespace bo_policy_process {
 
@@ -202,21 +204,10 @@ struct Expect {
 class PolicyProcess : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string t = ::testing::TempDir();
-    if (t.empty() || t.back() != '/') t += '/';
-    t += "bo-policy-process-XXXXXX";
-    ASSERT_NE(mkdtemp(t.data()), nullptr);
-    dir_ = t;
-    ASSERT_EQ(mkdir(Path("home").c_str(), 0755), 0);
-    ASSERT_EQ(mkdir(Path("xdg").c_str(), 0755), 0);
-    std::ofstream(Path("empty.conf")).flush();
+    dir_ = bo_policy_test::MakeScratchHome("bo-policy-process");
+    ASSERT_FALSE(dir_.empty());
   }
-  void TearDown() override {
-    if (HasFailure())
-      std::printf("(files kept in %s)\n", dir_.c_str());
-    else if (std::system(("rm -rf '" + dir_ + "'").c_str()) != 0)
-      std::printf("(could not remove %s)\n", dir_.c_str());
-  }
+  void TearDown() override { bo_policy_test::DropScratchHome(dir_, HasFailure()); }
 
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
 

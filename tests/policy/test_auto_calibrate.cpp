@@ -27,6 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "scratch_home.h"
+
 namespace {
 
 constexpr const char* kLibrary = BO_LIBRARY;
@@ -77,22 +79,13 @@ struct ProbeRun {
 class AutoCalibrate : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string t = ::testing::TempDir();
-    if (t.empty() || t.back() != '/') t += '/';
-    t += "bo-auto-calibrate-XXXXXX";
-    ASSERT_NE(mkdtemp(t.data()), nullptr);
-    dir_ = t;
-    ASSERT_EQ(mkdir(Path("home").c_str(), 0755), 0);
-    ASSERT_EQ(mkdir(Path("xdg").c_str(), 0755), 0);
-    std::ofstream(Path("empty.conf")).flush();
+    dir_ = bo_policy_test::MakeScratchHome("bo-auto-calibrate");
+    ASSERT_FALSE(dir_.empty());
   }
   void TearDown() override {
     // A tool still measuring would write into the removed directory: give it its time first.
     WaitFor([&] { return !Busy(); }, kFileTimeoutS);
-    if (HasFailure())
-      std::printf("(files kept in %s)\n", dir_.c_str());
-    else if (std::system(("rm -rf '" + dir_ + "'").c_str()) != 0)
-      std::printf("(could not remove %s)\n", dir_.c_str());
+    bo_policy_test::DropScratchHome(dir_, HasFailure());
   }
 
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
