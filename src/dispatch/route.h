@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <cstdint>
+#include <cstdio>
 
 #include "dispatch/log.h"
 #include "dispatch/stats.h"
@@ -44,11 +45,13 @@ __attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&&
   const std::uint64_t t0 = timing ? now_ns() : 0;
   Where where = Where::kCpu;
   bool fell_back = false;
+  double one_time_us = 0;  // of a GPU call: what the module spent on one-time costs (growing buffers, first launches)
   if (d.target == Target::kGpu) {
     const bo_cuda_module* m = gpu_module();
     const int st = m ? m->call(&call.call, d.cpu_share) : int(BO_CUDA_NO_DEVICE);
     if (st == BO_CUDA_OK) {
       where = Where::kGpu;
+      if (timing) one_time_us = m->last_one_time_us();
     } else {
       // No module: already said once by gpu_module(). The CPU answering a LAPACK call is no failure.
       if (m && st != BO_CUDA_CPU_ANSWERS) note_gpu_failure(routine_name(r), st);
@@ -58,7 +61,9 @@ __attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&&
   if (where == Where::kCpu) cpu();
   if (!timing) return;
   const std::uint64_t dt = now_ns() - t0;
-  if (d.learn && !fell_back) policy::observe(d, where == Where::kGpu, double(dt) * 1e-3);
+  // The predictions leave one-time costs out; learning must too, or a program's first calls at each new size teach it
+  // a GPU many times slower than it is.
+  if (d.learn && !fell_back) policy::observe(d, where == Where::kGpu, double(dt) * 1e-3 - one_time_us);
   if (!counting) return;
   auto& c = thread_stats().r[index(r)];
   c.calls[static_cast<int>(where)].add(1);
@@ -69,8 +74,10 @@ __attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&&
     char args[160], why[160];
     bo::routines::describe(call.call, args, sizeof args);
     policy::describe(s, call, d, why, sizeof why);
-    log_call("%s(%s) -> %s [%s]%s, took %.3f ms", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu", why,
-             fell_back ? ", GPU failed: fell back" : "", dt * 1e-6);
+    char once[64] = "";
+    if (one_time_us > 0) std::snprintf(once, sizeof once, " (%.3f ms of it one-time)", one_time_us * 1e-3);
+    log_call("%s(%s) -> %s [%s]%s, took %.3f ms%s", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu", why,
+             fell_back ? ", GPU failed: fell back" : "", dt * 1e-6, once);
   }
 }
 

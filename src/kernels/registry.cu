@@ -1,6 +1,7 @@
 // Every compiled kernel configuration, by name, behind the C table of kernels/registry.h, and the choice
 // among them (tuned table, else built-in defaults). The configurations come from registry_*.cu: the
 // tuning spaces' compiled points (kernels/spaces.h) plus a few hand-written fallbacks, per element type.
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -8,10 +9,12 @@
 #include <vector>
 
 #include "kernels/common.cuh"
+#include "kernels/launch.h"
 #include "kernels/registry.h"
 #include "kernels/registry_build.h"
 #include "kernels/tuned_select.h"
 #include "kernels/vendor_cublas.h"
+#include "offload/one_time_cost.h"
 
 namespace bok {
 
@@ -182,6 +185,19 @@ int select_tuned(int routine, const Args* a) { return select_ex(routine, a, BO_S
 const bo_kernel_entry* registry_entries(size_t* count) {
   *count = entries().size();
   return entries().data();
+}
+
+cudaError_t launch(int index, const bo_kernel_args* args, void* workspace, cudaStream_t stream) {
+  static std::atomic<bool>* const launched = new std::atomic<bool>[entries().size()]();  // never freed: exit-safe
+  const bo_kernel_entry& e = entries()[size_t(index)];
+  // A trsm entry waits for its own inversion's check (trsm.cu): GPU work, not a one-time cost. The kernels it
+  // launches are timed at their first launch instead.
+  if (launched[index].load(std::memory_order_relaxed) || bo_routine_kind_of(e.routine) == BO_KIND_TRSM)
+    return cudaError_t(e.launch(args, workspace, stream));
+  bo::one_time::Timer one_time;
+  const cudaError_t r = cudaError_t(e.launch(args, workspace, stream));
+  launched[index].store(true, std::memory_order_relaxed);
+  return r;
 }
 
 const bo_kernel_registry* registry() {

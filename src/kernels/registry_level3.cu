@@ -1,5 +1,6 @@
 // Registry entries of trsm and syrk, s and d (ours and cuBLAS), and what their drivers share (level3_common.cuh):
 // the registry's own choice of gemm/gemv/trsv of the same precision for their inner products.
+#include "kernels/launch.h"
 #include "kernels/level3_common.cuh"
 #include "kernels/registry_build.h"
 #include "kernels/syrk.cuh"
@@ -49,7 +50,7 @@ cudaError_t level3_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, T alp
     }
     const int i = reg->select(v.routine, &v);
     if (i >= 0 && reg->entries[i].workspace_bytes(&v) <= gemv_bytes)
-      return cudaError_t(reg->entries[i].launch(&v, gemv_ws, st));
+      return bok::launch(i, &v, gemv_ws, st);
   }
   bo_call g{};
   g.routine = rid<T>(BO_R_SGEMM, BO_R_DGEMM);
@@ -68,7 +69,7 @@ cudaError_t level3_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, T alp
   g.ldc = ldc;
   const int i = reg->select(g.routine, &g);
   if (i < 0 || reg->entries[i].workspace_bytes(&g) != 0) return cudaErrorNotSupported;
-  return cudaError_t(reg->entries[i].launch(&g, nullptr, st));
+  return bok::launch(i, &g, nullptr, st);
 }
 
 namespace {
@@ -103,7 +104,7 @@ cudaError_t level3_trsv(char uplo, char trans, char diag, int64_t n, const T* a,
   const bo_call v = trsv_call<T>(uplo, trans, diag, n, a, lda, x, incx);
   const int i = reg->select(v.routine, &v);
   if (i < 0) return cudaErrorNotSupported;
-  return cudaError_t(reg->entries[i].launch(&v, ws, st));
+  return bok::launch(i, &v, ws, st);
 }
 
 #define BO_LEVEL3_INSTANTIATE(T)                                                                                      \

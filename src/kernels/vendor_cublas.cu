@@ -9,6 +9,7 @@
 
 #include "kernels/vendor_cublas.h"
 #include "kernels/vendor_dl.h"
+#include "offload/one_time_cost.h"
 
 namespace bok::vendor {
 namespace {
@@ -96,6 +97,7 @@ cublasHandle_t handle(cudaStream_t st) {
   int cur = 0;
   cudaGetDevice(&cur);
   if (!h || dev != cur) {
+    bo::one_time::Timer one_time;  // once per thread and device
     if (g_api.create(&h) != CUBLAS_STATUS_SUCCESS) return nullptr;
     dev = cur;
   }

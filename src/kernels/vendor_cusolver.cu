@@ -9,6 +9,7 @@
 
 #include "kernels/vendor_cusolver.h"
 #include "kernels/vendor_dl.h"
+#include "offload/one_time_cost.h"
 
 namespace bok::vendor {
 namespace {
@@ -48,6 +49,7 @@ bool routines(void* h, char p, Routines<T>* r) {
 }
 
 void open_cusolver() {
+  bo::one_time::Timer one_time;  // once per process, in the first LAPACK call that reaches the GPU
   const char* cfg = g_setting_given && !g_setting.empty() ? g_setting.c_str() : nullptr;  // the module's config layer
   if (cfg && std::string(cfg) == "off") {
     g_desc = "cuSOLVER: disabled by BLASOFFLOAD_CUSOLVER=off";
@@ -88,6 +90,7 @@ cusolverDnHandle_t handle(cudaStream_t st) {
   int cur = 0;
   cudaGetDevice(&cur);
   if (!h || dev != cur) {
+    bo::one_time::Timer one_time;  // once per thread and device
     h = nullptr;
     if (g_api.create(&h) != CUSOLVER_STATUS_SUCCESS) return nullptr;
     dev = cur;

@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v7 and talks to it only through this table. Calls arrive as one struct bo_call
+ * blasoffload_cuda_module_v8 and talks to it only through this table. Calls arrive as one struct bo_call
  * (src/routines/call.h), already checked (reference INFO rules passed), normalised (upper-case option letters)
  * and past the reference quick returns, so the module only computes. Which operands a call reads and writes, and
  * how much work it is, come from the routine's descriptor (src/routines/), which both sides compile. Plain C so
@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 7u
+#define BO_CUDA_API_VERSION 8u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -132,6 +132,11 @@ struct bo_cuda_module {
                        struct bo_resident_info* out);
   /* The calling thread's last gemm; 0 when there was one. */
   int (*last_gemm_stats)(struct bo_gemm_stats* out);
+  /* Microseconds of the calling thread's last call() spent on one-time costs (offload/one_time_cost.h): growing the
+   * module's device and pinned buffers, registering host memory, opening cuSOLVER or creating a handle, loading a
+   * kernel at its first launch. The policy's predictions leave them out, so learning subtracts them from the call's
+   * measured time. Costs the policy prices (making a residency copy) are not in it. */
+  double (*last_one_time_us)(void);
 
   /* Called in a fork() child: the module must never touch CUDA again in this process. */
   void (*forked_child)(void);
@@ -142,7 +147,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v7"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v8"
 
 #ifdef __cplusplus
 }

@@ -124,6 +124,31 @@ TYPED_TEST(GpuRuntime, ManyThreadsShareTheModule) {
   EXPECT_EQ(bad.load(), 0);
 }
 
+// A call reports what it spent on one-time costs (cuda_module_api.h last_one_time_us): a new thread's first call
+// creates its stream and buffers, a larger call grows them; the same calls again cost nothing one-time. The policy
+// subtracts the report from what it learns, so a report on a steady call would hide real time from it.
+TYPED_TEST(GpuRuntime, OneTimeCostsAreReportedOnlyWhenPaid) {
+  using T = TypeParam;
+  GPU_TEST_PREAMBLE();
+  std::thread([] {
+    const int routine = routine_of<T>(BO_KIND_NRM2);
+    std::vector<T> x(int64_t(4) << 20, T(1));
+    auto one_time_us = [&](int64_t n) {
+      T r = 0;
+      const bo_call c = nrm2_host_call(routine, n, x.data(), &r);
+      EXPECT_EQ(module().mod->call(&c, 0.0), BO_CUDA_OK);
+      EXPECT_NEAR(r, std::sqrt(double(n)), 1e-3 * std::sqrt(double(n)));
+      return module().mod->last_one_time_us();
+    };
+    EXPECT_GT(one_time_us(1000), 0.0) << "a new thread's first call: its stream and buffers";
+    EXPECT_EQ(one_time_us(1000), 0.0) << "the same call again";
+    const int64_t big = int64_t(x.size());
+    EXPECT_GT(one_time_us(big), 0.0) << "16-32 MiB more staging than any call before on this thread";
+    EXPECT_EQ(one_time_us(big), 0.0) << "the same call again";
+    EXPECT_EQ(one_time_us(1000), 0.0) << "a smaller call after a larger one";
+  }).join();
+}
+
 TYPED_TEST(GpuRuntime, ForkedChildNeverTouchesCuda) {
   using T = TypeParam;
   GPU_TEST_PREAMBLE();

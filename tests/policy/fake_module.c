@@ -1,4 +1,4 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v7 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v8 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
@@ -8,6 +8,8 @@
  *   FAKE_CUDA_FAIL=r[,r...]   those routines (sgemm, dgemm, sgemv, ...) return BO_CUDA_LAUNCH_FAILED
  *   FAKE_CUDA_NO_ESTIMATE=1   kernel_us() returns -1 (no tuned table)
  *   FAKE_CUDA_CALL_MS=N       every call takes N ms more (a GPU far slower than the policy predicts)
+ *   FAKE_CUDA_ONE_TIME_MS=N   every call takes N ms more and reports them as one-time costs (last_one_time_us), as
+ *                             the real module does for a call that grew its buffers
  *   FAKE_CUDA_RESIDENT=N      host_resident() calls every matrix a clean residency candidate reused N times
  *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the
  *                             module)
@@ -325,6 +327,13 @@ static int fake_syrk(const struct bo_call* c) {
   return BO_CUDA_OK;
 }
 
+static _Thread_local double t_one_time_us; /* what the calling thread's last call reported as one-time costs */
+
+static double env_ms(const char* name) {
+  const char* v = getenv(name);
+  return v && atof(v) > 0 ? atof(v) : 0.0;
+}
+
 /* The one entry: counts the call, checks the core was entitled to make it, and runs the routine's loops. */
 static int fake_call(const struct bo_call* c, double cpu_share) {
   if (c->routine < 0 || c->routine >= BO_R_COUNT) {
@@ -333,12 +342,14 @@ static int fake_call(const struct bo_call* c, double cpu_share) {
   }
   const int st = enter(c->routine);
   if (st != BO_CUDA_OK) return st;
-  const char* slow = getenv("FAKE_CUDA_CALL_MS");
-  if (slow && atof(slow) > 0) {
-    const double ms = atof(slow);
+  t_one_time_us = 0;
+  const double slow_ms = env_ms("FAKE_CUDA_CALL_MS"), one_time_ms = env_ms("FAKE_CUDA_ONE_TIME_MS");
+  if (slow_ms + one_time_ms > 0) {
+    const double ms = slow_ms + one_time_ms;
     struct timespec ts = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
     nanosleep(&ts, NULL);
   }
+  t_one_time_us = one_time_ms * 1e3;
   if (cpu_share != 0 && bo_routine_kind_of(c->routine) != BO_KIND_GEMM)
     violation("%s with cpu_share %g", bo_routine_name(c->routine), cpu_share);
   t_dp = bo_routine_precision(c->routine) == BO_PREC_D;
@@ -426,6 +437,8 @@ static int fake_last_gemm_stats(struct bo_gemm_stats* out) {
   return 0;
 }
 
+static double fake_last_one_time_us(void) { return t_one_time_us; }
+
 static void fake_forked_child(void) {
   atomic_store(&g_state, kForked);
   trace("forked-child");
@@ -449,11 +462,12 @@ static const struct bo_cuda_module kModule = {
     fake_host_pinned,
     fake_host_resident,
     fake_last_gemm_stats,
+    fake_last_one_time_us,
     fake_forked_child,
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v7(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v8(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 

@@ -67,7 +67,8 @@ inline std::vector<std::string> Lines(const std::string& text) {
   return out;
 }
 
-// One BLASOFFLOAD_LOG=calls line: "blasoffload: sgemm(NN m=8 n=8 k=8) -> cpu [small], took 0.001 ms".
+// One BLASOFFLOAD_LOG=calls line: "blasoffload: sgemm(NN m=8 n=8 k=8) -> cpu [small], took 0.001 ms", a GPU call's
+// ending ", took 48.7 ms (40.000 ms of it one-time)" when the module reported one-time costs.
 struct CallLine {
   std::string routine, args, where, reason, text;
   bool fell_back = false;
@@ -75,7 +76,7 @@ struct CallLine {
 
 inline std::vector<CallLine> ParseCalls(const std::string& log) {
   static const std::regex re(R"(^blasoffload: (sgemm|sgemv|strsv|snrm2|strsm|ssyrk)\((.*)\) -> (cpu|gpu) \[(.*)\])"
-                             R"((, GPU failed: fell back)?, took [0-9.]+ ms$)");
+                             R"((, GPU failed: fell back)?, took [0-9.]+ ms( \([0-9.]+ ms of it one-time\))?$)");
   std::vector<CallLine> calls;
   for (const std::string& line : Lines(log)) {
     std::smatch m;

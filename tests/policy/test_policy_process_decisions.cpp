@@ -231,6 +231,33 @@ TEST_F(PolicyProcess, AdaptiveLeavesAGpuFarSlowerThanPredicted) {
       << r.Dump();
 }
 
+// The same slow calls, but the module reports the extra time as one-time costs (what the real module does for a call
+// that grew its buffers or loaded a kernel): learning leaves it out, so the GPU keeps its calls, and the log says how
+// much of each call was one-time. Without the subtraction this is the test above: the GPU loses them within a few.
+TEST_F(PolicyProcess, AdaptiveLeavesOutTheModulesOneTimeCosts) {
+  Env env = PolicyEnv(Good(), "adaptive", "calls");
+  env["BLASOFFLOAD_STARTUP"] = "eager";
+  env["FAKE_CUDA_ONE_TIME_MS"] = "40";
+  env["BLASOFFLOAD_LOG"] = "calls";
+  constexpr int kCalls = 20;
+  const Outcome r =
+      RunProbe(env, Script("sgemm NN 192 192 192 sleep 1000 sgemm NN 192 192 192 x" + std::to_string(kCalls - 1)));
+  ExpectProbePassed(r);
+  ASSERT_EQ(r.calls.size(), std::size_t(kCalls)) << r.Dump();
+  // The first call starts the GPU and runs on the CPU; the exploration may try the CPU once or twice more.
+  EXPECT_GE(Count(r, "sgemm"), kCalls - 4) << "calls taught by one-time costs to leave the GPU\n" << r.Dump();
+  int reported = 0;
+  for (const CallLine& c : r.calls) {
+    if (c.where != "gpu") continue;
+    EXPECT_NE(c.text.find(" ms of it one-time)"), std::string::npos) << c.text;
+    reported += std::regex_search(c.text, std::regex(R"(\((4[0-9]|5[0-9])\.[0-9]{3} ms of it one-time\))"));
+    double cpu = 0, gpu = 0;
+    ASSERT_TRUE(ModelNumbers(c.reason, &cpu, &gpu)) << c.text;
+    EXPECT_LT(gpu, cpu) << "the GPU's corrected prediction rose above the CPU's: " << c.text;
+  }
+  EXPECT_GE(reported, kCalls - 4) << "the one-time part (40 ms a call) not in the call log\n" << r.Dump();
+}
+
 // Calls above the floor that the model gives the CPU by far (sgemm n = 16: about 16 us on this file's slow CPU
 // against at least the 50 us GPU call): calls alike are then taken to the CPU without the model, one in 32 decided in
 // full; each is logged with the numbers it was remembered with, and the summary counts them.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "offload/module/device.h"
+#include "offload/one_time_cost.h"
 
 namespace bom {
 namespace {
@@ -146,32 +147,48 @@ int pipeline_devices(int* out, int cap) {
   return n;
 }
 
+namespace {
+// A buffer's new size: a quarter over the need, and at least twice the old size, so that a program whose calls grow
+// step by step pays a few growths (each a free and an allocation: milliseconds for pinned memory) instead of one per
+// step; never more than extra_max over the need.
+size_t grown(size_t need, size_t cap, size_t extra_max) {
+  return align256(std::max(need + need / 4, std::min(2 * cap, need + extra_max)));
+}
+}  // namespace
+
 cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
+  if (s.stream && dev_bytes <= s.dev_cap && pin_bytes <= s.pin_cap) return cudaSuccess;
+  bo::one_time::Timer one_time;  // a slot grows once per size reached: not what the call costs from now on
   cudaError_t e = cudaSuccess;
   if (!s.stream && (e = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking)) != cudaSuccess) return e;
   if (dev_bytes > s.dev_cap) {
+    const size_t want = grown(dev_bytes, s.dev_cap, size_t(1) << 30);
     if (s.dev) {
       cudaStreamSynchronize(s.stream);
       cudaFree(s.dev);
       s.dev = nullptr;
       s.dev_cap = 0;
     }
-    const size_t want = align256(dev_bytes + dev_bytes / 4);
-    if ((e = cudaMalloc(&s.dev, want)) != cudaSuccess) {
+    // The headroom is a bet on later calls: when it does not fit, the need alone may.
+    for (size_t size : {want, align256(dev_bytes)}) {
+      if ((e = cudaMalloc(&s.dev, size)) == cudaSuccess) {
+        s.dev_cap = size;
+        break;
+      }
       cudaGetLastError();  // not sticky
-      return cudaErrorMemoryAllocation;
+      s.dev = nullptr;
     }
-    s.dev_cap = want;
+    if (!s.dev) return cudaErrorMemoryAllocation;
   }
   if (pin_bytes > s.pin_cap) {
     if (pin_bytes > g_pinned_max) return cudaErrorMemoryAllocation;
+    const size_t want = std::min(grown(pin_bytes, s.pin_cap, size_t(256) << 20), std::max(pin_bytes, g_pinned_max));
     if (s.pin) {
       cudaStreamSynchronize(s.stream);
       cudaFreeHost(s.pin);
       s.pin = nullptr;
       s.pin_cap = 0;
     }
-    const size_t want = std::min(align256(pin_bytes + pin_bytes / 4), std::max(pin_bytes, g_pinned_max));
     if ((e = cudaHostAlloc(reinterpret_cast<void**>(&s.pin), want, cudaHostAllocPortable | cudaHostAllocMapped)) !=
         cudaSuccess) {
       cudaGetLastError();

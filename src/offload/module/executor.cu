@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "kernels/launch.h"
 #include "kernels/registry.h"
 #include "offload/module/call_plan.h"
 #include "offload/module/device.h"
@@ -220,7 +221,7 @@ int execute(const bo_call& c, const ExecOptions& opt, ExecReport* report) {
   // Mapped pinned memory takes a scalar result: the kernel writes it straight to the host.
   const void* const slices[3] = {pc[0].dev, pc[1].dev, pc[2].dev};
   args = kernel_call(plan, slices, result);
-  if (!e) e = cudaError_t(ke.launch(&args, gws, s.stream));
+  if (!e) e = bok::launch(idx, &args, gws, s.stream);
   for (int i = 0; i < plan.n && !e; ++i) {
     const Piece& p = pc[i];
     if (p.o.access == Operand::kIn) continue;

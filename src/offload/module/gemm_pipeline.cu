@@ -31,6 +31,7 @@
 #include "offload/module/host_pins.h"
 #include "offload/module/staging_pool.h"
 #include "offload/module/tile_plan.h"
+#include "offload/one_time_cost.h"
 
 namespace bok {
 const bo_kernel_registry* registry();
@@ -42,6 +43,7 @@ namespace {
 
 // ---- Registrations of the program's memory (host_pins.h). ----
 bool cuda_pin(void* base, size_t len) {
+  bo::one_time::Timer one_time;  // once per mapping (host_pins.h), left out of the policy's predictions
   if (cudaHostRegister(base, len, cudaHostRegisterPortable) == cudaSuccess) return true;
   cudaGetLastError();  // not sticky: e.g. already registered by the program, or the locked-memory limit
   return false;
@@ -223,7 +225,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   for (Device* d : devs) {
     cudaSetDevice(d->ordinal);
     d->timing_used = 0;
-    if (cudaError_t e = prepare(*d, arena, ring_bytes, in.chunk_bytes, n_sync)) {
+    if (cudaError_t e = prepare(*d, arena, budget, ring_bytes, in.chunk_bytes, n_sync)) {
       d->free_at_start = -1;  // ask again next time: the program may hold more device memory now
       if (old_dev >= 0) cudaSetDevice(old_dev);
       if (e != cudaErrorMemoryAllocation) h.on_cuda_error(e);

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/launch.h"
 #include "kernels/registry.h"
 #include "offload/module/gemm_tiles.h"
 #include "offload/module/staging_pool.h"
+#include "offload/one_time_cost.h"
 
 namespace bok {
 const bo_kernel_registry* registry();
@@ -32,21 +34,32 @@ Device* device(int ordinal) {
   return d;
 }
 
-cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t ring_bytes, int64_t chunk_bytes, int sync_events) {
+cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t ring_bytes, int64_t chunk_bytes,
+                    int sync_events) {
+  const int want = int(std::max<int64_t>(3, ring_bytes / chunk_bytes));
+  bool grows = arena_bytes > d.arena_cap || d.chunk_bytes != chunk_bytes || int(d.ring.size()) != want ||
+               int(d.sync_events.size()) < sync_events;
+  for (auto& s : d.st) grows |= !s;
+  bo::one_time::Timer one_time(grows);  // the engine's resources grow once per size reached
   cudaError_t e = cudaSuccess;
   for (auto& s : d.st)
     if (!s && (e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking))) return e;
   if (arena_bytes > d.arena_cap) {
+    const int64_t want =
+        std::max(arena_bytes, std::min(std::max(arena_bytes + arena_bytes / 4, 2 * d.arena_cap), arena_max));
     if (d.arena) cudaFree(d.arena);
     d.arena = nullptr;
     d.arena_cap = 0;
-    if ((e = cudaMalloc(&d.arena, size_t(arena_bytes)))) {
+    for (int64_t size : {want, arena_bytes}) {  // the headroom is a bet on later calls; the need alone may fit
+      if ((e = cudaMalloc(&d.arena, size_t(size))) == cudaSuccess) {
+        d.arena_cap = size;
+        break;
+      }
       cudaGetLastError();
-      return cudaErrorMemoryAllocation;
+      d.arena = nullptr;
     }
-    d.arena_cap = arena_bytes;
+    if (!d.arena) return cudaErrorMemoryAllocation;
   }
-  const int want = int(std::max<int64_t>(3, ring_bytes / chunk_bytes));
   if (d.chunk_bytes != chunk_bytes || int(d.ring.size()) != want) {
     for (Chunk& c : d.ring) {
       if (c.p) cudaFreeHost(c.p);
@@ -195,7 +208,7 @@ void Driver::run() {
       }
       cudaEvent_t t0 = timed_begin(kKernel);
       if (!first_kernel_) first_kernel_ = t0;
-      check(cudaError_t(ke.launch(&args, ws, d_.st[kKernel])));
+      check(bok::launch(idx, &args, ws, d_.st[kKernel]));
       timed_end(kKernel, t0);
       check(cudaEventRecord(a_free[as], d_.st[kKernel]));
       check(cudaEventRecord(b_free[bs], d_.st[kKernel]));

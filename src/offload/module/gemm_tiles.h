@@ -76,8 +76,11 @@ struct Device {
 
 // The engine's state of a device (created on first use, never freed: the driver reclaims it at exit).
 Device* device(int ordinal);
-// Grow-only resources of a device for a call (current device already set).
-cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t ring_bytes, int64_t chunk_bytes, int sync_events);
+// Grow-only resources of a device for a call (current device already set). A growing arena takes headroom up to
+// arena_max, at least twice its old size: calls that grow step by step (LAPACK's trailing updates) then pay a few
+// growths, not one a call.
+cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t ring_bytes, int64_t chunk_bytes,
+                    int sync_events);
 
 // Everything one engine call shares between its device drivers.
 struct Shared {

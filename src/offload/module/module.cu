@@ -1,4 +1,4 @@
-// The CUDA module's entry table (offload/cuda_module_api.h v7): start-up, the generic call (executor.h), what the
+// The CUDA module's entry table (offload/cuda_module_api.h v8): start-up, the generic call (executor.h), what the
 // policy asks (kernel time estimates, device pointers, pinned and resident host memory), blasoffload-calibrate's
 // measurements and shutdown. Where things live: device.h (device choice, slots, call scope, errors), staging.h
 // (element-exact packing), executor.h (the generic call), gemm_pipeline.h (the tiled gemm for large host operands),
@@ -27,6 +27,7 @@
 #include "offload/module/solver_model.h"
 #include "offload/module/staging.h"
 #include "offload/module/staging_pool.h"
+#include "offload/one_time_cost.h"
 #include "routines/all.h"
 
 namespace bok {
@@ -88,7 +89,10 @@ int init(const bo_cuda_host_services* host) {
   return BO_CUDA_OK;
 }
 
-int call(const bo_call* c, double cpu_share) { return bom::call(c, cpu_share); }
+int call(const bo_call* c, double cpu_share) {
+  bo::one_time::reset();
+  return bom::call(c, cpu_share);
+}
 
 // ---- What the policy asks. ----
 // The tuned table's estimate, else a deliberately slow GPU (a fifth of an H100's bandwidth, a tenth of its FP32 rate,
@@ -269,6 +273,8 @@ int last_gemm_stats(bo_gemm_stats* out) {
   return 0;
 }
 
+double last_one_time_us() { return bo::one_time::spent_us(); }
+
 void forked_child() { bom::mark_forked(); }
 
 // At exit the CUDA runtime may already be tearing down (its own exit handlers can run before the core's): touch
@@ -279,13 +285,13 @@ void shutdown() {
   bom::pins_shutdown();
 }
 
-const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,  init,        call,          kernel_us,
-                                is_device_pointer,   measure, host_pinned, host_resident, last_gemm_stats,
-                                forked_child,        shutdown};
+const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,          init,         call,         kernel_us,
+                                is_device_pointer,   measure,         host_pinned,  host_resident, last_gemm_stats,
+                                last_one_time_us,    forked_child,    shutdown};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v7() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v8() {
   return &kModule;
 }
 
