@@ -49,8 +49,7 @@ cudaError_t level3_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, T alp
       v.incy = ldc;
     }
     const int i = reg->select(v.routine, &v);
-    if (i >= 0 && reg->entries[i].workspace_bytes(&v) <= gemv_bytes)
-      return bok::launch(i, &v, gemv_ws, st);
+    if (i >= 0 && reg->entries[i].workspace_bytes(&v) <= gemv_bytes) return bok::launch(i, &v, gemv_ws, st);
   }
   bo_call g{};
   g.routine = rid<T>(BO_R_SGEMM, BO_R_DGEMM);

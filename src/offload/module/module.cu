@@ -285,9 +285,9 @@ void shutdown() {
   bom::pins_shutdown();
 }
 
-const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,          init,         call,         kernel_us,
-                                is_device_pointer,   measure,         host_pinned,  host_resident, last_gemm_stats,
-                                last_one_time_us,    forked_child,    shutdown};
+const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,       init,        call,          kernel_us,
+                                is_device_pointer,   measure,      host_pinned, host_resident, last_gemm_stats,
+                                last_one_time_us,    forked_child, shutdown};
 
 }  // namespace
 
