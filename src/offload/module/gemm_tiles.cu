@@ -37,7 +37,7 @@ Device* device(int ordinal) {
 cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t ring_bytes, int64_t chunk_bytes,
                     int sync_events) {
   const int want = int(std::max<int64_t>(3, ring_bytes / chunk_bytes));
-  bool grows = arena_bytes > d.arena_cap || d.chunk_bytes != chunk_bytes || int(d.ring.size()) != want ||
+  bool grows = arena_bytes > d.arena_cap || d.chunk_bytes != chunk_bytes || d.ring_max != want ||
                int(d.sync_events.size()) < sync_events;
   for (auto& s : d.st) grows |= !s;
   bo::one_time::Timer one_time(grows);  // the engine's resources grow once per size reached
@@ -60,12 +60,13 @@ cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t r
     }
     if (!d.arena) return cudaErrorMemoryAllocation;
   }
-  if (d.chunk_bytes != chunk_bytes || int(d.ring.size()) != want) {
+  if (d.chunk_bytes != chunk_bytes || d.ring_max != want) {
     for (Chunk& c : d.ring) {
       if (c.p) cudaFreeHost(c.p);
       if (c.ev) cudaEventDestroy(c.ev);
     }
-    d.ring.assign(want, Chunk{});
+    d.ring.assign(std::min(want, kRingFirst), Chunk{});
+    d.ring_max = want;
     d.chunk_bytes = chunk_bytes;
     d.head = 0;
     for (Chunk& c : d.ring) {
@@ -74,6 +75,7 @@ cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t r
         c.p = nullptr;
         d.ring.clear();
         d.chunk_bytes = 0;
+        d.ring_max = 0;
         return cudaErrorMemoryAllocation;
       }
       if ((e = cudaEventCreateWithFlags(&c.ev, cudaEventDisableTiming))) return e;
@@ -274,10 +276,28 @@ Chunk& Driver::acquire() {
     if (cudaEventQuery(c.ev) != cudaSuccess) break;
     retire(c, false);
   }
+  grow_ring();
   Chunk& c = d_.ring[d_.head];
   d_.head = (d_.head + 1) % int(d_.ring.size());
   retire(c, true);
   return c;
+}
+
+void Driver::grow_ring() {
+  Chunk& next = d_.ring[d_.head];
+  if (!next.in_use || int(d_.ring.size()) >= d_.ring_max || cudaEventQuery(next.ev) != cudaErrorNotReady) return;
+  // The next chunk is still in flight: a new one goes before it (the newest place in the ring's order), so that
+  // this piece need not wait. Pinned once, kept for the process.
+  bo::one_time::Timer one_time;
+  Chunk c;
+  if (cudaHostAlloc(reinterpret_cast<void**>(&c.p), size_t(d_.chunk_bytes), cudaHostAllocPortable) != cudaSuccess ||
+      cudaEventCreateWithFlags(&c.ev, cudaEventDisableTiming) != cudaSuccess) {
+    cudaGetLastError();  // short of pinned memory: the ring stays as it is
+    if (c.p) cudaFreeHost(c.p);
+    d_.ring_max = int(d_.ring.size());
+    return;
+  }
+  d_.ring.insert(d_.ring.begin() + d_.head, c);
 }
 
 void Driver::retire(Chunk& c, bool wait) {

@@ -49,7 +49,8 @@ struct Device {
   char* arena = nullptr;
   int64_t arena_cap = 0;
   int64_t free_at_start = -1;  // device memory free (plus the arena) when first asked
-  std::vector<Chunk> ring;
+  std::vector<Chunk> ring;     // starts at kRingFirst chunks, grows on demand up to ring_max (Driver::acquire)
+  int ring_max = 0;
   int64_t chunk_bytes = 0;
   int head = 0;
   std::vector<cudaEvent_t> sync_events, timing_events, out_events;
@@ -76,6 +77,9 @@ struct Device {
 
 // The engine's state of a device (created on first use, never freed: the driver reclaims it at exit).
 Device* device(int ordinal);
+// The ring's first chunks. Pinning costs 0.4-1 ms a MiB: the whole ring (256 MiB by default) made up front cost
+// the process's first pipelined call 100-300 ms on the lent H100, whatever that call moved.
+constexpr int kRingFirst = 2;
 // Grow-only resources of a device for a call (current device already set). A growing arena takes headroom up to
 // arena_max, at least twice its old size: calls that grow step by step (LAPACK's trailing updates) then pay a few
 // growths, not one a call.
@@ -148,6 +152,8 @@ class Driver {
 
   // The next ring chunk, free to fill: waits for its last DMA and unpacks a result it held.
   Chunk& acquire();
+  // Adds a chunk to the ring (up to its size) where the next one is still in flight.
+  void grow_ring();
   // Waits for the chunk's DMA; a result it holds is written to C if the copy succeeded.
   void retire(Chunk& c, bool wait);
 
