@@ -19,6 +19,7 @@
 #include "offload/module_loader.h"
 #include "policy/auto_calibrate.h"
 #include "policy/decision_memo.h"
+#include "policy/growth_credit.h"
 #include "policy/learning.h"
 #include "routines/all.h"
 
@@ -60,6 +61,7 @@ struct State {
   // Measured / predicted per class and size bucket, and the exploration (adaptive only): local, so that a CPU BLAS's
   // quirk at one size does not move the decision at another.
   Learning learning;
+  GrowthCredit growth;  // staging growth amortised per class and bucket
   DecisionMemo memo;  // calls the model gave the CPU by far, taken there without it for a while
 };
 State* g = nullptr;
@@ -322,6 +324,19 @@ void init(const Settings& s, const CpuIdentity& cpu) {
     log_debug("policy: no NVIDIA device nodes and no CUDA in the process: auto stays on the CPU");
 }
 
+namespace {
+// A GPU call that would first grow the module's staging buffers waits for its bucket's gains (growth_credit.h).
+void defer_for_growth(const bo_cuda_module* m, const Call& c, Decision* d) {
+  if (!m || d->target != Target::kGpu || d->cpu_share != 0 || c.operands_on_device) return;
+  const double grow = m->growth_us(&c.call);
+  if (grow > 0 && g->growth.defer(d->cls, d->bucket, double(d->cpu_us) - double(d->gpu_us), grow)) {
+    d->target = Target::kCpu;
+    d->reason = Reason::kGrowing;
+    d->growth_us = float(grow);
+  }
+}
+}  // namespace
+
 Decision decide_auto(const Settings& s, const Call& c, double w) {
   Decision d;
   const int r = c.call.routine;
@@ -429,6 +444,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
       d.reason = Reason::kExploring;
       if (wants_gpu) d.cpu_share = 0;
     }
+    defer_for_growth(m, c, &d);
     return d;
   }
   // The GPU would win this call (kernel time taken as zero so far) but is not up yet.
@@ -441,6 +457,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     check_gpu_once(m);
     model = g->model.load(std::memory_order_acquire);
     d.target = predict(m) ? Target::kGpu : Target::kCpu;
+    defer_for_growth(m, c, &d);
     return d;
   }
   d.learn = true;  // the call runs on the CPU: its CPU prediction can be checked
@@ -456,6 +473,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     d.target = predict(up) ? Target::kGpu : Target::kCpu;
     d.reason = Reason::kModel;
     d.learn = !s.frozen;
+    defer_for_growth(up, c, &d);
     return true;
   };
   if (gpu_load_state() == GpuLoad::kLoading) {
@@ -519,6 +537,9 @@ void describe(const Settings& s, const Call& c, const Decision& d, char* buf, st
     std::snprintf(buf, size, "exploring the other side; %s", model);
   else if (d.reason == Reason::kInitialising)
     std::snprintf(buf, size, "GPU initialising; %s", model);
+  else if (d.reason == Reason::kGrowing)
+    std::snprintf(buf, size, "amortising staging buffers (%.1f of %.1f ms); %s",
+                  g->growth.credit_us(d.cls, d.bucket) * 1e-3, double(d.growth_us) * 1e-3, model);
   else if (d.reason == Reason::kAmortising)
     std::snprintf(buf, size, "amortising init (%.1f of %.0f ms); %s", g->gain_us.load() * 1e-3,
                   kStartupGainFactor * g->model.load()->init_ms(), model);
@@ -547,6 +568,13 @@ std::string summary() {
                   "  %llu calls taken to the CPU without the model (calls alike it had given the CPU by far; one in "
                   "%d decided in full)\n",
                   static_cast<unsigned long long>(r), DecisionMemo::kRecheck);
+    out += line;
+  }
+  if (const unsigned long long n = g->growth.deferred()) {
+    std::snprintf(line, sizeof line,
+                  "  staging buffers: %llu GPU-worthy calls run on the CPU until their gains covered growing them; "
+                  "%llu growths paid\n",
+                  n, static_cast<unsigned long long>(g->growth.paid()));
     out += line;
   }
   const std::uint64_t lc = g->learning.learned(0), lg = g->learning.learned(1);

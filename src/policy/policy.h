@@ -23,6 +23,8 @@ enum class Reason : std::uint8_t {
   kModel,           // the cost model's comparison
   kInitialising,    // the model prefers the GPU, which is still initialising in the background
   kAmortising,      // the model prefers the GPU, but the gain so far does not yet cover the one-time cost
+  kGrowing,         // the model prefers the GPU, whose staging buffers the call would grow: the gains of its class and
+                    // size so far do not yet cover that (policy/growth_credit.h)
   kDeviceOperands,  // an operand is device memory: only the GPU can run the call
   kExploring,       // the model's other side, measured now and then within a bounded share (policy/learning.h)
 };
@@ -34,6 +36,7 @@ struct Decision {
   float cpu_us = 0, gpu_us = 0;      // the model's predictions (kModel, kInitialising, kAmortising)
   float size = 0;                    // the call's size in the unit of BLASOFFLOAD_<ROUTINE>_MIN (kMinSize)
   float cpu_share = 0;               // gemm on the GPU: the fraction of C the CPU BLAS computes at the same time
+  float growth_us = 0;               // kGrowing: what growing the module's staging buffers would cost
   std::uint8_t cls = 0, bucket = 0;  // where observe() files the measurement (set with the predictions)
 };
 

@@ -126,7 +126,8 @@ TYPED_TEST(GpuRuntime, ManyThreadsShareTheModule) {
 
 // A call reports what it spent on one-time costs (cuda_module_api.h last_one_time_us): a new thread's first call
 // creates its stream and buffers, a larger call grows them; the same calls again cost nothing one-time. The policy
-// subtracts the report from what it learns, so a report on a steady call would hide real time from it.
+// subtracts the report from what it learns, so a report on a steady call would hide real time from it. growth_us
+// foretells the growth before such a call, and nothing once the buffers hold it.
 TYPED_TEST(GpuRuntime, OneTimeCostsAreReportedOnlyWhenPaid) {
   using T = TypeParam;
   GPU_TEST_PREAMBLE();
@@ -140,10 +141,21 @@ TYPED_TEST(GpuRuntime, OneTimeCostsAreReportedOnlyWhenPaid) {
       EXPECT_NEAR(r, std::sqrt(double(n)), 1e-3 * std::sqrt(double(n)));
       return module().mod->last_one_time_us();
     };
+    auto growth_us = [&](int64_t n) {
+      T r = 0;
+      const bo_call c = nrm2_host_call(routine, n, x.data(), &r);
+      return module().mod->growth_us(&c);
+    };
+    EXPECT_GT(growth_us(1000), 0.0) << "a new thread: no buffers yet";
     EXPECT_GT(one_time_us(1000), 0.0) << "a new thread's first call: its stream and buffers";
+    EXPECT_EQ(growth_us(1000), 0.0) << "the buffers hold the call now";
     EXPECT_EQ(one_time_us(1000), 0.0) << "the same call again";
     const int64_t big = int64_t(x.size());
+    // 16-32 MiB pinned: milliseconds at the measured rate (0.1-5 ns a byte on any machine).
+    EXPECT_GT(growth_us(big), 1e3) << "16-32 MiB more staging than any call before on this thread";
+    EXPECT_LT(growth_us(big), 2e5);
     EXPECT_GT(one_time_us(big), 0.0) << "16-32 MiB more staging than any call before on this thread";
+    EXPECT_EQ(growth_us(big), 0.0);
     EXPECT_EQ(one_time_us(big), 0.0) << "the same call again";
     EXPECT_EQ(one_time_us(1000), 0.0) << "a smaller call after a larger one";
   }).join();

@@ -10,6 +10,8 @@
  *   FAKE_CUDA_CALL_MS=N       every call takes N ms more (a GPU far slower than the policy predicts)
  *   FAKE_CUDA_ONE_TIME_MS=N   every call takes N ms more and reports them as one-time costs (last_one_time_us), as
  *                             the real module does for a call that grew its buffers
+ *   FAKE_CUDA_GROWTH_MS=N     buffers as the real module's: growth_us() answers N ms for a call larger than any before
+ *                             it, and such a call takes N ms more, reported as one-time costs
  *   FAKE_CUDA_RESIDENT=N      host_resident() calls every matrix a clean residency candidate reused N times
  *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the
  *                             module)
@@ -334,6 +336,21 @@ static double env_ms(const char* name) {
   return v && atof(v) > 0 ? atof(v) : 0.0;
 }
 
+/* FAKE_CUDA_GROWTH_MS: the largest call so far (elements of its dimensions), as a staging buffer's size. */
+static atomic_llong g_grown;
+static long long call_elements(const struct bo_call* c) {
+  return (long long)(c->m * c->n + c->n * c->k + c->m * c->k + c->n);
+}
+static double fake_growth_us(const struct bo_call* c) {
+  const int state = atomic_load(&g_state);
+  if (state != kReady) {
+    if (state != kForked) violation("growth_us called while the module is not ready");
+    return 0;
+  }
+  const double ms = env_ms("FAKE_CUDA_GROWTH_MS");
+  return ms > 0 && call_elements(c) > atomic_load(&g_grown) ? ms * 1e3 : 0.0;
+}
+
 /* The one entry: counts the call, checks the core was entitled to make it, and runs the routine's loops. */
 static int fake_call(const struct bo_call* c, double cpu_share) {
   if (c->routine < 0 || c->routine >= BO_R_COUNT) {
@@ -343,7 +360,13 @@ static int fake_call(const struct bo_call* c, double cpu_share) {
   const int st = enter(c->routine);
   if (st != BO_CUDA_OK) return st;
   t_one_time_us = 0;
-  const double slow_ms = env_ms("FAKE_CUDA_CALL_MS"), one_time_ms = env_ms("FAKE_CUDA_ONE_TIME_MS");
+  const double slow_ms = env_ms("FAKE_CUDA_CALL_MS");
+  double one_time_ms = env_ms("FAKE_CUDA_ONE_TIME_MS");
+  const long long elements = call_elements(c);
+  if (env_ms("FAKE_CUDA_GROWTH_MS") > 0 && elements > atomic_load(&g_grown)) {
+    atomic_store(&g_grown, elements);
+    one_time_ms += env_ms("FAKE_CUDA_GROWTH_MS");
+  }
   if (slow_ms + one_time_ms > 0) {
     const double ms = slow_ms + one_time_ms;
     struct timespec ts = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
@@ -463,6 +486,7 @@ static const struct bo_cuda_module kModule = {
     fake_host_resident,
     fake_last_gemm_stats,
     fake_last_one_time_us,
+    fake_growth_us,
     fake_forked_child,
     fake_shutdown,
 };

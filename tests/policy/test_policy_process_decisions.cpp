@@ -258,6 +258,44 @@ TEST_F(PolicyProcess, AdaptiveLeavesOutTheModulesOneTimeCosts) {
   EXPECT_GE(reported, kCalls - 4) << "the one-time part (40 ms a call) not in the call log\n" << r.Dump();
 }
 
+// A GPU call that would first grow the module's staging buffers (the fake: 100 ms for a call larger than any before)
+// waits until its bucket's predicted gains cover that (frozen decisions: 28.2 ms a call): three calls on the CPU, the
+// fourth on the GPU paying the growth, the rest on the GPU. Adaptive, with a growth the run's calls could never repay
+// (5 s; learning brings the CPU's prediction down to what the reference BLAS takes, about 3 ms): never paid.
+TEST_F(PolicyProcess, AGrowthOfTheStagingBuffersWaitsUntilTheGainsCoverIt) {
+  constexpr int kCalls = 12;
+  const std::string script = "sgemm NN 192 192 192 sleep 1000 sgemm NN 192 192 192 x" + std::to_string(kCalls - 1);
+  Env env = PolicyEnv(Good(), "frozen", "calls");
+  env["BLASOFFLOAD_STARTUP"] = "eager";
+  env["FAKE_CUDA_GROWTH_MS"] = "100";
+  const Outcome r = RunProbe(env, Script(script));
+  ExpectProbePassed(r);
+  ASSERT_EQ(r.calls.size(), std::size_t(kCalls)) << r.Dump();
+  std::size_t first = 0;
+  while (first < r.calls.size() && r.calls[first].reason.find("amortising staging buffers") == std::string::npos)
+    ++first;
+  ASSERT_LT(first + 4, r.calls.size()) << "no call waited for the growth\n" << r.Dump();
+  for (std::size_t i = 0; i < first; ++i) EXPECT_EQ(r.calls[i].where, "cpu") << r.calls[i].text;
+  for (std::size_t i = first; i < first + 3; ++i) {
+    EXPECT_EQ(r.calls[i].where, "cpu") << r.calls[i].text;
+    EXPECT_NE(r.calls[i].reason.find("amortising staging buffers"), std::string::npos) << r.calls[i].text;
+  }
+  EXPECT_EQ(r.calls[first + 3].where, "gpu") << "the gains (4 x 28 ms) cover the growth (100 ms)\n" << r.Dump();
+  EXPECT_NE(r.calls[first + 3].text.find("ms of it one-time)"), std::string::npos) << r.calls[first + 3].text;
+  for (std::size_t i = first + 4; i < r.calls.size(); ++i) EXPECT_EQ(r.calls[i].where, "gpu") << r.calls[i].text;
+  EXPECT_NE(r.log.find("staging buffers: 3 GPU-worthy calls run on the CPU"), std::string::npos) << r.Dump();
+  EXPECT_NE(r.log.find("; 1 growths paid"), std::string::npos) << r.Dump();
+
+  env = PolicyEnv(Good(), "adaptive", "calls");
+  env["BLASOFFLOAD_STARTUP"] = "eager";
+  env["FAKE_CUDA_GROWTH_MS"] = "5000";
+  const Outcome never = RunProbe(env, Script(script));
+  ExpectProbePassed(never);
+  EXPECT_EQ(Count(never, "sgemm"), 0) << "a 5 s growth paid by calls that gain a few ms each\n" << never.Dump();
+  for (std::size_t i = 1; i < never.calls.size(); ++i)
+    EXPECT_NE(never.calls[i].reason.find("amortising staging buffers"), std::string::npos) << never.calls[i].text;
+}
+
 // Calls above the floor that the model gives the CPU by far (sgemm n = 16: about 16 us on this file's slow CPU
 // against at least the 50 us GPU call): calls alike are then taken to the CPU without the model, one in 32 decided in
 // full; each is logged with the numbers it was remembered with, and the summary counts them.

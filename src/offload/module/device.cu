@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 #include "offload/module/device.h"
 #include "offload/one_time_cost.h"
@@ -148,6 +149,20 @@ int pipeline_devices(int* out, int cap) {
 }
 
 namespace {
+// Growth prices measured by reserve() (ns a byte; a quarter of the way toward each new measurement), for growth_us.
+std::atomic<double> g_pin_ns_per_byte{0.4};
+std::atomic<double> g_dev_ns_per_byte{0.01};
+void measured(std::atomic<double>& rate, double ns, size_t bytes) {
+  if (bytes < (size_t(1) << 20)) return;  // small allocations: the fixed costs, not the rate
+  const double r = rate.load(std::memory_order_relaxed);
+  rate.store(r + 0.25 * (ns / double(bytes) - r), std::memory_order_relaxed);
+}
+double ns_since(const timespec& t0) {
+  timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return double(t1.tv_sec - t0.tv_sec) * 1e9 + double(t1.tv_nsec - t0.tv_nsec);
+}
+
 // A buffer's new size: a quarter over the need, and at least twice the old size, so that a program whose calls grow
 // step by step pays a few growths (each a free and an allocation: milliseconds for pinned memory) instead of one per
 // step; never more than extra_max over the need.
@@ -171,8 +186,11 @@ cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
     }
     // The headroom is a bet on later calls: when it does not fit, the need alone may.
     for (size_t size : {want, align256(dev_bytes)}) {
+      timespec t0;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
       if ((e = cudaMalloc(&s.dev, size)) == cudaSuccess) {
         s.dev_cap = size;
+        measured(g_dev_ns_per_byte, ns_since(t0), size);
         break;
       }
       cudaGetLastError();  // not sticky
@@ -189,14 +207,36 @@ cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
       s.pin = nullptr;
       s.pin_cap = 0;
     }
+    timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if ((e = cudaHostAlloc(reinterpret_cast<void**>(&s.pin), want, cudaHostAllocPortable | cudaHostAllocMapped)) !=
         cudaSuccess) {
       cudaGetLastError();
       return cudaErrorMemoryAllocation;
     }
+    measured(g_pin_ns_per_byte, ns_since(t0), want);
     s.pin_cap = want;
   }
   return cudaSuccess;
+}
+
+double growth_us(size_t dev_bytes, size_t pin_bytes) {
+  if (pin_bytes > g_pinned_max) return 0;
+  size_t dev_cap = 0, pin_cap = 0;
+  if (t_slot >= 0) {  // else the thread's first call takes a new slot: nothing allocated yet
+    Slot& s = g_slots[t_slot];
+    std::lock_guard<std::mutex> lock(s.mu);
+    dev_cap = s.dev_cap;
+    pin_cap = s.pin_cap;
+  }
+  double ns = 0;
+  if (dev_bytes > dev_cap)
+    ns += double(grown(dev_bytes, dev_cap, size_t(1) << 30)) * g_dev_ns_per_byte.load(std::memory_order_relaxed);
+  if (pin_bytes > pin_cap) {
+    const size_t want = std::min(grown(pin_bytes, pin_cap, size_t(256) << 20), std::max(pin_bytes, g_pinned_max));
+    ns += double(want) * g_pin_ns_per_byte.load(std::memory_order_relaxed);
+  }
+  return ns * 1e-3;
 }
 
 bool on_device(const void* p) {

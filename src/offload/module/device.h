@@ -61,6 +61,10 @@ struct Slot {
 // Grows the slot's buffers to at least these sizes (grow-only: only a call needing more than any earlier call
 // allocates). cudaErrorMemoryAllocation when device or pinned memory is short.
 cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes);
+// What reserve() would spend now growing the calling thread's slot to these sizes, in microseconds: the bytes it
+// would allocate at the rates its earlier growths measured (pinned memory about 0.4 ns a byte before any). 0 when
+// the slot holds them, or when the pinned need exceeds BLASOFFLOAD_PINNED_MAX_MB (the call cannot run this way).
+double growth_us(size_t dev_bytes, size_t pin_bytes);
 
 // Carves consecutive 256-byte aligned pieces out of a buffer.
 struct Carver {

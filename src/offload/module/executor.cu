@@ -110,6 +110,12 @@ void direct_stats(const ExecReport& r, int64_t m, int64_t n) {
   t_last_gemm.bytes_d2h = r.bytes_d2h;
 }
 
+// The bytes a gemm on host operands moves (the pipeline's threshold applies to them).
+double gemm_host_bytes(const bo_call& c, int es, bool need_ab) {
+  const double mn = double(c.m) * double(c.n);
+  return es * (mn * (c.beta != 0.0 ? 2 : 1) + (need_ab ? double(c.m) * double(c.k) + double(c.k) * double(c.n) : 0.0));
+}
+
 int gemm(const bo_call& c, double cpu_share) {
   t_last_gemm = bo_gemm_stats{};
   const int es = bo_element_size(bo_routine_precision(c.routine));
@@ -119,11 +125,8 @@ int gemm(const bo_call& c, double cpu_share) {
   int devs[16];
   int ndev = 0;
   if (!any_device) {
-    const double mn = double(c.m) * double(c.n);
-    const double bytes =
-        es * (mn * (c.beta != 0.0 ? 2 : 1) + (need_ab ? double(c.m) * double(c.k) + double(c.k) * double(c.n) : 0.0));
     ndev = pipeline_devices(devs, 16);
-    use = need_ab ? pipeline_use(bytes, cpu_share) : PipelineUse::kNo;
+    use = need_ab ? pipeline_use(gemm_host_bytes(c, es, need_ab), cpu_share) : PipelineUse::kNo;
   }
   const auto t0 = std::chrono::steady_clock::now();
   const uint64_t res_use = resident_call_use();
@@ -160,6 +163,24 @@ int gemm(const bo_call& c, double cpu_share) {
 }  // namespace
 
 const bo_gemm_stats& last_gemm_stats() { return t_last_gemm; }
+
+double staging_growth_us(const bo_call& c) {
+  if (gate() || c.routine < 0 || c.routine >= BO_R_COUNT || bo::routines::is_lapack(c.routine)) return 0;
+  const int es = bo_element_size(bo_routine_precision(c.routine));
+  if (bo_routine_kind_of(c.routine) == BO_KIND_GEMM) {
+    const bool need_ab = c.alpha != 0.0 && c.k != 0;
+    if (need_ab && pipeline_use(gemm_host_bytes(c, es, need_ab), 0.0) == PipelineUse::kYes) return 0;
+  }
+  CallPlan plan = plan_call(c, on_device);
+  if (plan.any_device) return 0;
+  settle(&plan);
+  size_t dev_bytes = 0, pin_bytes = plan.scalar_out ? align256(size_t(es)) : 0;
+  for (int i = 0; i < plan.n; ++i) {
+    dev_bytes += align256(size_t(es) * plan.p[i].staged);
+    pin_bytes += align256(size_t(es) * (plan.p[i].staged + plan.p[i].back));
+  }
+  return growth_us(dev_bytes, pin_bytes);
+}
 
 int call(const bo_call* c, double cpu_share) {
   if (int g = gate()) return g;

@@ -275,6 +275,8 @@ int last_gemm_stats(bo_gemm_stats* out) {
 
 double last_one_time_us() { return bo::one_time::spent_us(); }
 
+double growth_us(const bo_call* c) { return c ? bom::staging_growth_us(*c) : 0.0; }
+
 void forked_child() { bom::mark_forked(); }
 
 // At exit the CUDA runtime may already be tearing down (its own exit handlers can run before the core's): touch
@@ -285,9 +287,9 @@ void shutdown() {
   bom::pins_shutdown();
 }
 
-const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,       init,        call,          kernel_us,
-                                is_device_pointer,   measure,      host_pinned, host_resident, last_gemm_stats,
-                                last_one_time_us,    forked_child, shutdown};
+const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,    init,         call,          kernel_us,
+                                is_device_pointer,   measure,   host_pinned,  host_resident, last_gemm_stats,
+                                last_one_time_us,    growth_us, forked_child, shutdown};
 
 }  // namespace
 
