@@ -137,12 +137,13 @@ struct bo_cuda_module {
    * kernel at its first launch. The policy's predictions leave them out, so learning subtracts them from the call's
    * measured time. Costs the policy prices (making a residency copy) are not in it. */
   double (*last_one_time_us)(void);
-  /* What the call would spend, before it runs, growing the calling thread's staging buffers (device and pinned
-   * memory), in microseconds: the bytes it would allocate at the rates the module measured growing them (pinning
-   * costs about 0.4 ns a byte); 0 when they hold the call's operands, for LAPACK (bounded rings), for a gemm the tiled
-   * pipeline takes, and on device operands. Every host operand counts as staged whole (a device copy would spare its
-   * share: the estimate errs high). The policy amortises it like the start-up (README "The offload policy"). */
-  double (*growth_us)(const struct bo_call* call);
+  /* What a call staging `staged_bytes` through the generic path would spend, before it runs, growing the calling
+   * thread's staging buffers (as much device and pinned memory), in microseconds: the bytes they would grow by at the
+   * rates the module measured growing them (pinning costs about 0.4 ns a byte); 0 when they hold that much. The policy
+   * passes the bytes its model moves (operands with device copies spared) for calls of the generic path (not the tiled
+   * pipeline's, not LAPACK's: their rings are bounded) and amortises the answer like the start-up (README "The offload
+   * policy"). */
+  double (*growth_us)(double staged_bytes);
 
   /* Called in a fork() child: the module must never touch CUDA again in this process. */
   void (*forked_child)(void);

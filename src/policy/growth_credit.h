@@ -9,7 +9,9 @@
 #include <atomic>
 #include <cstdint>
 
+#include "offload/cuda_module_api.h"
 #include "policy/learning.h"
+#include "policy/policy.h"
 
 namespace blasoffload::policy {
 
@@ -34,6 +36,17 @@ class GrowthCredit {
     credit.store(float(have), std::memory_order_relaxed);
     deferred_n_.fetch_add(1, std::memory_order_relaxed);
     return true;
+  }
+  // A decision for the GPU whose call would stage `staged_bytes` through the module's generic path (0 off it): turned
+  // to the CPU (Reason::kGrowing) while defer() says so for what the module says growing its buffers would cost.
+  void defer_call(const bo_cuda_module* m, double staged_bytes, Decision* d) {
+    if (!m || d->target != Target::kGpu || d->cpu_share != 0 || !(staged_bytes > 0)) return;
+    const double grow = m->growth_us(staged_bytes);
+    if (grow > 0 && defer(d->cls, d->bucket, double(d->cpu_us) - double(d->gpu_us), grow)) {
+      d->target = Target::kCpu;
+      d->reason = Reason::kGrowing;
+      d->growth_us = float(grow);
+    }
   }
   // The gains a bucket has gathered toward its next growth (the decision log).
   double credit_us(int cls, int bucket) const { return double(credit_[cls][bucket].load(std::memory_order_relaxed)); }

@@ -324,19 +324,6 @@ void init(const Settings& s, const CpuIdentity& cpu) {
     log_debug("policy: no NVIDIA device nodes and no CUDA in the process: auto stays on the CPU");
 }
 
-namespace {
-// A GPU call that would first grow the module's staging buffers waits for its bucket's gains (growth_credit.h).
-void defer_for_growth(const bo_cuda_module* m, const Call& c, Decision* d) {
-  if (!m || d->target != Target::kGpu || d->cpu_share != 0 || c.operands_on_device) return;
-  const double grow = m->growth_us(&c.call);
-  if (grow > 0 && g->growth.defer(d->cls, d->bucket, double(d->cpu_us) - double(d->gpu_us), grow)) {
-    d->target = Target::kCpu;
-    d->reason = Reason::kGrowing;
-    d->growth_us = float(grow);
-  }
-}
-}  // namespace
-
 Decision decide_auto(const Settings& s, const Call& c, double w) {
   Decision d;
   const int r = c.call.routine;
@@ -379,6 +366,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
   const bo_cuda_module* m = gpu_module_if_ready();
   if (m) check_gpu_once(m);
   const CostModel* model = g->model.load(std::memory_order_acquire);
+  double staged_bytes = 0;
   auto predict = [&](const bo_cuda_module* mod) {
     const double kernel = mod ? mod->kernel_us(&c.call) : 0.0;
     Call cp = c;
@@ -405,6 +393,8 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
       }
     }
     const Prediction p = model->predict(cp, std::max(kernel, 0.0));
+    // The generic path stages what the model moves (the tiled pipeline and LAPACK's rings are bounded).
+    staged_bytes = p.pipelined || bo::routines::is_lapack(r) || c.operands_on_device ? 0.0 : p.bytes_in + p.bytes_out;
     d.cls = std::uint8_t(p.cls);
     d.bucket = std::uint8_t(Learning::bucket(p.size));
     const double cc = s.frozen ? 1.0 : g->learning.correction(d.cls, d.bucket, 0);
@@ -444,7 +434,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
       d.reason = Reason::kExploring;
       if (wants_gpu) d.cpu_share = 0;
     }
-    defer_for_growth(m, c, &d);
+    g->growth.defer_call(m, staged_bytes, &d);
     return d;
   }
   // The GPU would win this call (kernel time taken as zero so far) but is not up yet.
@@ -457,7 +447,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     check_gpu_once(m);
     model = g->model.load(std::memory_order_acquire);
     d.target = predict(m) ? Target::kGpu : Target::kCpu;
-    defer_for_growth(m, c, &d);
+    g->growth.defer_call(m, staged_bytes, &d);
     return d;
   }
   d.learn = true;  // the call runs on the CPU: its CPU prediction can be checked
@@ -473,7 +463,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     d.target = predict(up) ? Target::kGpu : Target::kCpu;
     d.reason = Reason::kModel;
     d.learn = !s.frozen;
-    defer_for_growth(up, c, &d);
+    g->growth.defer_call(up, staged_bytes, &d);
     return true;
   };
   if (gpu_load_state() == GpuLoad::kLoading) {

@@ -10,12 +10,11 @@
  *   FAKE_CUDA_CALL_MS=N       every call takes N ms more (a GPU far slower than the policy predicts)
  *   FAKE_CUDA_ONE_TIME_MS=N   every call takes N ms more and reports them as one-time costs (last_one_time_us), as
  *                             the real module does for a call that grew its buffers
- *   FAKE_CUDA_GROWTH_MS=N     buffers as the real module's: growth_us() answers N ms for a call larger than any before
- *                             it, and such a call takes N ms more, reported as one-time costs
- *   FAKE_CUDA_RESIDENT=N      host_resident() calls every matrix a clean residency candidate reused N times
- *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the
- *                             module)
- *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
+ *   FAKE_CUDA_GROWTH_MS=N     buffers as the real module's: growth_us() answers N ms for more bytes than any call
+ * before staged, and the call after such a question takes N ms more, reported as one-time costs FAKE_CUDA_RESIDENT=N
+ * host_resident() calls every matrix a clean residency candidate reused N times FAKE_CUDA_COUNTS=path     at exit,
+ * write "sgemm N\ndgemm N\n..." for every routine (calls that reached the module) FAKE_CUDA_TRACE=path      append one
+ * line per lifecycle event (load, init-begin, init-end, shutdown, ...)
  *
  * Like the CUDA runtime, init() registers an exit handler of its own when it begins (after the core's, so it runs
  * before them): "runtime-exit" in the trace, and a contract violation when init() is still running then (the real
@@ -336,19 +335,19 @@ static double env_ms(const char* name) {
   return v && atof(v) > 0 ? atof(v) : 0.0;
 }
 
-/* FAKE_CUDA_GROWTH_MS: the largest call so far (elements of its dimensions), as a staging buffer's size. */
-static atomic_llong g_grown;
-static long long call_elements(const struct bo_call* c) {
-  return (long long)(c->m * c->n + c->n * c->k + c->m * c->k + c->n);
-}
-static double fake_growth_us(const struct bo_call* c) {
+/* FAKE_CUDA_GROWTH_MS: the buffers' size (the most bytes a call staged), and the bytes this thread last asked about
+ * (the policy asks just before a call it would send). */
+static _Atomic double g_grown;
+static _Thread_local double t_asked;
+static double fake_growth_us(double staged_bytes) {
   const int state = atomic_load(&g_state);
   if (state != kReady) {
     if (state != kForked) violation("growth_us called while the module is not ready");
     return 0;
   }
   const double ms = env_ms("FAKE_CUDA_GROWTH_MS");
-  return ms > 0 && call_elements(c) > atomic_load(&g_grown) ? ms * 1e3 : 0.0;
+  t_asked = staged_bytes;
+  return ms > 0 && staged_bytes > atomic_load(&g_grown) ? ms * 1e3 : 0.0;
 }
 
 /* The one entry: counts the call, checks the core was entitled to make it, and runs the routine's loops. */
@@ -362,9 +361,8 @@ static int fake_call(const struct bo_call* c, double cpu_share) {
   t_one_time_us = 0;
   const double slow_ms = env_ms("FAKE_CUDA_CALL_MS");
   double one_time_ms = env_ms("FAKE_CUDA_ONE_TIME_MS");
-  const long long elements = call_elements(c);
-  if (env_ms("FAKE_CUDA_GROWTH_MS") > 0 && elements > atomic_load(&g_grown)) {
-    atomic_store(&g_grown, elements);
+  if (env_ms("FAKE_CUDA_GROWTH_MS") > 0 && t_asked > atomic_load(&g_grown)) {
+    atomic_store(&g_grown, t_asked);
     one_time_ms += env_ms("FAKE_CUDA_GROWTH_MS");
   }
   if (slow_ms + one_time_ms > 0) {

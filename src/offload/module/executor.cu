@@ -164,24 +164,6 @@ int gemm(const bo_call& c, double cpu_share) {
 
 const bo_gemm_stats& last_gemm_stats() { return t_last_gemm; }
 
-double staging_growth_us(const bo_call& c) {
-  if (gate() || c.routine < 0 || c.routine >= BO_R_COUNT || bo::routines::is_lapack(c.routine)) return 0;
-  const int es = bo_element_size(bo_routine_precision(c.routine));
-  if (bo_routine_kind_of(c.routine) == BO_KIND_GEMM) {
-    const bool need_ab = c.alpha != 0.0 && c.k != 0;
-    if (need_ab && pipeline_use(gemm_host_bytes(c, es, need_ab), 0.0) == PipelineUse::kYes) return 0;
-  }
-  CallPlan plan = plan_call(c, on_device);
-  if (plan.any_device) return 0;
-  settle(&plan);
-  size_t dev_bytes = 0, pin_bytes = plan.scalar_out ? align256(size_t(es)) : 0;
-  for (int i = 0; i < plan.n; ++i) {
-    dev_bytes += align256(size_t(es) * plan.p[i].staged);
-    pin_bytes += align256(size_t(es) * (plan.p[i].staged + plan.p[i].back));
-  }
-  return growth_us(dev_bytes, pin_bytes);
-}
-
 int call(const bo_call* c, double cpu_share) {
   if (int g = gate()) return g;
   if (!c || c->routine < 0 || c->routine >= BO_R_COUNT) return BO_CUDA_UNSUPPORTED;

@@ -15,11 +15,6 @@ int call(const bo_call* c, double cpu_share);
 // The calling thread's last gemm (either precision).
 const bo_gemm_stats& last_gemm_stats();
 
-// The entry table's growth_us: what the call would spend growing the calling thread's staging buffers before it runs
-// (device.h growth_us), every host operand staged whole (a device copy of one would spare it: the estimate errs
-// high). 0 for LAPACK (bounded rings), a gemm the tiled pipeline takes, and calls on the program's device memory.
-double staging_growth_us(const bo_call& c);
-
 // What the generic path may do for one call.
 struct ExecOptions {
   bool resident_only = false;  // run only when some operand has a device copy and the rest stages small (else

@@ -275,7 +275,10 @@ int last_gemm_stats(bo_gemm_stats* out) {
 
 double last_one_time_us() { return bo::one_time::spent_us(); }
 
-double growth_us(const bo_call* c) { return c ? bom::staging_growth_us(*c) : 0.0; }
+double growth_us(double staged_bytes) {
+  if (bom::gate() || !(staged_bytes > 0) || staged_bytes > 1e18) return 0;
+  return bom::growth_us(size_t(staged_bytes), size_t(staged_bytes));
+}
 
 void forked_child() { bom::mark_forked(); }
 
