@@ -22,6 +22,9 @@ struct Call {
   // Input bytes the module's device copies spare (resident operands: all but their written pages; a clean candidate:
   // its upload shared over the clean reuses seen), and the write-record scans those copies cost first.
   double resident_in = 0, check_us = 0;
+  // Of resident_in, the bytes of clean candidates: their copies are made by the call, or, when the module declines to
+  // make one, the operand is staged (so its bytes count toward growing the staging buffers).
+  double candidate_in = 0;
 };
 
 struct Prediction {

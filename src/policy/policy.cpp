@@ -236,6 +236,7 @@ void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp) {
     } else {
       cp->check_us += info.check_us / double(1 + std::max<int64_t>(info.reuses, 0));
       if (o.read()) cp->resident_in += modelled;
+      cp->candidate_in += modelled;
     }
   }
 }
@@ -393,8 +394,11 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
       }
     }
     const Prediction p = model->predict(cp, std::max(kernel, 0.0));
-    // The generic path stages what the model moves (the tiled pipeline and LAPACK's rings are bounded).
-    staged_bytes = p.pipelined || bo::routines::is_lapack(r) || c.operands_on_device ? 0.0 : p.bytes_in + p.bytes_out;
+    // The generic path stages what the model moves and candidates it may not copy (the tiled pipeline and LAPACK's
+    // rings are bounded).
+    staged_bytes = p.pipelined || bo::routines::is_lapack(r) || c.operands_on_device
+                       ? 0.0
+                       : p.bytes_in + p.bytes_out + cp.candidate_in;
     d.cls = std::uint8_t(p.cls);
     d.bucket = std::uint8_t(Learning::bucket(p.size));
     const double cc = s.frozen ? 1.0 : g->learning.correction(d.cls, d.bucket, 0);
