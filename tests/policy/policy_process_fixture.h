@@ -246,6 +246,19 @@ class PolicyProcess : public ::testing::Test {
     return p;
   }
 
+  // The adaptive tests' program under `env` (eager start, every call logged): one sgemm n = 192 starts the GPU in the
+  // background (at the lowest priority: a loaded machine may starve it), a pause lets it come up, then `calls` - 1
+  // more.
+  Outcome RunEagerSgemms(Env env, int calls) {
+    env["BLASOFFLOAD_STARTUP"] = "eager";
+    env["BLASOFFLOAD_LOG"] = "calls";
+    const Outcome r =
+        RunProbe(env, Script("sgemm NN 192 192 192 sleep 1000 sgemm NN 192 192 192 x" + std::to_string(calls - 1)));
+    ExpectProbePassed(r);
+    EXPECT_EQ(r.calls.size(), std::size_t(calls)) << r.Dump();
+    return r;
+  }
+
   // Runs the probe with exactly `env` (plus the fake module's output files and, when BLASOFFLOAD_LOG is set, a log
   // file), waits at most kChildTimeoutS, and collects everything.
   Outcome RunProbe(Env env, const std::vector<std::string>& steps) {
