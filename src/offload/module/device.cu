@@ -224,8 +224,11 @@ double growth_us(size_t dev_bytes, size_t pin_bytes) {
   if (pin_bytes > g_pinned_max) return 0;
   size_t dev_cap = 0, pin_cap = 0;
   if (t_slot >= 0) {  // else the thread's first call takes a new slot: nothing allocated yet
+    // A thread sharing the slot may hold it for a long call: the policy must not wait on it to decide (and a call
+    // sent to the GPU waits for the slot anyway): no estimate then.
     Slot& s = g_slots[t_slot];
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::unique_lock<std::mutex> lock(s.mu, std::try_to_lock);
+    if (!lock.owns_lock()) return 0;
     dev_cap = s.dev_cap;
     pin_cap = s.pin_cap;
   }
