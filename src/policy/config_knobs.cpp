@@ -123,7 +123,8 @@ std::vector<Knob> build() {
   v.push_back(integer("BLASOFFLOAD_STAGING_THREADS", O::kModule, "half the cores, at most 16", 1, 256,
                       "host threads of the staging copies"));
   v.push_back(integer("BLASOFFLOAD_PINNED_MB", O::kModule, "256", 3, kNoMax,
-                      "MiB: the ring of pinned staging chunks, per GPU"));
+                      "MiB: the most the ring of pinned staging chunks grows to, per GPU (it starts at two chunks and "
+                      "adds one where a call finds the next still in flight)"));
   v.push_back(words("BLASOFFLOAD_PIN_HOST", O::kModule, {"auto", "on", "off"},
                     "registering the program's memory for direct DMA (auto: on unless the program uses CUDA itself)"));
   v.push_back(typed("BLASOFFLOAD_PIN_MAX", K::kBytes, O::kModule, "a quarter of RAM", "a size such as 16G",
