@@ -215,14 +215,9 @@ class PolicyProcess : public ::testing::Test {
   // The child's whole environment: nothing inherited, so a developer's BLASOFFLOAD_*, config and policy files or
   // LD_PRELOAD cannot leak in. The module is the fake unless a test removes it.
   Env BaseEnv() const {
-    return {{"PATH", "/usr/bin:/bin"},
-            {"HOME", Path("home")},
-            {"XDG_CONFIG_HOME", Path("xdg")},
-            {"LD_LIBRARY_PATH", kRefBlasDir},
-            {"LD_PRELOAD", kLibrary},
-            {"BLASOFFLOAD_CONFIG", Path("empty.conf")},
-            {"BLASOFFLOAD_AUTO_CALIBRATE", "off"},  // test_auto_calibrate.cpp's subject; here, files as written
-            {"BLASOFFLOAD_CUDA_MODULE", kFakeModule}};
+    Env env = bo_policy_test::HermeticEnv(dir_, kRefBlasDir, kLibrary, kFakeModule);
+    env["BLASOFFLOAD_AUTO_CALIBRATE"] = "off";  // test_auto_calibrate.cpp's subject; here, files as written
+    return env;
   }
   // BaseEnv with a policy file written for this run and the calls logged to a file.
   Env PolicyEnv(const PolicyFile& p, const std::string& decisions, const std::string& log = "calls") {

@@ -1,6 +1,6 @@
 // A test's scratch directory for the programs it starts: home/ and xdg/ (their HOME and XDG_CONFIG_HOME) and an empty
-// config file, kept when the test failed (to read what the programs wrote), removed otherwise. Shared by the policy
-// process tests and the auto-calibration tests.
+// config file, kept when the test failed (to read what the programs wrote), removed otherwise; and the environment
+// those programs get. Shared by the policy process tests and the auto-calibration tests.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 
 namespace bo_policy_test {
@@ -35,6 +36,20 @@ inline void DropScratchHome(const std::string& dir, bool failed) {
     std::printf("(files kept in %s)\n", dir.c_str());
   else if (std::system(("rm -rf '" + dir + "'").c_str()) != 0)
     std::printf("(could not remove %s)\n", dir.c_str());
+}
+
+// The environment of a program a test starts with its scratch home `dir`: nothing inherited, so a developer's
+// BLASOFFLOAD_*, config and policy files or LD_PRELOAD cannot leak in; `library` preloaded over the reference BLAS of
+// `ref_blas_dir`, and `fake_module` standing in for the GPU (unless a test removes it). Tests add their own settings.
+inline std::map<std::string, std::string> HermeticEnv(const std::string& dir, const char* ref_blas_dir,
+                                                      const char* library, const char* fake_module) {
+  return {{"PATH", "/usr/bin:/bin"},
+          {"HOME", dir + "/home"},
+          {"XDG_CONFIG_HOME", dir + "/xdg"},
+          {"LD_LIBRARY_PATH", ref_blas_dir},
+          {"LD_PRELOAD", library},
+          {"BLASOFFLOAD_CONFIG", dir + "/empty.conf"},
+          {"BLASOFFLOAD_CUDA_MODULE", fake_module}};
 }
 
 }  // namespace bo_policy_test

@@ -93,15 +93,10 @@ class AutoCalibrate : public ::testing::Test {
 
   // Nothing inherited from the developer's environment; the fake module stands in for the GPU unless removed.
   Env BaseEnv() const {
-    return {{"PATH", "/usr/bin:/bin"},
-            {"HOME", Path("home")},
-            {"XDG_CONFIG_HOME", Path("xdg")},
-            {"LD_LIBRARY_PATH", kRefBlasDir},
-            {"LD_PRELOAD", kLibrary},
-            {"BLASOFFLOAD_CONFIG", Path("empty.conf")},
-            {"BLASOFFLOAD_CUDA_MODULE", kFakeModule},
-            {"BLASOFFLOAD_LOG", "summary"},
-            {"BLASOFFLOAD_TEST_AUTO_CALIBRATE_QUICK", "on"}};
+    Env env = bo_policy_test::HermeticEnv(dir_, kRefBlasDir, kLibrary, kFakeModule);
+    env["BLASOFFLOAD_LOG"] = "summary";
+    env["BLASOFFLOAD_TEST_AUTO_CALIBRATE_QUICK"] = "on";
+    return env;
   }
 
   ProbeRun Start(Env env, std::vector<std::string> steps = {"snrm2", "4"}) {

@@ -169,6 +169,12 @@ double ns_since(const timespec& t0) {
 size_t grown(size_t need, size_t cap, size_t extra_max) {
   return align256(std::max(need + need / 4, std::min(2 * cap, need + extra_max)));
 }
+// What reserve() allocates for a need beyond the capacity: device memory up to 1 GiB over the need, pinned memory up
+// to 256 MiB over it and never past BLASOFFLOAD_PINNED_MAX_MB unless the need itself is (growth_us prices the same).
+size_t dev_target(size_t need, size_t cap) { return grown(need, cap, size_t(1) << 30); }
+size_t pin_target(size_t need, size_t cap) {
+  return std::min(grown(need, cap, size_t(256) << 20), std::max(need, g_pinned_max));
+}
 }  // namespace
 
 cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
@@ -177,7 +183,7 @@ cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
   cudaError_t e = cudaSuccess;
   if (!s.stream && (e = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking)) != cudaSuccess) return e;
   if (dev_bytes > s.dev_cap) {
-    const size_t want = grown(dev_bytes, s.dev_cap, size_t(1) << 30);
+    const size_t want = dev_target(dev_bytes, s.dev_cap);
     if (s.dev) {
       cudaStreamSynchronize(s.stream);
       cudaFree(s.dev);
@@ -200,7 +206,7 @@ cudaError_t reserve(Slot& s, size_t dev_bytes, size_t pin_bytes) {
   }
   if (pin_bytes > s.pin_cap) {
     if (pin_bytes > g_pinned_max) return cudaErrorMemoryAllocation;
-    const size_t want = std::min(grown(pin_bytes, s.pin_cap, size_t(256) << 20), std::max(pin_bytes, g_pinned_max));
+    const size_t want = pin_target(pin_bytes, s.pin_cap);
     if (s.pin) {
       cudaStreamSynchronize(s.stream);
       cudaFreeHost(s.pin);
@@ -234,11 +240,9 @@ double growth_us(size_t dev_bytes, size_t pin_bytes) {
   }
   double ns = 0;
   if (dev_bytes > dev_cap)
-    ns += double(grown(dev_bytes, dev_cap, size_t(1) << 30)) * g_dev_ns_per_byte.load(std::memory_order_relaxed);
-  if (pin_bytes > pin_cap) {
-    const size_t want = std::min(grown(pin_bytes, pin_cap, size_t(256) << 20), std::max(pin_bytes, g_pinned_max));
-    ns += double(want) * g_pin_ns_per_byte.load(std::memory_order_relaxed);
-  }
+    ns += double(dev_target(dev_bytes, dev_cap)) * g_dev_ns_per_byte.load(std::memory_order_relaxed);
+  if (pin_bytes > pin_cap)
+    ns += double(pin_target(pin_bytes, pin_cap)) * g_pin_ns_per_byte.load(std::memory_order_relaxed);
   return ns * 1e-3;
 }
 
