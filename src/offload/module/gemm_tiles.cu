@@ -36,7 +36,7 @@ Device* device(int ordinal) {
 
 cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t ring_bytes, int64_t chunk_bytes,
                     int sync_events) {
-  const int want = int(std::max<int64_t>(3, ring_bytes / chunk_bytes));
+  const int want = int(std::max<int64_t>(3, ring_bytes / chunk_bytes));  // the ring's most chunks
   bool grows = arena_bytes > d.arena_cap || d.chunk_bytes != chunk_bytes || d.ring_max != want ||
                int(d.sync_events.size()) < sync_events;
   for (auto& s : d.st) grows |= !s;
@@ -45,12 +45,12 @@ cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t r
   for (auto& s : d.st)
     if (!s && (e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking))) return e;
   if (arena_bytes > d.arena_cap) {
-    const int64_t want =
+    const int64_t arena_want =
         std::max(arena_bytes, std::min(std::max(arena_bytes + arena_bytes / 4, 2 * d.arena_cap), arena_max));
     if (d.arena) cudaFree(d.arena);
     d.arena = nullptr;
     d.arena_cap = 0;
-    for (int64_t size : {want, arena_bytes}) {  // the headroom is a bet on later calls; the need alone may fit
+    for (int64_t size : {arena_want, arena_bytes}) {  // the headroom is a bet on later calls; the need alone may fit
       if ((e = cudaMalloc(&d.arena, size_t(size))) == cudaSuccess) {
         d.arena_cap = size;
         break;
