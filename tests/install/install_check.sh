@@ -25,7 +25,8 @@ check_prefix() {  # check_prefix PREFIX LIBDIR LABEL
   [ -f "$L/libblasoffload.so.0.1.0" ] || fail "$label: no $L/libblasoffload.so.0.1.0"
   [ "$(readlink "$L/libblasoffload.so.0")" = libblasoffload.so.0.1.0 ] || fail "$label: libblasoffload.so.0 link"
   [ -L "$L/libblasoffload.so" ] || fail "$label: no development link libblasoffload.so"
-  readelf -d "$L/libblasoffload.so.0.1.0" | grep -q 'SONAME.*\[libblasoffload\.so\.0\]' || fail "$label: SONAME"
+  # grep reads the whole output (no -q): with pipefail, a grep that quits early can fail the pipeline by SIGPIPE.
+  readelf -d "$L/libblasoffload.so.0.1.0" | grep 'SONAME.*\[libblasoffload\.so\.0\]' >/dev/null || fail "$label: SONAME"
   for f in "$L/cmake/blasoffload/blasoffloadConfig.cmake" "$L/cmake/blasoffload/blasoffloadConfigVersion.cmake" \
            "$L/pkgconfig/blasoffload.pc" "$p/bin/blasoffload-info" "$p/bin/blasoffload-calibrate" \
            "$p/share/doc/blasoffload/LICENSE" "$p/share/doc/blasoffload/NOTICE" "$p/share/doc/blasoffload/README.md" \
@@ -62,7 +63,7 @@ check_prefix() {  # check_prefix PREFIX LIBDIR LABEL
     fail "$label: pkg-config build"
   "$w/pc-consumer" >"$w/pc-run.out" 2>&1 || { cat "$w/pc-run.out"; fail "$label: pkg-config consumer run"; }
   expect "$w/pc-run.out" "^PASS$" "$label: pkg-config consumer result"
-  ldd "$w/pc-consumer" | grep -q "libblasoffload.so.0 => $L/libblasoffload.so.0" || fail "$label: pc consumer's library"
+  ldd "$w/pc-consumer" | grep "libblasoffload.so.0 => $L/libblasoffload.so.0" >/dev/null || fail "$label: pc consumer's library"
 
   # The CUDA module next to the installed library: with mode gpu the library loads it (no GPU here: it says why).
   if [ -e "$L/libblasoffload_cuda.so" ]; then
@@ -102,7 +103,7 @@ check_prefix() {  # check_prefix PREFIX LIBDIR LABEL
     "$label: misspelled full config key"
   "$p/bin/blasoffload-info" --help >"$w/help.out" 2>/dev/null || fail "$label: --help exit status"
   expect "$w/help.out" "^usage: blasoffload-info" "$label: --help on stdout"
-  "$p/bin/blasoffload-info" --version | grep -qx "blasoffload-info 0.1.0" || fail "$label: --version"
+  "$p/bin/blasoffload-info" --version | grep -x "blasoffload-info 0.1.0" >/dev/null || fail "$label: --version"
   rc=0
   "$p/bin/blasoffload-calibrate" --out=x --quick --bogus >/dev/null 2>"$w/cal.err" || rc=$?
   [ $rc -eq 2 ] && grep -q "unknown option '--bogus'" "$w/cal.err" || fail "$label: calibrate unknown option"
