@@ -21,6 +21,7 @@
 #include "policy/decision_memo.h"
 #include "policy/growth_credit.h"
 #include "policy/learning.h"
+#include "policy/startup_core.h"
 #include "routines/all.h"
 
 namespace blasoffload::policy {
@@ -326,6 +327,7 @@ void init(const Settings& s, const CpuIdentity& cpu) {
 }
 
 Decision decide_auto(const Settings& s, const Call& c, double w) {
+  give_core_back_when_started();
   Decision d;
   const int r = c.call.routine;
   // Device operands are a matter of correctness, not cost. A program that starts CUDA after its first BLAS call is
@@ -481,6 +483,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     double expected = -1;
     if (g->init_started_after_us.compare_exchange_strong(expected, g->gain_us.load())) {
       g->init_started_at_s.store(now_s(), std::memory_order_relaxed);
+      lend_core_to_startup(s);
       gpu_load_in_background();
     }
     if (wait_for_start()) return d;
@@ -548,8 +551,8 @@ std::string summary() {
   const double started = g->init_started_after_us.load();
   if (started >= 0) {
     std::snprintf(line, sizeof line,
-                  "  GPU start-up began in the background after %.1f ms of predicted gain (one-time cost %.0f ms)\n",
-                  started * 1e-3, g->model.load()->init_ms());
+                  "  GPU start-up began in the background after %.1f ms of predicted gain (one-time cost %.0f ms)%s\n",
+                  started * 1e-3, g->model.load()->init_ms(), lent_core_note().c_str());
     out += line;
   } else if (g->gain_us.load() > 0) {
     std::snprintf(line, sizeof line,

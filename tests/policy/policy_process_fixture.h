@@ -312,16 +312,20 @@ class PolicyProcess : public ::testing::Test {
 
   // The identity the library reports for the reference BLAS, asked once per test.
   CpuId Cpu() {
-    if (!cpu_.library.empty()) return cpu_;
-    Env env = BaseEnv();
+    if (cpu_.library.empty()) cpu_ = CpuUnder(BaseEnv());
+    return cpu_;
+  }
+  // The identity the library reports for the CPU BLAS a program under `env` finds.
+  CpuId CpuUnder(Env env) {
     env["BLASOFFLOAD_MODE"] = "cpu";
     env["BLASOFFLOAD_LOG"] = "summary";
     const Outcome r = RunProbe(env, Script("snrm2 4"));
+    CpuId id;
     std::smatch m;
-    if (std::regex_search(r.log, m, std::regex("\n  CPU BLAS: ([^\n]+)\n"))) cpu_.library = m[1];
-    if (std::regex_search(r.log, m, std::regex("\n  CPU BLAS reports: ([^\n]+)\n"))) cpu_.report = m[1];
-    EXPECT_FALSE(cpu_.library.empty()) << "no 'CPU BLAS:' line in the summary\n" << r.Dump();
-    return cpu_;
+    if (std::regex_search(r.log, m, std::regex("\n  CPU BLAS: ([^\n]+)\n"))) id.library = m[1];
+    if (std::regex_search(r.log, m, std::regex("\n  CPU BLAS reports: ([^\n]+)\n"))) id.report = m[1];
+    EXPECT_FALSE(id.library.empty()) << "no 'CPU BLAS:' line in the summary\n" << r.Dump();
+    return id;
   }
 
   // Every call line in order against the expectations; a mismatch names the call and the run.

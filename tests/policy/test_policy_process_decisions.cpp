@@ -1,5 +1,8 @@
 // The policy's own decisions in whole processes: frozen (the calibration alone, call by call) and adaptive (the
 // start-up amortised and run in the background, then corrected by measurements).
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <regex>
@@ -138,6 +141,67 @@ TEST_F(PolicyProcess, AdaptiveAmortisesInitThenInitialisesInBackgroundThenUsesGp
   EXPECT_GE(Count(r, "sgemv"), 1) << r.Dump();
   EXPECT_EQ(r.TraceCount("init-begin"), 1) << r.Dump();
   EXPECT_EQ(r.TraceCount("init-end ok"), 1) << r.Dump();
+}
+
+// While the GPU starts in the background, OpenBLAS (pthreads) whose threads fill the CPUs runs one thread less, and
+// gets it back at the first decided call after the start-up ended: with BLASOFFLOAD_STARTUP_CORE=on from 2 threads,
+// by default (auto) from 8; never with off, nor with a CPU BLAS that is not OpenBLAS (the other tests' reference BLAS).
+TEST_F(PolicyProcess, OpenblasLendsTheStartUpACoreUntilItEnds) {
+  cpu_set_t set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  const int cpus = CPU_COUNT(&set);
+  if (cpus < 2) GTEST_SKIP() << "one CPU: OpenBLAS has no thread to lend";
+  const char* kOpenblasDir = "/usr/lib/x86_64-linux-gnu/openblas-pthread";
+  ASSERT_EQ(access((std::string(kOpenblasDir) + "/libblas.so.3").c_str(), R_OK), 0) << "libopenblas0-pthread";
+  Env openblas = BaseEnv();
+  openblas["LD_LIBRARY_PATH"] = kOpenblasDir;
+  openblas["OPENBLAS_NUM_THREADS"] = std::to_string(cpus);
+  PolicyFile file = Good();
+  file.cpu = CpuUnder(openblas);  // the policy file is OpenBLAS's: its sgemm n = 192 is the GPU's
+  Env env = PolicyEnv(file, "adaptive", "debug");
+  env["LD_LIBRARY_PATH"] = kOpenblasDir;
+  env["OPENBLAS_NUM_THREADS"] = std::to_string(cpus);
+  env["BLASOFFLOAD_STARTUP"] = "eager";
+  env["FAKE_CUDA_INIT_MS"] = "1500";
+  env["BLASOFFLOAD_STARTUP_CORE"] = "on";
+  const std::vector<std::string> script = Script("sgemm NN 192 192 192 sleep 2500 sgemm NN 192 192 192");
+  const std::string p = std::to_string(cpus), q = std::to_string(cpus - 1);
+
+  const Outcome lent = RunProbe(env, script);
+  ExpectProbePassed(lent);
+  ASSERT_EQ(lent.calls.size(), 2u) << lent.Dump();
+  EXPECT_NE(lent.log.find("runs " + q + " of its " + p +
+                          " threads until it ends, leaving it a core (OpenBLAS reports " + q + ")"),
+            std::string::npos)
+      << lent.Dump();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      lent.log, m,
+      std::regex("runs its " + p + " threads again after ([0-9]+) ms with " + q + " \\(OpenBLAS reports " + p + "\\)")))
+      << lent.Dump();
+  // Given back at the call after the pause: after the start-up's 1.5 s, not before.
+  EXPECT_GE(std::stod(m[1]), 1500) << lent.Dump();
+  EXPECT_NE(lent.log.find("the CPU BLAS ran " + q + " of its " + p + " threads for "), std::string::npos)
+      << lent.Dump();
+
+  env.erase("BLASOFFLOAD_STARTUP_CORE");
+  const Outcome automatic = RunProbe(env, script);
+  ExpectProbePassed(automatic);
+  EXPECT_EQ(automatic.log.find("leaving it a core") != std::string::npos, cpus >= 8) << automatic.Dump();
+
+  env["BLASOFFLOAD_STARTUP_CORE"] = "off";
+  const Outcome off = RunProbe(env, script);
+  ExpectProbePassed(off);
+  EXPECT_EQ(off.log.find("leaving it a core"), std::string::npos) << off.Dump();
+  EXPECT_EQ(off.TraceCount("init-end ok"), 1) << "the start-up itself runs as before\n" << off.Dump();
+
+  Env ref = PolicyEnv(Good(), "adaptive", "debug");  // the reference BLAS's file
+  for (const char* k : {"BLASOFFLOAD_STARTUP", "FAKE_CUDA_INIT_MS", "OPENBLAS_NUM_THREADS"}) ref[k] = env[k];
+  ref["BLASOFFLOAD_STARTUP_CORE"] = "on";
+  const Outcome reference = RunProbe(ref, script);
+  ExpectProbePassed(reference);
+  EXPECT_EQ(reference.TraceCount("init-begin"), 1) << reference.Dump();
+  EXPECT_EQ(reference.log.find("leaving it a core"), std::string::npos) << reference.Dump();
 }
 
 // The program ends while the background start-up is still running: it must still exit 0, print its summary, and
