@@ -1,18 +1,20 @@
-"""Report of bench/mix's per-stack comparisons at the mix's small and middle points (bench/mix/bench.ini [isolate] and
-[small]): each point's time under the CPU alone and, per library stack, the median over rounds of its ratio to the
-CPU alone in the same round, with the quartiles where there are six rounds or more, else the range. [isolate] tells a
-CPU-routed call's extra time apart by what each stack leaves out: iso-forward (forwarding only, no policy), iso-nogpu
-(the policy without a GPU), bo-uncal (auto out of the box; bo-cal: with a policy file), iso-frozen (no learning or
-exploration), iso-noresid (no write tracking or registration). [small] repeats the CPU alone and bo-uncal (and bo-base, another commit's library,
-where the carry has one) over many short processes, so that a 10% effect stands out of OpenBLAS's process-to-process
-modes. No targets: exit status 0 when there are measurements; the last lines count the points within 1.10x.
+"""Report of bench/mix's per-stack comparisons at the mix's small and middle points (bench/mix/bench.ini [isolate],
+[small] and [startup]): each point's time under the CPU alone and, per library stack, the median over rounds of its
+ratio to the CPU alone in the same round, with the quartiles where there are six rounds or more, else the range.
+[isolate] tells a CPU-routed call's extra time apart by what each stack leaves out: iso-forward (forwarding only, no
+policy), iso-nogpu (the policy without a GPU), bo-uncal (auto out of the box; bo-cal: with a policy file), iso-frozen
+(no learning or exploration), iso-noresid (no write tracking or registration), iso-nolend (OpenBLAS keeps every thread
+while the GPU starts). [small] repeats the CPU alone and bo-uncal (and bo-base, another commit's library, where the
+carry has one) over many short processes, so that a 10% effect stands out of OpenBLAS's process-to-process modes. No
+targets: exit status 0 when there are measurements; the last lines count the points within 1.10x.
 """
 import statistics
 
 import report_beside as beside
 import report as common
 
-ORDER = ["cpu", "iso-forward", "iso-nogpu", "bo-uncal", "bo-cal", "bo-base", "iso-frozen", "iso-noresid"]
+ORDER = ["cpu", "iso-forward", "iso-nogpu", "bo-uncal", "bo-cal", "bo-base", "iso-frozen", "iso-noresid",
+         "iso-nolend"]
 
 
 def cell(rs):
