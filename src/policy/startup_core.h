@@ -4,7 +4,8 @@
 // Why: a threaded OpenBLAS call waits for its slowest thread, and a thread that shares its core with anything else,
 // even at nice 19 or SCHED_IDLE, loses scheduler slices of milliseconds (README "Never slower", item (3)). The
 // start-up spends 80-180 ms of CPU over about 0.6 s on the lent machine; beside it, the calls running on the CPU took
-// up to twice their time (sgemm n = 2048 2.0x). One thread less costs a 16-thread call 1/15 of its time instead.
+// up to twice their time (sgemm n = 2048 2.0x, its 15 workers spinning 2.5-3.1 s of CPU waiting, against 0.85 s
+// alone: bench/results/mix/after-large-*-d6109db-3). One thread less costs a 16-thread call 1/15 of its time instead.
 // With few threads the thread lent costs more than the slices: on a 2-core machine, reference dgeqrf n = 2048 over
 // 2-thread OpenBLAS took 8% longer beside a thread busy a quarter of the time, and 18% longer on one thread.
 #pragma once
