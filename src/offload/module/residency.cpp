@@ -268,7 +268,10 @@ bool Residency::touch_locked(Candidate& c, uintptr_t a, uintptr_t b, uint64_t us
       }
       return false;
     }
-    if (!scan_now && !moved && ++c.unscanned < kScanEvery) {
+    // Not before a look found it clean: the first use after arming is looked at, or a query would call a matrix clean
+    // that its own GPU call (scan_now) then finds written and stages (a program rewriting its matrix between calls:
+    // the policy predicted no upload and the call staged all of it).
+    if (!scan_now && !moved && c.clean > 0 && ++c.unscanned < kScanEvery) {
       ++c.clean;
       return true;
     }

@@ -80,7 +80,8 @@ class Residency {
 
   static constexpr int64_t kMinBytes = BO_RESIDENT_MIN_BYTES;
   static constexpr int kSamples = 64;
-  // A model's query (state) looks at a clean candidate's samples every kScanEvery-th use only. Looking at 64 samples
+  // A model's query (state) looks at a clean candidate's samples at its first use after arming them, then every
+  // kScanEvery-th use only. Looking at 64 samples
   // one at a time (before kSpanScanPages): on the development machine a query took 112 us with a look at every use, 8
   // us with one every 16th; on the lent GPU machine, CPU-routed dgemv n = 1024 calls took 1.67x of the CPU alone with
   // residency on, 0.93x with it off. Writes accumulate in the pages' state until a look, so a back-off is delayed,
