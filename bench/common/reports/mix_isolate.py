@@ -1,12 +1,13 @@
 """Report of bench/mix's per-stack comparisons at the mix's small and middle points (bench/mix/bench.ini [isolate],
-[small] and [startup]): each point's time under the CPU alone and, per library stack, the median over rounds of its
-ratio to the CPU alone in the same round, with the quartiles where there are six rounds or more, else the range.
-[isolate] tells a CPU-routed call's extra time apart by what each stack leaves out: iso-forward (forwarding only, no
-policy), iso-nogpu (the policy without a GPU), bo-uncal (auto out of the box; bo-cal: with a policy file), iso-frozen
-(no learning or exploration), iso-noresid (no write tracking or registration), iso-nolend (OpenBLAS keeps every thread
-while the GPU starts). [small] repeats the CPU alone and bo-uncal (and bo-base, another commit's library, where the
-carry has one) over many short processes, so that a 10% effect stands out of OpenBLAS's process-to-process modes. No
-targets: exit status 0 when there are measurements; the last lines count the points within 1.10x.
+[small], [startup] and [startdrv]): each point's time under the CPU alone and, per library stack, the median over
+rounds of its ratio to the CPU alone in the same round, with the quartiles where there are six rounds or more, else
+the range. [isolate] tells a CPU-routed call's extra time apart by what each stack leaves out: iso-forward
+(forwarding only, no policy), iso-nogpu (the policy without a GPU), bo-uncal (auto out of the box; bo-cal: with a
+policy file), iso-frozen (no learning or exploration), iso-noresid (no write tracking or registration), iso-nolend
+(OpenBLAS keeps every thread while the GPU starts; bo-cal-nolend likewise, calibrated, in [startdrv], whose first
+calls get a table of their own). [small] repeats the CPU alone and bo-uncal (and bo-base, another commit's library,
+where the carry has one) over many short processes, so that a 10% effect stands out of OpenBLAS's process-to-process
+modes. No targets: exit status 0 when there are measurements; the last lines count the points within 1.10x.
 """
 import statistics
 
@@ -14,7 +15,7 @@ import report_beside as beside
 import report as common
 
 ORDER = ["cpu", "iso-forward", "iso-nogpu", "bo-uncal", "bo-cal", "bo-base", "iso-frozen", "iso-noresid",
-         "iso-nolend"]
+         "iso-nolend", "bo-cal-nolend"]
 
 
 def cell(rs):
@@ -26,13 +27,41 @@ def cell(rs):
     return "%.2f (%.2f-%.2f)" % (common.median(rs), min(rs), max(rs))
 
 
+def stack_of(obj):
+    """cpu-ref, bo-cal-ref ...: the drivers part's stacks ([startdrv]) are reported as the calls part's."""
+    s = obj.get("stack", "")
+    return s[:-4] if s.endswith("-ref") else s
+
+
+def ratio_table(t, lib, cell_of=cell):
+    """Rows of (point, CPU time, per-stack cell) and per stack [points within 1.10, points]."""
+    trs, within = [], {s: [0, 0] for s in lib}
+    for k in sorted(t, key=lambda k: (k[0][1:], k[0], k[1], k[2])):
+        cpu = t[k].get("cpu", {})
+        if not cpu:
+            continue
+        cells = []
+        for s in lib:
+            rs = [t[k][s][r] / cpu[r] for r in t[k].get(s, {}) if r in cpu and cpu[r] > 0]
+            cells.append(cell_of(rs))
+            if rs:
+                within[s][0] += common.median(rs) <= 1.10
+                within[s][1] += 1
+        trs.append([k[0], str(k[1]), str(k[2]) if k[2] else "-", "%.3g us" % (common.median(cpu.values()) * 1e6)]
+                   + cells)
+    return trs, within
+
+
 def render(rows, context_list, args):
-    t, full = {}, {}
+    t, first, full = {}, {}, {}
     for obj in rows:
-        if "seconds" in obj and obj.get("stack") in ORDER and "routine" in obj:
-            key = (obj["routine"], obj["n"], obj.get("nrhs", 0))
-            t.setdefault(key, {}).setdefault(obj["stack"], {})[obj.get("round", 0)] = obj["seconds"]
-            full.setdefault(key, {}).setdefault(obj["stack"], {})[obj.get("round", 0)] = obj
+        if "seconds" in obj and stack_of(obj) in ORDER and "routine" in obj:
+            key, s, r = (obj["routine"], obj["n"], obj.get("nrhs", 0)), stack_of(obj), obj.get("round", 0)
+            t.setdefault(key, {}).setdefault(s, {})[r] = obj["seconds"]
+            full.setdefault(key, {}).setdefault(s, {})[r] = obj
+            # The drivers part ([startdrv]): the GPU's start-up lands in a point's first call, not in the median.
+            if obj.get("part") == "drivers" and obj.get("first_s"):
+                first.setdefault(key, {}).setdefault(s, {})[r] = obj["first_s"]
     if not t:
         return ["report.py: no measurements in %s" % args.path], 2
     present = {s for k in t for s in t[k]}
@@ -42,22 +71,14 @@ def render(rows, context_list, args):
     out += ["- " + x for x in common.openblas_context(context_list)]
     out += ["- a cell: the median over rounds (%d) of the stack's time / the CPU alone's in the same round, %s" %
             (rounds, "[quartiles]" if rounds >= 6 else "(min-max)"), ""]
-    trs = []
-    within = {s: [0, 0] for s in lib}
-    for k in sorted(t, key=lambda k: (k[0][1:], k[0], k[1], k[2])):
-        cpu = t[k].get("cpu", {})
-        if not cpu:
-            continue
-        cells = []
-        for s in lib:
-            rs = [t[k][s][r] / cpu[r] for r in t[k].get(s, {}) if r in cpu and cpu[r] > 0]
-            cells.append(cell(rs))
-            if rs:
-                within[s][0] += common.median(rs) <= 1.10
-                within[s][1] += 1
-        trs.append([k[0], str(k[1]), str(k[2]) if k[2] else "-", "%.3g us" % (common.median(cpu.values()) * 1e6)]
-                   + cells)
-    out += common.table(["routine", "n", "nrhs", "cpu"] + [s + " / cpu" for s in lib], trs)
+    head = ["routine", "n", "nrhs", "cpu"] + [s + " / cpu" for s in lib]
+    trs, within = ratio_table(t, lib)
+    out += common.table(head, trs)
     out += [""] + ["- %s: %d of %d points with a median ratio within 1.10" % (s, w, n) for s, (w, n) in within.items()]
+    if first:
+        trs, within = ratio_table(first, lib)
+        out += ["", "### First calls (the drivers part: where the GPU's start-up lands)", ""] + common.table(head, trs)
+        out += [""] + ["- %s: %d of %d first calls with a median ratio within 1.10" % (s, w, n)
+                       for s, (w, n) in within.items()]
     out += [""] + beside.section(full)
     return out, 0
