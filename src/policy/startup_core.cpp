@@ -79,8 +79,8 @@ bool lend_core_to_startup(const Settings& s) {
 }
 
 void give_core_back() {
-  // In a fork() child nothing is starting: give it back at once.
-  if (getpid() == g_lender && gpu_load_state() == GpuLoad::kLoading) return;
+  // In a fork() child nothing is starting: give it back at once (the state was copied from the parent).
+  if (gpu_load_state() == GpuLoad::kLoading && getpid() == g_lender) return;
   if (!g_core_lent.exchange(false)) return;  // another thread gave it back
   g_lent_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_lent_at).count();
   const int now = g_threads.get();
@@ -100,7 +100,8 @@ std::string lent_core_note() {
     std::snprintf(buf, sizeof buf, "; the CPU BLAS ran %d of its %d threads for %.0f ms meanwhile", g_lent_to, g_saved,
                   g_lent_ms);
   else
-    std::snprintf(buf, sizeof buf, "; the CPU BLAS runs %d of its %d threads until it ends", g_lent_to, g_saved);
+    std::snprintf(buf, sizeof buf, "; the CPU BLAS ran %d of its %d threads from then on (no call after it ended)",
+                  g_lent_to, g_saved);
   return buf;
 }
 

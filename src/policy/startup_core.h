@@ -32,7 +32,8 @@ inline void give_core_back_when_started() {
   if (g_core_lent.load(std::memory_order_relaxed)) give_core_back();
 }
 
-// For the summary: "; the CPU BLAS ran 15 of its 16 threads for 612 ms meanwhile", or empty when nothing was lent.
+// For the summary: "; the CPU BLAS ran 15 of its 16 threads for 612 ms meanwhile" (or "from then on" when no decided
+// call came after the start-up), or empty when nothing was lent.
 std::string lent_core_note();
 
 }  // namespace blasoffload::policy
