@@ -81,11 +81,10 @@ class Residency {
   static constexpr int64_t kMinBytes = BO_RESIDENT_MIN_BYTES;
   static constexpr int kSamples = 64;
   // A model's query (state) looks at a clean candidate's samples at its first use after arming them, then every
-  // kScanEvery-th use only. Looking at 64 samples
-  // one at a time (before kSpanScanPages): on the development machine a query took 112 us with a look at every use, 8
-  // us with one every 16th; on the lent GPU machine, CPU-routed dgemv n = 1024 calls took 1.67x of the CPU alone with
-  // residency on, 0.93x with it off. Writes accumulate in the pages' state until a look, so a back-off is delayed,
-  // never missed; a GPU call (acquire) always looks.
+  // kScanEvery-th use only. Looking at 64 samples one at a time (before kSpanScanPages): on the development machine a
+  // query took 112 us with a look at every use, 8 us with one every 16th; on the lent GPU machine, CPU-routed dgemv
+  // n = 1024 calls took 1.67x of the CPU alone with residency on, 0.93x with it off. Writes accumulate in the pages'
+  // state until a look, so a back-off is delayed, never missed; a GPU call (acquire) always looks.
   static constexpr int kScanEvery = 16;
   // A look whose samples span at most kSpanScanPages pages is one read-only scan of that span (it reports the pages
   // between the samples, never protected, as written: a sample is written if a reported run holds it), else one scan
