@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v8 and talks to it only through this table. Calls arrive as one struct bo_call
+ * blasoffload_cuda_module_v9 and talks to it only through this table. Calls arrive as one struct bo_call
  * (src/routines/call.h), already checked (reference INFO rules passed), normalised (upper-case option letters)
  * and past the reference quick returns, so the module only computes. Which operands a call reads and writes, and
  * how much work it is, come from the routine's descriptor (src/routines/), which both sides compile. Plain C so
@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 8u
+#define BO_CUDA_API_VERSION 9u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -57,6 +57,9 @@ struct bo_cuda_host_services {
   /* Runs a normalised call on the CPU BLAS (the routine's own CPU entry point): the module computes the CPU share of
    * a hybrid gemm with it, and finishes on the CPU the tiles a failing GPU did not write back. */
   void (*cpu_call)(const struct bo_call* call);
+  /* Work of the module's own threads beside the program starts (+1) or ends (-1): the core has the CPU BLAS run a
+   * thread less meanwhile where its threads fill the CPUs (src/policy/lent_core.h). NULL: nobody to tell. */
+  void (*want_core)(int delta);
 };
 
 /* What the module's last gemm (either precision) on the calling thread did (blasoffload-calibrate, benchmarks, tests). Times in
@@ -154,7 +157,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v8"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v9"
 
 #ifdef __cplusplus
 }

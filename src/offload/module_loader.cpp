@@ -17,6 +17,7 @@
 #include "dispatch/log.h"
 #include "offload/gpu_diagnose.h"
 #include "policy/config.h"
+#include "policy/lent_core.h"
 #include "routines/all.h"
 
 namespace blasoffload {
@@ -96,7 +97,9 @@ void host_cpu_call(const bo_call* c) {
   if (!fn) cpu_blas_missing_routine(Routine(c->routine));
   bo::routines::call_fortran(fn, *c);
 }
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_call};
+// The module's work beside the program (unpinning memory it freed) wants a core of the CPU BLAS's.
+void host_want_core(int delta) { policy::want_core(delta); }
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_call, host_want_core};
 
 void load() {
   g_tried.store(true);
@@ -140,6 +143,7 @@ void* background_main(void*) {
   // tell it from the CPU BLAS's threads by the name.
   pthread_setname_np(pthread_self(), "bo-gpu-start");
   gpu_module();
+  policy::want_core(-1);  // gpu_load_in_background's want: OpenBLAS gets its thread back at the next call
   BackgroundEnd& e = bg_end();
   {
     std::lock_guard<std::mutex> lock(e.mutex);
@@ -184,11 +188,14 @@ void gpu_load_in_background() {
   gpu_arm_exit_guard();
   g_bg_began = std::chrono::steady_clock::now();
   bg_end();  // made here, not first by the thread
+  // The start-up's CPU work must not take slices from a CPU BLAS whose threads fill the cores (policy/lent_core.h).
+  policy::want_core(+1);
   const int rc = pthread_create(&g_bg_thread, nullptr, background_main, nullptr);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (rc != 0) {
     g_bg_owner = 0;
     gpu_module();  // no thread to be had: load here
+    policy::want_core(-1);
   }
 }
 
@@ -247,6 +254,7 @@ void note_gpu_failure(const char* routine, int status) {
 void gpu_forked_child() {
   g_forked.store(true);
   g_state.store(int(GpuLoad::kUnavailable));
+  policy::want_core_forked_child();  // the start-up's and the unpinning threads did not follow
   if (const bo_cuda_module* m = g_module.load()) m->forked_child();
 }
 

@@ -245,8 +245,8 @@ State* load() {
   }
   s.frozen = value_of("BLASOFFLOAD_DECISIONS") == "frozen";
   s.eager_start = value_of("BLASOFFLOAD_STARTUP") == "eager";
-  const std::string& core = value_of("BLASOFFLOAD_STARTUP_CORE");
-  s.startup_core = core == "off" ? 0 : core == "on" ? 2 : 1;
+  const std::string& core = value_of("BLASOFFLOAD_LEND_CORE");
+  s.lend_core = core == "off" ? 0 : core == "on" ? 2 : 1;
   s.check_device_operands = value_of("BLASOFFLOAD_DEVICE_OPERANDS") == "check";
   if (const std::string& w = value_of("BLASOFFLOAD_EXIT_WAIT_MS"); !w.empty())
     s.exit_wait_ms = int(std::strtol(w.c_str(), nullptr, 10));

@@ -24,9 +24,9 @@ struct Settings {
   std::int64_t min_size[kNumRoutines];
   bool frozen = false;       // BLASOFFLOAD_DECISIONS=frozen: the calibrated model only, no run-time adaptation
   bool eager_start = false;  // BLASOFFLOAD_STARTUP=eager: start the GPU at the first call it wins, not once paid for
-  // BLASOFFLOAD_STARTUP_CORE: whether OpenBLAS runs one thread less while the GPU starts beside it
-  // (policy/startup_core.h): 0 off, 1 auto (8 threads or more), 2 on (2 or more).
-  int startup_core = 1;
+  // BLASOFFLOAD_LEND_CORE: whether OpenBLAS runs one thread less while work of ours runs beside the program
+  // (policy/lent_core.h): 0 off, 1 auto (8 threads or more), 2 on (2 or more).
+  int lend_core = 1;
   // BLASOFFLOAD_DEVICE_OPERANDS=check: ask the GPU about every call's pointers once CUDA is in the process, even where
   // only this library loaded it (a program linking the CUDA runtime statically that starts CUDA after the library did).
   bool check_device_operands = false;

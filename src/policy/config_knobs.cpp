@@ -69,10 +69,11 @@ std::vector<Knob> build() {
                     "when auto starts the GPU: once predicted gains cover the start-up cost, or at the first call "
                     "it wins"));
   v.back().allowed = "one of amortised|eager";
-  v.push_back(words("BLASOFFLOAD_STARTUP_CORE", O::kCore, {"auto", "on", "off"},
-                    "while the GPU starts in the background, OpenBLAS (pthreads build) whose threads fill the "
-                    "process's CPUs runs one thread less, so that the start-up takes no slices from them: with 8 "
-                    "threads or more (auto), with 2 or more (on), never (off)"));
+  v.push_back(words("BLASOFFLOAD_LEND_CORE", O::kCore, {"auto", "on", "off"},
+                    "while work of ours runs beside the program (the GPU's start-up, unpinning memory the program "
+                    "freed), OpenBLAS (pthreads build) whose threads fill the process's CPUs runs one thread less, so "
+                    "that our thread takes no slices from them: with 8 threads or more (auto), with 2 or more (on), "
+                    "never (off)"));
   {
     Knob k{"BLASOFFLOAD_HYBRID",
            K::kNumber,

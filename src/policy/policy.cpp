@@ -21,7 +21,7 @@
 #include "policy/decision_memo.h"
 #include "policy/growth_credit.h"
 #include "policy/learning.h"
-#include "policy/startup_core.h"
+#include "policy/lent_core.h"
 #include "routines/all.h"
 
 namespace blasoffload::policy {
@@ -152,9 +152,10 @@ void build_floors(const CostModel& m) {
 
 // The inline tiny-call answer (policy.h) follows the floors, except where it could be wrong.
 void publish_floors(const Settings& s) {
-  const bool device_operands_possible = g->cuda_in_process.load();
+  // While a thread of OpenBLAS's is wanted or lent, every call takes the full path (lent_core.h).
+  const bool full_path = g->cuda_in_process.load() || g_core_sync.load() != 0;
   for (int r = 0; r < int(kNumRoutines); ++r)
-    g_cpu_below[r].store(device_operands_possible || s.min_size[r] >= 0 ? 0.0 : g->floor[r], std::memory_order_relaxed);
+    g_cpu_below[r].store(full_path || s.min_size[r] >= 0 ? 0.0 : g->floor[r], std::memory_order_relaxed);
 }
 
 // Keeps a calibration's CPU side and takes the built-in GPU numbers.
@@ -319,6 +320,7 @@ void init(const Settings& s, const CpuIdentity& cpu) {
   g->model.store(m);
   build_floors(*m);
   g->cuda_in_process.store(program_uses_cuda(s));
+  lent_core_init(s);
   publish_floors(s);
   g->gpu_nodes = !s.cuda_module.empty() || access("/dev/nvidiactl", F_OK) == 0;
   log_info("%s%s", g->message.c_str(), s.frozen ? "; decisions frozen" : "");
@@ -327,7 +329,7 @@ void init(const Settings& s, const CpuIdentity& cpu) {
 }
 
 Decision decide_auto(const Settings& s, const Call& c, double w) {
-  give_core_back_when_started();
+  if (g_core_sync.load(std::memory_order_relaxed) && sync_core()) publish_floors(s);
   Decision d;
   const int r = c.call.routine;
   // Device operands are a matter of correctness, not cost. A program that starts CUDA after its first BLAS call is
@@ -483,8 +485,8 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     double expected = -1;
     if (g->init_started_after_us.compare_exchange_strong(expected, g->gain_us.load())) {
       g->init_started_at_s.store(now_s(), std::memory_order_relaxed);
-      lend_core_to_startup(s);
-      gpu_load_in_background();
+      gpu_load_in_background();  // it wants a core of OpenBLAS's until it ends: this call lends it already
+      sync_core();
     }
     if (wait_for_start()) return d;
     d.reason = Reason::kInitialising;
@@ -551,8 +553,8 @@ std::string summary() {
   const double started = g->init_started_after_us.load();
   if (started >= 0) {
     std::snprintf(line, sizeof line,
-                  "  GPU start-up began in the background after %.1f ms of predicted gain (one-time cost %.0f ms)%s\n",
-                  started * 1e-3, g->model.load()->init_ms(), lent_core_note().c_str());
+                  "  GPU start-up began in the background after %.1f ms of predicted gain (one-time cost %.0f ms)\n",
+                  started * 1e-3, g->model.load()->init_ms());
     out += line;
   } else if (g->gain_us.load() > 0) {
     std::snprintf(line, sizeof line,
@@ -560,6 +562,7 @@ std::string summary() {
                   g->gain_us.load() * 1e-3, g->model.load()->init_ms());
     out += line;
   }
+  out += lent_core_note();
   if (const std::uint64_t r = g->memo.remembered()) {
     std::snprintf(line, sizeof line,
                   "  %llu calls taken to the CPU without the model (calls alike it had given the CPU by far; one in "

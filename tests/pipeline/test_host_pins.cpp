@@ -163,6 +163,42 @@ TEST_F(HostPinsTest, AnUnmapByAnotherThreadIsSeenBeforeTheNextCall) {
   EXPECT_EQ(g_unpins.load(), 1);
 }
 
+// Unpinning runs beside the program: it says so (PinOps::busy, the core's want_core), +1 before the first unpin and -1
+// after the last, so that the CPU BLAS lends it a core meanwhile; each unpin falls inside.
+std::atomic<int> g_busy{0}, g_busy_calls{0}, g_unpins_while_busy{0};
+void CountBusy(int delta) {
+  g_busy += delta;
+  g_busy_calls++;
+}
+void UnpinWhileBusy(void* base, size_t len) {
+  if (g_busy.load() == 1) g_unpins_while_busy++;
+  FakeUnpin(base, len);
+}
+
+TEST_F(HostPinsTest, UnpinningSaysItIsBusyAroundItsWork) {
+  pins_->shutdown();
+  pins_ = new HostPins(PinOps{FakePin, UnpinWhileBusy, NotPinnedElsewhere, CountBusy}, int64_t(1) << 30);
+  ASSERT_TRUE(pins_->tracking(nullptr));
+  char* p = Map();
+  char* q = Map();
+  for (char* m : {p, q}) {
+    Use(m, kLen);
+    ASSERT_TRUE(Use(m, kLen));
+  }
+  ASSERT_EQ(munmap(p, kLen + 4096), 0);
+  ASSERT_EQ(munmap(q, kLen + 4096), 0);
+  for (int i = 0; i < 1000 && (g_unpins.load() < 2 || g_busy.load() != 0); ++i) usleep(1000);
+  EXPECT_EQ(g_unpins.load(), 2);
+  EXPECT_EQ(g_unpins_while_busy.load(), 2) << "an unpin ran without saying so";
+  EXPECT_EQ(g_busy.load(), 0) << "busy left on";
+  EXPECT_GE(g_busy_calls.load(), 2);
+  EXPECT_EQ(g_busy_calls.load() % 2, 0);
+  const int calls = g_busy_calls.load();
+  Use(Map(), kLen);  // nothing to unpin: nothing said
+  usleep(20000);
+  EXPECT_EQ(g_busy_calls.load(), calls);
+}
+
 TEST_F(HostPinsTest, ChangedWhileHeldIsNotHandedOutAndUnpinnedAfterRelease) {
   char* p = Map();
   Use(p, kLen);

@@ -1,4 +1,4 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v8 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v9 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
@@ -11,10 +11,13 @@
  *   FAKE_CUDA_ONE_TIME_MS=N   every call takes N ms more and reports them as one-time costs (last_one_time_us), as
  *                             the real module does for a call that grew its buffers
  *   FAKE_CUDA_GROWTH_MS=N     buffers as the real module's: growth_us() answers N ms for more bytes than any call
- * before staged, and the call after such a question takes N ms more, reported as one-time costs FAKE_CUDA_RESIDENT=N
- * host_resident() calls every matrix a clean residency candidate reused N times FAKE_CUDA_COUNTS=path     at exit,
- * write "sgemm N\ndgemm N\n..." for every routine (calls that reached the module) FAKE_CUDA_TRACE=path      append one
- * line per lifecycle event (load, init-begin, init-end, shutdown, ...)
+ *                             before staged, and the call after such a question takes N ms more, reported as one-time
+ *                             costs
+ *   FAKE_CUDA_RESIDENT=N      host_resident() calls every matrix a clean residency candidate reused N times
+ *   FAKE_CUDA_BUSY_MS=N       after init(), a thread of the module works beside the program for N ms, as the real
+ *                             module's unpinning thread does: host->want_core(+1), then (-1)
+ *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the module)
+ *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
  *
  * Like the CUDA runtime, init() registers an exit handler of its own when it begins (after the core's, so it runs
  * before them): "runtime-exit" in the trace, and a contract violation when init() is still running then (the real
@@ -25,6 +28,7 @@
  * are not checked/normalised are reported on stderr as "fake-cuda: contract violation: ..." (tests reject that
  * text) and the call is refused, so the core's fallback keeps the numbers right and only the message tells. */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -131,6 +135,19 @@ static void fake_runtime_exit(void) {
   if (atomic_load(&g_state) == kInitRunning) violation("the runtime's exit teardown ran while init() was running");
 }
 
+/* FAKE_CUDA_BUSY_MS: the module's own thread busy beside the program (the real one unpins memory the program freed). */
+static void* fake_busy_main(void* arg) {
+  const long v = (long)(intptr_t)arg;
+  g_host->want_core(+1);
+  trace("busy-begin");
+  struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+  trace("busy-end");
+  g_host->want_core(-1);
+  return NULL;
+}
+
 static int fake_init(const struct bo_cuda_host_services* host) {
   if (atomic_fetch_add(&g_init_calls, 1) != 0) {
     violation("init called more than once");
@@ -158,6 +175,11 @@ static int fake_init(const struct bo_cuda_host_services* host) {
   /* shutdown() may already have run (a broken core): keep its state so later calls are caught. */
   atomic_compare_exchange_strong(&g_state, &expected, no_device ? kNoDevice : kReady);
   trace("init-end %s", no_device ? "no-device" : "ok");
+  const char* busy = getenv("FAKE_CUDA_BUSY_MS");
+  if (!no_device && busy && atol(busy) > 0 && host->want_core) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, fake_busy_main, (void*)(intptr_t)atol(busy)) == 0) pthread_detach(t);
+  }
   /* A real module logs here too, and this may run on the core's background thread while the process exits. */
   host->log(BO_LOG_DEBUG, no_device ? "fake-cuda: init: no device" : "fake-cuda: init done");
   return no_device ? BO_CUDA_NO_DEVICE : BO_CUDA_OK;
@@ -489,7 +511,7 @@ static const struct bo_cuda_module kModule = {
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v8(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v9(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 

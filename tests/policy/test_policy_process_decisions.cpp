@@ -143,10 +143,11 @@ TEST_F(PolicyProcess, AdaptiveAmortisesInitThenInitialisesInBackgroundThenUsesGp
   EXPECT_EQ(r.TraceCount("init-end ok"), 1) << r.Dump();
 }
 
-// While the GPU starts in the background, OpenBLAS (pthreads) whose threads fill the CPUs runs one thread less, and
-// gets it back at the first decided call after the start-up ended: with BLASOFFLOAD_STARTUP_CORE=on from 2 threads,
-// by default (auto) from 8; never with off, nor with a CPU BLAS that is not OpenBLAS (the other tests' reference BLAS).
-TEST_F(PolicyProcess, OpenblasLendsTheStartUpACoreUntilItEnds) {
+// While work of ours runs beside the program (the GPU start-up; the module's own thread, as the real one unpins freed
+// memory), OpenBLAS (pthreads) whose threads fill the CPUs runs one thread less, lent at the call that starts the work
+// and given back at the first call, even a tiny one, after it ended: with BLASOFFLOAD_LEND_CORE=on from 2 threads, by
+// default (auto) from 8; never with off, with frozen decisions, nor with a CPU BLAS that is not OpenBLAS.
+TEST_F(PolicyProcess, OpenblasLendsAThreadWhileOurWorkRunsBesideIt) {
   cpu_set_t set;
   ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
   const int cpus = CPU_COUNT(&set);
@@ -164,46 +165,68 @@ TEST_F(PolicyProcess, OpenblasLendsTheStartUpACoreUntilItEnds) {
   env["LD_LIBRARY_PATH"] = kOpenblasDir;
   env["OPENBLAS_NUM_THREADS"] = std::to_string(cpus);
   env["BLASOFFLOAD_STARTUP"] = "eager";
-  env["FAKE_CUDA_INIT_MS"] = "800";  // the pause below leaves a starved (nice 19) start-up 2 s to spare
-  env["BLASOFFLOAD_STARTUP_CORE"] = "on";
-  const std::vector<std::string> script = Script("sgemm NN 192 192 192 sleep 3000 sgemm NN 192 192 192");
+  env["BLASOFFLOAD_LEND_CORE"] = "on";
+  env["FAKE_CUDA_INIT_MS"] = "300";
+  // The start-up (0.3 s), then the module's thread (1.5 s) from the start-up's end; tiny calls between and after.
+  env["FAKE_CUDA_BUSY_MS"] = "1500";
+  const std::vector<std::string> script =
+      Script("sgemm NN 192 192 192 sleep 900 snrm2 4 sleep 2200 snrm2 4 sgemm NN 192 192 192");
   const std::string p = std::to_string(cpus), q = std::to_string(cpus - 1);
 
   const Outcome lent = RunProbe(env, script);
   ExpectProbePassed(lent);
-  ASSERT_EQ(lent.calls.size(), 2u) << lent.Dump();
-  EXPECT_NE(lent.log.find("runs " + q + " of its " + p +
-                          " threads until it ends, leaving it a core (OpenBLAS reports " + q + ")"),
-            std::string::npos)
-      << lent.Dump();
+  ASSERT_EQ(lent.calls.size(), 4u) << lent.Dump();
+  ASSERT_EQ(lent.TraceCount("busy-end"), 1) << lent.Dump();
+  const std::string lend =
+      "runs " + q + " of its " + p + " threads while work of ours runs beside it (it reports " + q + ")";
+  const auto at = [&](const std::string& text) { return lent.log.find(text); };
+  ASSERT_NE(at(lend), std::string::npos) << lent.Dump();
+  EXPECT_EQ(lent.log.find(lend, at(lend) + 1), std::string::npos) << "lent once: the wants overlapped\n" << lent.Dump();
+  EXPECT_LT(at(lend), at("sgemm(")) << "the call that started the start-up runs with the thread lent\n" << lent.Dump();
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
       lent.log, m,
-      std::regex("runs its " + p + " threads again after ([0-9]+) ms with " + q + " \\(OpenBLAS reports " + p + "\\)")))
+      std::regex("runs its " + p + " threads again after ([0-9]+) ms with " + q + " \\(it reports " + p + "\\)")))
       << lent.Dump();
-  // Given back at the call after the pause: after the start-up's 0.8 s, not before.
-  EXPECT_GE(std::stod(m[1]), 800) << lent.Dump();
-  EXPECT_NE(lent.log.find("the CPU BLAS ran " + q + " of its " + p + " threads for "), std::string::npos)
+  // Given back at the tiny call after the module's thread ended (1.8 s or more after the first call), not at the one
+  // while it ran.
+  EXPECT_GE(std::stod(m[1]), 1800) << lent.Dump();
+  const std::size_t back = at("threads again after"), first_nrm2 = at("snrm2("),
+                    second_nrm2 = lent.log.find("snrm2(", first_nrm2 + 1);
+  EXPECT_GT(back, first_nrm2) << lent.Dump();
+  EXPECT_LT(back, second_nrm2) << lent.Dump();
+  EXPECT_NE(at("OpenBLAS ran " + q + " of its " + p + " threads 1 time while work of ours ran beside it"),
+            std::string::npos)
       << lent.Dump();
 
-  env.erase("BLASOFFLOAD_STARTUP_CORE");
+  env.erase("BLASOFFLOAD_LEND_CORE");
   const Outcome automatic = RunProbe(env, script);
   ExpectProbePassed(automatic);
-  EXPECT_EQ(automatic.log.find("leaving it a core") != std::string::npos, cpus >= 8) << automatic.Dump();
+  EXPECT_EQ(automatic.log.find("while work of ours runs") != std::string::npos, cpus >= 8) << automatic.Dump();
 
-  env["BLASOFFLOAD_STARTUP_CORE"] = "off";
+  env["BLASOFFLOAD_LEND_CORE"] = "off";
   const Outcome off = RunProbe(env, script);
   ExpectProbePassed(off);
-  EXPECT_EQ(off.log.find("leaving it a core"), std::string::npos) << off.Dump();
-  EXPECT_EQ(off.TraceCount("init-end ok"), 1) << "the start-up itself runs as before\n" << off.Dump();
+  EXPECT_EQ(off.log.find("while work of ours runs"), std::string::npos) << off.Dump();
+  EXPECT_EQ(off.TraceCount("busy-end"), 1) << "the work itself runs as before\n" << off.Dump();
+
+  Env frozen = PolicyEnv(file, "frozen", "debug");  // the same bits every run: nothing lent
+  for (const char* k :
+       {"LD_LIBRARY_PATH", "OPENBLAS_NUM_THREADS", "BLASOFFLOAD_STARTUP", "FAKE_CUDA_INIT_MS", "FAKE_CUDA_BUSY_MS"})
+    frozen[k] = env[k];
+  frozen["BLASOFFLOAD_LEND_CORE"] = "on";
+  const Outcome same_bits = RunProbe(frozen, script);
+  ExpectProbePassed(same_bits);
+  EXPECT_EQ(same_bits.TraceCount("busy-end"), 1) << same_bits.Dump();
+  EXPECT_EQ(same_bits.log.find("while work of ours runs"), std::string::npos) << same_bits.Dump();
 
   Env ref = PolicyEnv(Good(), "adaptive", "debug");  // the reference BLAS's file
-  for (const char* k : {"BLASOFFLOAD_STARTUP", "FAKE_CUDA_INIT_MS", "OPENBLAS_NUM_THREADS"}) ref[k] = env[k];
-  ref["BLASOFFLOAD_STARTUP_CORE"] = "on";
+  for (const char* k : {"BLASOFFLOAD_STARTUP", "FAKE_CUDA_INIT_MS", "FAKE_CUDA_BUSY_MS"}) ref[k] = env[k];
+  ref["BLASOFFLOAD_LEND_CORE"] = "on";
   const Outcome reference = RunProbe(ref, script);
   ExpectProbePassed(reference);
-  EXPECT_EQ(reference.TraceCount("init-begin"), 1) << reference.Dump();
-  EXPECT_EQ(reference.log.find("leaving it a core"), std::string::npos) << reference.Dump();
+  EXPECT_EQ(reference.TraceCount("busy-end"), 1) << reference.Dump();
+  EXPECT_EQ(reference.log.find("while work of ours runs"), std::string::npos) << reference.Dump();
 }
 
 // The program ends while the background start-up is still running: it must still exit 0, print its summary, and

@@ -60,6 +60,10 @@ bool cuda_pinned_elsewhere(const void* p) {
   }
   return at.type == cudaMemoryTypeHost;
 }
+// The unpinning thread's work beside the program: the core's host service, where it has one.
+void unpin_busy(int delta) {
+  if (const bo_cuda_host_services* h = host(); h && h->want_core) h->want_core(delta);
+}
 HostPins& host_pins() {
   static HostPins* h = [] {
     int64_t budget = int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGESIZE)) / 4;
@@ -67,7 +71,7 @@ HostPins& host_pins() {
       const int64_t b = parse_bytes(v);
       if (b >= 0) budget = b;
     }
-    return new HostPins(PinOps{cuda_pin, cuda_unpin, cuda_pinned_elsewhere}, budget);
+    return new HostPins(PinOps{cuda_pin, cuda_unpin, cuda_pinned_elsewhere, unpin_busy}, budget);
   }();
   return *h;
 }

@@ -29,6 +29,9 @@ struct PinOps {
   bool (*pin)(void* base, size_t len);      // register for DMA; false when refused
   void (*unpin)(void* base, size_t len);    // undo pin
   bool (*pinned_elsewhere)(const void* p);  // the program registered or allocated this page itself
+  // Unpinning starts (+1) and ends (-1) on the unpinning thread, beside the program: the core lends it a core of the
+  // CPU BLAS's meanwhile (src/policy/lent_core.h). May be null.
+  void (*busy)(int delta) = nullptr;
 };
 
 struct PinStats {

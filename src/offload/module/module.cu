@@ -296,7 +296,7 @@ const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,    init,         ca
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v8() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v9() {
   return &kModule;
 }
 
