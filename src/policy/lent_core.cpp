@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <new>
 
 #include "dispatch/cpu_blas.h"
 #include "dispatch/log.h"
@@ -85,7 +86,12 @@ void want_core(int delta) {
   }
 }
 
-void want_core_forked_child() { g_wanted.store(0); }  // our threads did not follow: sync_core gives the thread back
+// Our threads did not follow the fork: sync_core gives the thread back. The mutex may have been held by a thread that
+// did not follow either (the child has only the forking thread): made anew, unlocked.
+void want_core_forked_child() {
+  g_wanted.store(0);
+  new (&g_mu) std::mutex();
+}
 
 bool sync_core() {
   std::lock_guard<std::mutex> lock(g_mu);
