@@ -46,18 +46,25 @@ std::string openblas_core_advice(const std::string& core, bool cpu_avx512, bool*
   return "";
 }
 
+void* cpu_blas_function(const void* sgemm_address, const char* name) {
+  Dl_info info{};
+  if (!sgemm_address || !dladdr(sgemm_address, &info) || !info.dli_fname) return nullptr;
+  // RTLD_NOLOAD: only a handle to what is already mapped; nothing is loaded or initialised by us. A handle's lookup
+  // searches the library's dependencies too (Debian's openblas-pthread/libblas.so.3 takes them from libopenblas.so.0).
+  void* h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
+  if (!h) return nullptr;
+  void* f = dlsym(h, name);
+  dlclose(h);  // the library stays mapped: the program links it
+  return f;
+}
+
 CpuBlasReport probe_cpu_blas(const void* sgemm_address) {
   CpuBlasReport r;
-  Dl_info info{};
-  if (!sgemm_address || !dladdr(sgemm_address, &info) || !info.dli_fname) return r;
-  // RTLD_NOLOAD: only a handle to what is already mapped; nothing is loaded or initialised by us.
-  void* h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
-  if (!h) return r;
   using Str = char* (*)();
   using Int = int (*)();
-  auto config = reinterpret_cast<Str>(dlsym(h, "openblas_get_config"));
-  auto corename = reinterpret_cast<Str>(dlsym(h, "openblas_get_corename"));
-  auto threads = reinterpret_cast<Int>(dlsym(h, "openblas_get_num_threads"));
+  auto config = reinterpret_cast<Str>(cpu_blas_function(sgemm_address, "openblas_get_config"));
+  auto corename = reinterpret_cast<Str>(cpu_blas_function(sgemm_address, "openblas_get_corename"));
+  auto threads = reinterpret_cast<Int>(cpu_blas_function(sgemm_address, "openblas_get_num_threads"));
   if (config || corename) {
     std::string version = "OpenBLAS";
     if (config) {
@@ -72,7 +79,6 @@ CpuBlasReport probe_cpu_blas(const void* sgemm_address) {
     r.identity = buf;
     r.advice = openblas_core_advice(core, cpu_has_avx512(), &r.serious);
   }
-  dlclose(h);
   return r;
 }
 

@@ -16,6 +16,10 @@ struct CpuBlasReport {
 // openblas_get_corename, openblas_get_num_threads).
 CpuBlasReport probe_cpu_blas(const void* sgemm_address);
 
+// A function the library that defines `sgemm_address` (or a library it depends on) exports, without loading
+// anything: nullptr when none. The probe's queries and OpenBLAS's thread controls (policy/lent_core.h) use it.
+void* cpu_blas_function(const void* sgemm_address, const char* name);
+
 // The advice for an OpenBLAS kernel core on a CPU with or without AVX-512 (pure; empty if none).
 std::string openblas_core_advice(const std::string& core, bool cpu_avx512, bool* serious);
 

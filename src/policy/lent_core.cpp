@@ -1,7 +1,6 @@
 // Lends one of the CPU BLAS's threads to our background work (see lent_core.h for why and how).
 #include "policy/lent_core.h"
 
-#include <dlfcn.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 
 #include "dispatch/cpu_blas.h"
 #include "dispatch/log.h"
+#include "policy/cpu_blas_probe.h"
 #include "policy/policy.h"
 
 namespace blasoffload::policy {
@@ -28,19 +28,13 @@ struct OpenBlasThreads {
   SetInt set = nullptr;
 };
 
-// OpenBLAS's thread controls, looked up in the library the sgemm calls go to and its dependencies (Debian's
-// openblas-pthread/libblas.so.3 defines the BLAS and takes the rest from libopenblas.so.0).
+// OpenBLAS's thread controls, in the library the sgemm calls go to.
 OpenBlasThreads openblas_threads() {
-  OpenBlasThreads t;
-  Dl_info info{};
   const void* sgemm = g_cpu.fortran[index(Routine::sgemm)];
-  if (!sgemm || !dladdr(sgemm, &info) || !info.dli_fname) return t;
-  void* h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);  // mapped already: nothing loads
-  if (!h) return t;
-  t.get = reinterpret_cast<GetInt>(dlsym(h, "openblas_get_num_threads"));
-  t.parallel = reinterpret_cast<GetInt>(dlsym(h, "openblas_get_parallel"));
-  t.set = reinterpret_cast<SetInt>(dlsym(h, "openblas_set_num_threads"));
-  dlclose(h);  // the library stays mapped: the program links it
+  OpenBlasThreads t;
+  t.get = reinterpret_cast<GetInt>(cpu_blas_function(sgemm, "openblas_get_num_threads"));
+  t.parallel = reinterpret_cast<GetInt>(cpu_blas_function(sgemm, "openblas_get_parallel"));
+  t.set = reinterpret_cast<SetInt>(cpu_blas_function(sgemm, "openblas_set_num_threads"));
   return t;
 }
 
