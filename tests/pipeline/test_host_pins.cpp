@@ -165,20 +165,24 @@ TEST_F(HostPinsTest, AnUnmapByAnotherThreadIsSeenBeforeTheNextCall) {
 
 // Unpinning runs beside the program: it says so (PinOps::busy, the core's want_core), +1 before the first unpin and -1
 // after the last, so that the CPU BLAS lends it a core meanwhile; each unpin falls inside.
-std::atomic<int> g_busy{0}, g_busy_calls{0}, g_unpins_while_busy{0};
+std::atomic<int> g_busy{0}, g_busy_calls{0}, g_unpins_while_busy{0}, g_unpins_said{0};
+HostPins* g_pins_unpinning = nullptr;  // whose unpinning() the unpins below ask
 void CountBusy(int delta) {
   g_busy += delta;
   g_busy_calls++;
 }
 void UnpinWhileBusy(void* base, size_t len) {
   if (g_busy.load() == 1) g_unpins_while_busy++;
+  if (g_pins_unpinning && g_pins_unpinning->unpinning()) g_unpins_said++;
   FakeUnpin(base, len);
 }
 
 TEST_F(HostPinsTest, UnpinningSaysItIsBusyAroundItsWork) {
   pins_->shutdown();
   pins_ = new HostPins(PinOps{FakePin, UnpinWhileBusy, NotPinnedElsewhere, CountBusy}, int64_t(1) << 30);
+  g_pins_unpinning = pins_;
   ASSERT_TRUE(pins_->tracking(nullptr));
+  EXPECT_FALSE(pins_->unpinning());
   char* p = Map();
   char* q = Map();
   for (char* m : {p, q}) {
@@ -191,12 +195,16 @@ TEST_F(HostPinsTest, UnpinningSaysItIsBusyAroundItsWork) {
   EXPECT_EQ(g_unpins.load(), 2);
   EXPECT_EQ(g_unpins_while_busy.load(), 2) << "an unpin ran without saying so";
   EXPECT_EQ(g_busy.load(), 0) << "busy left on";
+  // The module's policy queries answer at once while this holds (module.cu: host_pinned, host_resident).
+  EXPECT_EQ(g_unpins_said.load(), 2) << "an unpin ran while unpinning() said no";
+  EXPECT_FALSE(pins_->unpinning()) << "unpinning() left on";
   EXPECT_GE(g_busy_calls.load(), 2);
   EXPECT_EQ(g_busy_calls.load() % 2, 0);
   const int calls = g_busy_calls.load();
   Use(Map(), kLen);  // nothing to unpin: nothing said
   usleep(20000);
   EXPECT_EQ(g_busy_calls.load(), calls);
+  g_pins_unpinning = nullptr;
 }
 
 TEST_F(HostPinsTest, ChangedWhileHeldIsNotHandedOutAndUnpinnedAfterRelease) {

@@ -366,6 +366,7 @@ namespace {
 std::atomic<bool> g_program_uses_cuda{false};
 }
 void pins_shutdown() { host_pins().shutdown(); }
+bool pins_unpinning() { return host_pins().unpinning(); }
 void set_pinning_default(bool program_uses_cuda) { g_program_uses_cuda.store(program_uses_cuda); }
 bool pinning_enabled(const bo_cuda_host_services* h) {
   const char* v = h && h->config ? h->config("BLASOFFLOAD_PIN_HOST") : nullptr;

@@ -43,6 +43,8 @@ int host_range_state(const void* p, int64_t bytes);
 void set_pinning_default(bool program_uses_cuda);
 // Process exit: registrations are left to the process's end.
 void pins_shutdown();
+// Registrations are being undone now (host_pins.h: unpinning): the policy's queries answer without waiting.
+bool pins_unpinning();
 bool pinning_enabled(const bo_cuda_host_services* h);
 
 }  // namespace bom

@@ -125,14 +125,20 @@ void HostPins::collect_locked() {
   for (Entry& e : entries_) {
     if (!e.live || !e.stale || e.refs > 0) continue;
     // Unpinning a matrix the program freed costs the driver 15-20 ms of CPU per 256 MiB.
-    if (!busy && ops_.busy) ops_.busy(+1);
+    if (!busy) {
+      unpinning_.fetch_add(1);
+      if (ops_.busy) ops_.busy(+1);
+    }
     busy = true;
     // The mapping stays watched (uffd_watch.h: nothing is unregistered; the residency cache may rely on it).
     ops_.unpin(reinterpret_cast<void*>(e.lo), e.hi - e.lo);
     stats_.pinned_bytes -= int64_t(e.hi - e.lo);
     e.live = false;
   }
-  if (busy && ops_.busy) ops_.busy(-1);
+  if (busy) {
+    if (ops_.busy) ops_.busy(-1);
+    unpinning_.fetch_sub(1);
+  }
 }
 
 bool HostPins::register_locked(uintptr_t lo, uintptr_t hi) {
