@@ -21,6 +21,9 @@ class Learning {
   static constexpr double kMinCpuCorrection = 1e-3;
   static constexpr double kMaxGpuCorrection = 1e3;
   static constexpr double kMinGpuCorrection = 0.25;
+  // A CPU call slower than its prediction moves the CPU's correction a quarter of the way toward at most this factor
+  // of it (observe(): the CPU's slow calls are mostly interference, not its rate).
+  static constexpr double kMaxCpuRise = 2.0;
   // Calls shorter than this are too noisy to learn from.
   static constexpr double kLearnMinUs = 20.0;
   // Exploration: the side not chosen is tried once its predicted extra time is covered by this share of the chosen
@@ -47,7 +50,8 @@ class Learning {
   // A measured call: `predicted_us` is the prediction it was decided with (its correction included). The first
   // call of a class on a side is not learned from (one-time costs: a library's first use, a handle, thread start-up);
   // then a running mean in log terms over the first samples, and a quarter of the way after, so that a mispredicted
-  // bucket corrects itself within a call or two, yet one outlier among many moves it little.
+  // bucket corrects itself within a call or two, yet one outlier among many moves it little. A CPU slower than
+  // predicted moves more slowly (kMaxCpuRise).
   void observe(int cls, int bucket, int side, double predicted_us, double actual_us);
 
   // Calls learned from, per side (the summary).
