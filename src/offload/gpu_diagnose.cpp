@@ -45,7 +45,8 @@ GpuDiagnosis diagnose_gpu(int needed_cuda_major) {
   const std::string driver = "NVIDIA driver present (CUDA " + version_text(d.driver_version) + ")";
   const int rc = cu_init(0);
   if (rc == kCudaErrorNoDevice) {
-    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    // CUDA's own variable, not a blasoffload setting: read as the environment has it (secure_getenv semantics).
+    const char* visible = secure_getenv("CUDA_VISIBLE_DEVICES");
     d.reason = driver + " but no device" +
                (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + " hides them?)" : std::string());
   } else if (rc != kCudaSuccess) {

@@ -76,7 +76,7 @@ void want_core(int delta) {
   if (!g_can) return;
   if (g_wanted.fetch_add(delta) == 0 && delta > 0) {
     g_core_sync.store(1);
-    for (auto& floor : g_cpu_below) floor.store(0.0, std::memory_order_relaxed);  // every call to the full path
+    floors_off();
   }
 }
 

@@ -27,6 +27,10 @@
 namespace blasoffload::policy {
 
 std::atomic<double> g_cpu_below[kNumRoutines] = {};
+
+void floors_off() {
+  for (auto& floor : g_cpu_below) floor.store(0.0, std::memory_order_relaxed);
+}
 __attribute__((tls_model("initial-exec"))) thread_local unsigned t_calls = 0;
 
 namespace {

@@ -51,9 +51,11 @@ Decision decide_auto(const Settings& s, const Call& c, double w);
 
 // The tiny-call answer, read inline by decide() before any function call: per routine, the work below which auto
 // gives a call the CPU without looking further (the model's floor). 0 where that answer may be wrong: a size override
-// for the routine, or a program that uses CUDA itself (its operands may be device memory). Set by init(), lowered to 0
-// when the program turns out to use CUDA.
+// for the routine, or a program that uses CUDA itself (its operands may be device memory), or while a thread of the
+// CPU BLAS is wanted or lent (lent_core.h). Set by init(), lowered to 0 when the program turns out to use CUDA.
 extern std::atomic<double> g_cpu_below[kNumRoutines];
+// Any thread: every auto call takes the full path until the floors are published again (decide_auto does that).
+void floors_off();
 // Counts a thread's auto-mode calls: every 4096th goes the full way, which looks for a program starting CUDA late.
 // initial-exec: one fs-relative access on the tiny-call path instead of a __tls_get_addr call.
 extern __attribute__((tls_model("initial-exec"))) thread_local unsigned t_calls;

@@ -93,9 +93,10 @@ int choose_device(const char** how) {
     *how = "BLASOFFLOAD_DEVICE";
     g_device_chosen = true;
   } else {
-    // The launchers' own variables (not blasoffload settings): one GPU per local rank.
+    // The launchers' own variables (not blasoffload settings, so not through config(): it would look in the config
+    // file too), read as the environment has them (secure_getenv semantics): one GPU per local rank.
     for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MV2_COMM_WORLD_LOCAL_RANK"}) {
-      const long r = parse_long(std::getenv(var), -1);
+      const long r = parse_long(secure_getenv(var), -1);
       if (r >= 0) {
         dev = r % count;
         *how = var;

@@ -126,10 +126,10 @@ void HostPins::collect_locked() {
     if (!e.live || !e.stale || e.refs > 0) continue;
     // Unpinning a matrix the program freed costs the driver 15-20 ms of CPU per 256 MiB.
     if (!busy) {
-      unpinning_.fetch_add(1);
+      busy = true;
+      unpinning_.store(true, std::memory_order_relaxed);
       if (ops_.busy) ops_.busy(+1);
     }
-    busy = true;
     // The mapping stays watched (uffd_watch.h: nothing is unregistered; the residency cache may rely on it).
     ops_.unpin(reinterpret_cast<void*>(e.lo), e.hi - e.lo);
     stats_.pinned_bytes -= int64_t(e.hi - e.lo);
@@ -137,7 +137,7 @@ void HostPins::collect_locked() {
   }
   if (busy) {
     if (ops_.busy) ops_.busy(-1);
-    unpinning_.fetch_sub(1);
+    unpinning_.store(false, std::memory_order_relaxed);
   }
 }
 

@@ -65,7 +65,7 @@ class HostPins {
   // True while registrations are being undone (under the lock every other member takes, 15-20 ms of the driver's
   // time per 256 MiB, itself holding the driver's lock that pointer queries take): a query that must not wait then
   // answers without asking (the module's policy queries: "not registered, not resident", the conservative answer).
-  bool unpinning() const { return unpinning_.load(std::memory_order_relaxed) != 0; }
+  bool unpinning() const { return unpinning_.load(std::memory_order_relaxed); }
 
  private:
   struct Entry {
@@ -90,7 +90,7 @@ class HostPins {
   int64_t budget_;
   std::mutex mu_;
   std::atomic<bool> closing_{false};
-  std::atomic<int> unpinning_{0};
+  std::atomic<bool> unpinning_{false};  // written under mu_ by collect_locked, read without it
   bool events_ = false;  // the process's userfaultfd delivers change events (uffd_watch.h)
   uint64_t seq_ = 0;     // events applied so far
   std::mutex unpin_mu_;
