@@ -210,6 +210,35 @@ Calibration built_in_defaults() {
   c.cpu_rates["strsv.n"] = {{4e3, 1}, {3.3e7, 26}, {5.4e8, 18}};
   c.cpu_rates["strsv.t"] = {{4e3, 1}, {3.3e7, 26}, {5.4e8, 18}};
   c.cpu_rates["snrm2"] = {{4e3, 2}, {4e7, 11.6}};
+  // The CPU LAPACK, measured: the fastest of ten calibrations of the lent machines' OpenBLAS (its own LAPACK, 16
+  // threads; bench/results/mix/policy-*.json), by point. Deriving them from gemm.square, as for a file without them,
+  // would take the small factorizations for 6-10x faster than they run (sgetrf n = 256: 10-12 GFLOP/s measured, 115
+  // derived), past the 4x that learning may correct, and keep them on the CPU where the GPU takes half their time;
+  // sizes as blasoffload-calibrate measures them (factorizations by flops, solves by bytes).
+  c.cpu_rates["sgetrf"] = {{1.4e6, 19.7}, {1.12e7, 11.8}, {8.95e7, 39.4},   {7.16e8, 112},
+                           {5.73e9, 329}, {4.58e10, 774}, {3.67e11, 1.07e3}};
+  c.cpu_rates["sgesv"] = {{1.13e7, 12.6}, {7.18e8, 108}, {4.58e10, 671}};
+  c.cpu_rates["spotrf"] = {{6.99e5, 3.54}, {5.59e6, 11.7}, {4.47e7, 35.2},   {3.58e8, 106},
+                           {2.86e9, 267},  {2.29e10, 617}, {1.83e11, 1.09e3}};
+  c.cpu_rates["sposv"] = {{5.72e6, 9.42}, {3.6e8, 82.1}, {2.29e10, 463}};
+  c.cpu_rates["sgetrs.vec"] = {{2.62e5, 27.6}, {4.19e6, 25.8}, {6.71e7, 26.5}, {2.68e8, 17.7}};
+  c.cpu_rates["sgetrs.mat"] = {{1.34e8, 256}, {2.15e9, 396}};
+  c.cpu_rates["spotrs.vec"] = {{2.62e5, 8.82}, {4.19e6, 8.76}, {6.71e7, 8.46}, {2.68e8, 4.65}};
+  c.cpu_rates["spotrs.mat"] = {{1.34e8, 289}, {2.15e9, 397}};
+  c.cpu_rates["strtrs.vec"] = {{1.31e5, 28.4}, {2.1e6, 35.7}, {3.36e7, 26.1}, {1.34e8, 20}};
+  c.cpu_rates["strtrs.mat"] = {{6.71e7, 293}, {1.07e9, 399}};
+  c.cpu_rates["dgetrf"] = {{1.4e6, 2.28}, {1.12e7, 8.38}, {8.95e7, 30.4}, {7.16e8, 93.7},
+                           {5.73e9, 255}, {4.58e10, 429}, {3.67e11, 660}};
+  c.cpu_rates["dgesv"] = {{1.13e7, 8.24}, {7.18e8, 87.4}, {4.58e10, 439}};
+  c.cpu_rates["dpotrf"] = {{6.99e5, 5.01}, {5.59e6, 15},   {4.47e7, 43.2}, {3.58e8, 97.6},
+                           {2.86e9, 214},  {2.29e10, 361}, {1.83e11, 460}};
+  c.cpu_rates["dposv"] = {{5.72e6, 13.4}, {3.6e8, 81.1}, {2.29e10, 313}};
+  c.cpu_rates["dgetrs.vec"] = {{5.24e5, 35.7}, {8.39e6, 25.6}, {1.34e8, 18}, {5.37e8, 17.5}};
+  c.cpu_rates["dgetrs.mat"] = {{1.34e8, 161}, {2.15e9, 303}};
+  c.cpu_rates["dpotrs.vec"] = {{5.24e5, 15.6}, {8.39e6, 13.8}, {1.34e8, 11.6}, {5.37e8, 9.2}};
+  c.cpu_rates["dpotrs.mat"] = {{1.34e8, 168}, {2.15e9, 295}};
+  c.cpu_rates["dtrtrs.vec"] = {{2.62e5, 36.7}, {4.19e6, 32.4}, {6.71e7, 25}, {2.68e8, 18.2}};
+  c.cpu_rates["dtrtrs.mat"] = {{6.71e7, 165}, {1.07e9, 317}};
   derive_missing_classes(&c);  // trsm, syrk and double precision from the curves above, as for an older file
   c.gpu = "(built-in defaults)";
   c.h2d_gbs = 20;
