@@ -159,5 +159,49 @@ TEST_F(PolicyProcess, PolicyFileFromAnotherGpuKeepsItsCpuSide) {
   EXPECT_NEAR(cpu_ms, p.SgemmCpuMs(384, 384, 384), 0.02 * p.SgemmCpuMs(384, 384, 384)) << b.calls[1].text;
 }
 
+// Where the model has only the built-in GPU numbers (here a file calibrated without a GPU; as much with no file, or one
+// of another GPU), the start-up measures this GPU's link and call overhead, and the model takes them from then on: a
+// call the slow built-in link keeps on the CPU goes to a GPU measured fast. The built-in numbers stay where the module
+// could not measure, and with frozen decisions (measured numbers vary from run to run); a calibrated GPU is not
+// measured again.
+TEST_F(PolicyProcess, TheStartUpMeasuresAGpuThatHasNoCalibration) {
+  PolicyFile p = Good();
+  p.has_gpu = false;
+  // sgemv N 2000 x 2000 reads 16 MB: 1.6 ms on this file's CPU, 2.8 ms over the built-in link (staged at 8 GB/s, then
+  // 20 GB/s DMA), 0.2 ms over the measured one (200 GB/s each).
+  p.cpu_gbs = 10;
+  const std::vector<std::string> script = Script("sgemm NN 192 192 192  sleep 1000  sgemv N 2000 2000");
+  auto run = [&](const PolicyFile& file, const std::string& decisions, const char* quick) {
+    Env env = PolicyEnv(file, decisions);
+    env["BLASOFFLOAD_STARTUP"] = "eager";
+    if (quick) env["FAKE_CUDA_QUICK"] = quick;
+    const Outcome r = RunProbe(env, script);
+    ExpectProbePassed(r);
+    EXPECT_EQ(r.calls.size(), 2u) << r.Dump();
+    return r;
+  };
+  const Outcome measured = run(p, "adaptive", "200,200,5");
+  ASSERT_EQ(measured.calls.size(), 2u);
+  EXPECT_EQ(measured.calls[1].where, "gpu") << measured.calls[1].text;
+  EXPECT_EQ(measured.TraceCount("quick-measure"), 1) << measured.Dump();
+  EXPECT_NE(measured.log.find("GPU numbers measured at start-up"), std::string::npos) << measured.log;
+
+  const Outcome failed = run(p, "adaptive", nullptr);
+  ASSERT_EQ(failed.calls.size(), 2u);
+  EXPECT_EQ(failed.calls[1].where, "cpu") << failed.calls[1].text;
+  EXPECT_EQ(failed.TraceCount("quick-measure"), 1) << failed.Dump();
+  EXPECT_EQ(failed.log.find("GPU numbers measured at start-up"), std::string::npos) << failed.log;
+
+  const Outcome frozen = run(p, "frozen", "200,200,5");
+  ASSERT_EQ(frozen.calls.size(), 2u);
+  EXPECT_EQ(frozen.calls[1].where, "cpu") << frozen.calls[1].text;
+  EXPECT_EQ(frozen.TraceCount("quick-measure"), 0) << frozen.Dump();
+
+  PolicyFile calibrated = p;
+  calibrated.has_gpu = true;
+  const Outcome known = run(calibrated, "adaptive", "200,200,5");
+  EXPECT_EQ(known.TraceCount("quick-measure"), 0) << known.Dump();
+}
+
 }  // namespace
 }  // namespace bo_policy_process
