@@ -12,6 +12,7 @@
 #include "grids.h"
 #include "kernels/registry.h"
 #include "kernels/spaces.h"
+#include "offload/cuda_module_api.h"
 
 namespace {
 
@@ -110,8 +111,7 @@ TEST(Spaces, CompiledSetsAreSmall) {
 }
 
 TEST(Grids, LogSpacing) {
-  EXPECT_EQ(bo::tune::log_spaced(1, 65536, 4),
-            (std::vector<int64_t>{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536}));
+  EXPECT_EQ(bo::tune::log_spaced(1, 65536, 4), (std::vector<int64_t>{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536}));
   const auto v = bo::tune::log_spaced(1, 1e8, std::sqrt(10.0));
   EXPECT_EQ(v.size(), 17u);
   EXPECT_EQ(v.front(), 1);
@@ -185,6 +185,26 @@ TEST(Grids, WorkModel) {
 }
 
 #ifdef BO_CUDA_MODULE_PATH
+// The core finds the module by the entry symbol of its API version (cuda_module_api.h): the module's linker map must
+// export that name, and the table must be complete. (API v10's first device run found v10 built but only v9 exported:
+// every library process ran without its GPU, "not a compatible blasoffload CUDA module".)
+TEST(Module, ExportsTheEntryTableOfThisApiVersion) {
+  void* h = dlopen(BO_CUDA_MODULE_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr) << dlerror();
+  auto entry = reinterpret_cast<bo_cuda_module_entry_fn>(dlsym(h, BO_CUDA_MODULE_ENTRY));
+  ASSERT_NE(entry, nullptr) << BO_CUDA_MODULE_ENTRY << " is not exported";
+  const bo_cuda_module* m = entry();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->version, BO_CUDA_API_VERSION);
+  EXPECT_NE(m->name, nullptr);
+  const void* fns[] = {reinterpret_cast<const void*>(m->init),          reinterpret_cast<const void*>(m->call),
+                       reinterpret_cast<const void*>(m->kernel_us),     reinterpret_cast<const void*>(m->measure),
+                       reinterpret_cast<const void*>(m->quick_measure), reinterpret_cast<const void*>(m->host_pinned),
+                       reinterpret_cast<const void*>(m->host_resident), reinterpret_cast<const void*>(m->growth_us),
+                       reinterpret_cast<const void*>(m->shutdown)};
+  for (const void* f : fns) EXPECT_NE(f, nullptr);
+}
+
 // The module's registry holds exactly the spaces' compiled points (plus the hand-written fallbacks and
 // cuBLAS), with the names the tables use.
 TEST(Registry, CompiledSpacesAreRegistered) {
