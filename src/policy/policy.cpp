@@ -52,7 +52,7 @@ struct State {
   Calibration calibration;
   std::string message;
   bool from_file = false;
-  bool gpu_measured = false;  // the file has GPU numbers of its own (not the built-in ones)
+  bool gpu_measured = false;  // with from_file: the file's GPU numbers, for this GPU (not the built-in ones)
   bool frozen = false;        // BLASOFFLOAD_DECISIONS=frozen: the same numbers every run
   // The GPU numbers the module measured at start-up in place of the built-in ones (gpu_started), for the summary;
   // written once before the module is published, read at exit.
@@ -313,7 +313,7 @@ void gpu_started(const bo_cuda_module* m) {
   // The built-in GPU numbers are a slow link (a third of the lent H100's rates), so that nothing is offloaded on
   // their strength before the GPU is known; once it is up, its own numbers cost tens of milliseconds on this thread.
   // Not with frozen decisions: measured rates vary from run to run, and so would the decisions.
-  if (g->gpu_measured || g->frozen || !m->quick_measure) return;
+  if ((g->from_file && g->gpu_measured) || g->frozen || !m->quick_measure) return;
   bo_cuda_rates r{};
   const double t0 = now_s();
   if (m->quick_measure(&r) != BO_CUDA_OK || !(r.h2d_gbs > 0) || !(r.d2h_gbs > 0) || !(r.pageable_gbs > 0)) {

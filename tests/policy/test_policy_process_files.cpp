@@ -186,6 +186,20 @@ TEST_F(PolicyProcess, TheStartUpMeasuresAGpuThatHasNoCalibration) {
   EXPECT_EQ(measured.TraceCount("quick-measure"), 1) << measured.Dump();
   EXPECT_NE(measured.log.find("GPU numbers measured at start-up"), std::string::npos) << measured.log;
 
+  // No policy file at all: the built-in numbers, measured as much (its strong built-in CPU keeps sgemm n = 192 there:
+  // an override starts the GPU).
+  Env none = BaseEnv();
+  none["BLASOFFLOAD_SGEMM"] = "gpu";
+  none["BLASOFFLOAD_POLICY_FILE"] = Path("no-such-policy.json");
+  none["BLASOFFLOAD_DECISIONS"] = "adaptive";
+  none["BLASOFFLOAD_LOG"] = "calls";
+  none["BLASOFFLOAD_STARTUP"] = "eager";
+  none["FAKE_CUDA_QUICK"] = "200,200,5";
+  const Outcome no_file = RunProbe(none, script);
+  ExpectProbePassed(no_file);
+  EXPECT_EQ(no_file.TraceCount("quick-measure"), 1) << no_file.Dump();
+  EXPECT_NE(no_file.log.find("GPU numbers measured at start-up"), std::string::npos) << no_file.log;
+
   const Outcome failed = run(p, "adaptive", nullptr);
   ASSERT_EQ(failed.calls.size(), 2u);
   EXPECT_EQ(failed.calls[1].where, "cpu") << failed.calls[1].text;
