@@ -121,7 +121,7 @@ struct bo_cuda_module {
   int (*is_device_pointer)(const void* p);
   /* blasoffload-calibrate: measures transfer rates and the call overhead on this GPU (a few seconds). */
   int (*measure)(struct bo_cuda_rates* out);
-  /* The same in tens of milliseconds (32 MiB each way, a 64 MiB staged matrix, 41 tiny calls of each kind), for the
+  /* The same in a fraction of a second (32 MiB each way, a 256 MiB staged matrix, 41 tiny calls of each kind), for the
    * start-up of a run with no calibration of this GPU: the policy replaces its built-in GPU numbers with these. */
   int (*quick_measure)(struct bo_cuda_rates* out);
   /* 1 when [p, p + bytes) is host memory the module moves by DMA without staging copies (registered by the module
