@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v10 and talks to it only through this table. Calls arrive as one struct bo_call
+ * blasoffload_cuda_module_v9 and talks to it only through this table. Calls arrive as one struct bo_call
  * (src/routines/call.h), already checked (reference INFO rules passed), normalised (upper-case option letters)
  * and past the reference quick returns, so the module only computes. Which operands a call reads and writes, and
  * how much work it is, come from the routine's descriptor (src/routines/), which both sides compile. Plain C so
@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 10u
+#define BO_CUDA_API_VERSION 9u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -36,11 +36,11 @@ enum bo_cuda_status {
 
 /* What blasoffload-calibrate measures on the GPU side (see measure below). */
 struct bo_cuda_rates {
-  char gpu[128];           /* device name */
-  double h2d_gbs;          /* host -> device DMA from pinned memory, large transfers */
-  double d2h_gbs;          /* device -> host DMA into pinned memory */
-  double pageable_gbs;     /* pageable host memory <-> device through the module's staging pipeline (threaded
-                              staging copies overlapped with the DMA): bytes in plus bytes out per second */
+  char gpu[128];          /* device name */
+  double h2d_gbs;         /* host -> device DMA from pinned memory, large transfers */
+  double d2h_gbs;         /* device -> host DMA into pinned memory */
+  double pageable_gbs;    /* pageable host memory <-> device through the module's staging pipeline (threaded
+                             staging copies overlapped with the DMA): bytes in plus bytes out per second */
   double call_overhead_us; /* a tiny offloaded call end to end (one operand in, launch, synchronisation) */
   double copy_latency_us;  /* each further operand copied in or out (a tiny sgemm moves three in, one out) */
 };
@@ -62,8 +62,8 @@ struct bo_cuda_host_services {
   void (*want_core)(int delta);
 };
 
-/* What the module's last gemm (either precision) on the calling thread did (blasoffload-calibrate, benchmarks, tests).
- * Times in milliseconds; the *_busy_ms are sums of CUDA-event intervals over all devices (an engine stage's busy time,
+/* What the module's last gemm (either precision) on the calling thread did (blasoffload-calibrate, benchmarks, tests). Times in
+ * milliseconds; the *_busy_ms are sums of CUDA-event intervals over all devices (an engine stage's busy time,
  * not its wall time), pack/unpack are host wall times of the staging copies. */
 struct bo_gemm_stats {
   int path;    /* 0: direct (whole operands staged), 1: tiled pipeline */
@@ -121,9 +121,6 @@ struct bo_cuda_module {
   int (*is_device_pointer)(const void* p);
   /* blasoffload-calibrate: measures transfer rates and the call overhead on this GPU (a few seconds). */
   int (*measure)(struct bo_cuda_rates* out);
-  /* The same in a fraction of a second (32 MiB each way, a 256 MiB staged matrix, 41 tiny calls of each kind), for the
-   * start-up of a run with no calibration of this GPU: the policy replaces its built-in GPU numbers with these. */
-  int (*quick_measure)(struct bo_cuda_rates* out);
   /* 1 when [p, p + bytes) is host memory the module moves by DMA without staging copies (registered by the module
    * on an earlier call, or page-locked by the program); 2 when it is not yet but the module registers it the second
    * time an sgemm operand lies in that mapping (private anonymous memory whose changes it can track); 0 otherwise
@@ -160,7 +157,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v10"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v9"
 
 #ifdef __cplusplus
 }

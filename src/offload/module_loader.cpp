@@ -18,7 +18,6 @@
 #include "offload/gpu_diagnose.h"
 #include "policy/config.h"
 #include "policy/lent_core.h"
-#include "policy/policy.h"
 #include "routines/all.h"
 
 namespace blasoffload {
@@ -131,8 +130,6 @@ void load() {
     }
     return;
   }
-  g_bg_stage.store("measuring the link");
-  policy::gpu_started(m);  // before any call can see the module: its model then has this GPU's numbers
   g_bg_stage.store("done");
   log_info("GPU path ready: %s", m->name);
   g_module.store(m, std::memory_order_release);

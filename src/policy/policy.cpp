@@ -52,12 +52,7 @@ struct State {
   Calibration calibration;
   std::string message;
   bool from_file = false;
-  bool gpu_measured = false;  // with from_file: the file's GPU numbers, for this GPU (not the built-in ones)
-  bool frozen = false;        // BLASOFFLOAD_DECISIONS=frozen: the same numbers every run
-  // The GPU numbers the module measured at start-up in place of the built-in ones (gpu_started), for the summary;
-  // written once before the module is published, read at exit.
-  std::atomic<bool> gpu_quick{false};
-  char gpu_quick_note[200] = {};
+  bool gpu_measured = false;                 // the file has GPU numbers of its own (not the built-in ones)
   bool gpu_nodes = false;                    // NVIDIA device nodes exist, or the module was named explicitly
   std::atomic<bool> cuda_in_process{false};  // the program itself uses CUDA: its operands may be device memory
                                              // (program_uses_cuda; once true, stays true)
@@ -72,7 +67,7 @@ struct State {
   // quirk at one size does not move the decision at another.
   Learning learning;
   GrowthCredit growth;  // staging growth amortised per class and bucket
-  DecisionMemo memo;    // calls the model gave the CPU by far, taken there without it for a while
+  DecisionMemo memo;  // calls the model gave the CPU by far, taken there without it for a while
 };
 State* g = nullptr;
 
@@ -192,7 +187,6 @@ void check_gpu_once(const bo_cuda_module* m) {
       gpu.c_str(), m->name);
   Calibration c = g->calibration;
   use_default_gpu(&c);
-  g->gpu_measured = false;
   // Readers may still hold the old model: it is never freed (one small object per process).
   g->model.store(new CostModel(c), std::memory_order_release);
 }
@@ -307,40 +301,8 @@ void add_gain(double us) {
 
 }  // namespace
 
-void gpu_started(const bo_cuda_module* m) {
-  if (!g || !m) return;
-  check_gpu_once(m);
-  // The built-in GPU numbers are a slow link (a third of the lent H100's rates), so that nothing is offloaded on
-  // their strength before the GPU is known; once it is up, its own numbers cost tens of milliseconds on this thread.
-  // Not with frozen decisions: measured rates vary from run to run, and so would the decisions.
-  if ((g->from_file && g->gpu_measured) || g->frozen || !m->quick_measure) return;
-  bo_cuda_rates r{};
-  const double t0 = now_s();
-  if (m->quick_measure(&r) != BO_CUDA_OK || !(r.h2d_gbs > 0) || !(r.d2h_gbs > 0) || !(r.pageable_gbs > 0)) {
-    log_debug("policy: the GPU's start-up measurement failed: keeping the built-in GPU numbers");
-    return;
-  }
-  Calibration c = g->calibration;
-  use_default_gpu(&c);
-  c.gpu = r.gpu;
-  c.h2d_gbs = r.h2d_gbs;
-  c.d2h_gbs = r.d2h_gbs;
-  c.pageable_gbs = r.pageable_gbs;
-  c.call_overhead_us = r.call_overhead_us;
-  c.copy_latency_us = r.copy_latency_us;
-  // The floors stay the built-in numbers' (higher): they are read without a lock, and only keep more calls on the CPU.
-  g->model.store(new CostModel(c), std::memory_order_release);
-  std::snprintf(g->gpu_quick_note, sizeof g->gpu_quick_note,
-                "GPU numbers measured at start-up in %.0f ms (no calibration of this GPU): DMA %.1f / %.1f GB/s, "
-                "staged %.1f GB/s, a call %.1f us",
-                (now_s() - t0) * 1e3, r.h2d_gbs, r.d2h_gbs, r.pageable_gbs, r.call_overhead_us);
-  g->gpu_quick.store(true, std::memory_order_release);
-  log_debug("policy: %s", g->gpu_quick_note);
-}
-
 void init(const Settings& s, const CpuIdentity& cpu) {
   g = new State();
-  g->frozen = s.frozen;
   if (class_count() > Learning::kClasses) {
     log_fatal("internal error: %d shape classes, room for %d", class_count(), Learning::kClasses);
     std::abort();
@@ -604,7 +566,6 @@ std::string summary() {
                   g->gain_us.load() * 1e-3, g->model.load()->init_ms());
     out += line;
   }
-  if (g->gpu_quick.load(std::memory_order_acquire)) out += std::string("  ") + g->gpu_quick_note + "\n";
   out += lent_core_note();
   if (const std::uint64_t r = g->memo.remembered()) {
     std::snprintf(line, sizeof line,

@@ -10,8 +10,6 @@
 #include "policy/config.h"
 #include "policy/cost_model.h"
 
-struct bo_cuda_module;  // offload/cuda_module_api.h
-
 namespace blasoffload {
 
 enum class Target : std::uint8_t { kCpu, kGpu };
@@ -47,10 +45,6 @@ namespace policy {
 // Builds the model from the policy file (or the built-in defaults) for the CPU BLAS in use. Called once by the
 // first-call initialisation when some routine is in auto mode; cheap otherwise.
 void init(const Settings& s, const CpuIdentity& cpu);
-// The start-up thread, once the module's init() succeeded and before any call can use it: compares the GPU with the
-// calibration's, and where the model has only the built-in GPU numbers (no policy file, one measured without a GPU
-// or on another GPU) replaces them with the module's quick measurement (adaptive decisions only).
-void gpu_started(const bo_cuda_module* m);
 
 // The auto-mode decision for a call of work `w` (its descriptor's work()). O(1) and allocation-free.
 Decision decide_auto(const Settings& s, const Call& c, double w);

@@ -1,4 +1,4 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v10 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v9 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
@@ -16,9 +16,6 @@
  *   FAKE_CUDA_RESIDENT=N      host_resident() calls every matrix a clean residency candidate reused N times
  *   FAKE_CUDA_BUSY_MS=N       after init(), a thread of the module works beside the program for N ms, as the real
  *                             module's unpinning thread does: host->want_core(+1), then (-1)
- *   FAKE_CUDA_QUICK=h2d,pageable,call_us
- *                             quick_measure() reports these link rates (GB/s, both directions) and call overhead (us);
- *                             unset: it fails, as a module that could not measure
  *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the module)
  *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
  *
@@ -200,7 +197,8 @@ static int fake_gemm(const struct bo_call* c, double cpu_share) {
   if (!strchr("NTC", transa) || !strchr("NTC", transb) || m <= 0 || n <= 0 || k < 0 || lda < max1(ta ? k : m) ||
       ldb < max1(tb ? n : k) || ldc < max1(m) || !cc || (k > 0 && (!a || !b))) {
     violation("%s(%c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld) not checked", bo_routine_name(c->routine),
-              transa, transb, (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb, (long long)ldc);
+              transa, transb, (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb,
+              (long long)ldc);
     return BO_CUDA_UNSUPPORTED;
   }
   double* col = malloc(sizeof(double) * (size_t)m);
@@ -334,8 +332,8 @@ static int fake_syrk(const struct bo_call* c) {
   const int t = is_trans(trans);
   if (!strchr("UL", uplo) || !strchr("NT", trans) || n <= 0 || k <= 0 || c->alpha == 0 || lda < max1(t ? k : n) ||
       ldc < max1(n) || !c->a || !c->c) {
-    violation("%s(%c%c n=%lld k=%lld alpha=%g lda=%lld ldc=%lld) not checked", bo_routine_name(c->routine), uplo, trans,
-              (long long)n, (long long)k, c->alpha, (long long)lda, (long long)ldc);
+    violation("%s(%c%c n=%lld k=%lld alpha=%g lda=%lld ldc=%lld) not checked", bo_routine_name(c->routine), uplo,
+              trans, (long long)n, (long long)k, c->alpha, (long long)lda, (long long)ldc);
     return BO_CUDA_UNSUPPORTED;
   }
 #define OP_A(i, l) (t ? ld(c->a, (l) + (i)*lda) : ld(c->a, (i) + (l)*lda))
@@ -456,22 +454,6 @@ static int fake_measure(struct bo_cuda_rates* out) {
   return BO_CUDA_OK;
 }
 
-/* The start-up's measurement in a run without a calibration of this GPU: what FAKE_CUDA_QUICK says. */
-static int fake_quick_measure(struct bo_cuda_rates* out) {
-  if (atomic_load(&g_state) != kReady) violation("quick_measure before a successful init");
-  trace("quick-measure");
-  const char* v = getenv("FAKE_CUDA_QUICK");
-  double link = 0, pageable = 0, call_us = 0;
-  if (!v || sscanf(v, "%lf,%lf,%lf", &link, &pageable, &call_us) != 3) return BO_CUDA_LAUNCH_FAILED;
-  memset(out, 0, sizeof *out);
-  snprintf(out->gpu, sizeof out->gpu, "%s", FAKE_GPU_NAME);
-  out->h2d_gbs = out->d2h_gbs = link;
-  out->pageable_gbs = pageable;
-  out->call_overhead_us = call_us;
-  out->copy_latency_us = 1;
-  return BO_CUDA_OK;
-}
-
 /* No residency cache here: every host operand moves, unless FAKE_CUDA_RESIDENT says what to answer. */
 static int fake_host_resident(const void* p, int64_t rows, int64_t cols, int64_t lda, int elem_size, int first_of_call,
                               struct bo_resident_info* out) {
@@ -520,7 +502,6 @@ static const struct bo_cuda_module kModule = {
     fake_kernel_us,
     fake_is_device_pointer,
     fake_measure,
-    fake_quick_measure,
     fake_host_pinned,
     fake_host_resident,
     fake_last_gemm_stats,
@@ -530,7 +511,7 @@ static const struct bo_cuda_module kModule = {
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v10(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v9(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 

@@ -138,44 +138,28 @@ double seconds_since(const std::chrono::steady_clock::time_point& t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// How much a measurement moves and repeats: blasoffload-calibrate's (seconds, beside nothing) or the start-up's in a
-// run without a calibration (tens of milliseconds beside the program, on the start-up's thread).
-struct MeasureSize {
-  size_t dma_bytes;      // each way, from and to pinned memory
-  int dma_reps;          // the best of these
-  bool pack;             // time the single-threaded staging copies too (replaced by the staged rate when it is had)
-  int tiny_calls;        // tiny calls timed after 20 untimed, per kind
-  int64_t staged_bytes;  // the engine's threaded staging with the DMA, over one matrix of this size
-};
-constexpr MeasureSize kFullMeasure{size_t(256) << 20, 5, true, 201, int64_t(512) << 20};
-// 32 MiB reaches the link's full rate on the lent machines. The staged rate needs a larger matrix: the pipeline's
-// tiles overlap staging, DMA and kernels only with several of them (a 64 MiB matrix, four tiles, read 7.4 GB/s on the
-// lent H100 where 512 MiB read 20-27). Its ring chunks stay for the program's calls. Smaller transfers than the
-// calibration's read slower: the error errs for the CPU.
-constexpr MeasureSize kQuickMeasure{size_t(32) << 20, 3, false, 41, int64_t(256) << 20};
-
-// The GPU side of the policy's model: DMA rates from and to pinned memory, the staging copy the module makes of
-// pageable data (what pack/unpack cost per byte), and a tiny call end to end through the module's own generic path.
-int measure_sized(bo_cuda_rates* out, const MeasureSize& z) {
+// blasoffload-calibrate's GPU side: DMA rates from and to pinned memory, the staging copy the module makes of pageable
+// data (what pack/unpack cost per byte), and a tiny call end to end through the module's own generic path.
+int measure(bo_cuda_rates* out) {
   if (int g = bom::gate()) return g;
   std::memset(out, 0, sizeof *out);
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, bom::device());
   std::snprintf(out->gpu, sizeof out->gpu, "%s", prop.name);
-  const size_t bytes = z.dma_bytes;
+  const size_t bytes = size_t(256) << 20;
   char *dev = nullptr, *pin = nullptr, *host = nullptr;
   cudaStream_t st = nullptr;
   cudaEvent_t e0 = nullptr, e1 = nullptr;
   int rc = BO_CUDA_OK;
   if (cudaMalloc(&dev, bytes) || cudaHostAlloc(reinterpret_cast<void**>(&pin), bytes, cudaHostAllocPortable) ||
       cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) || cudaEventCreate(&e0) || cudaEventCreate(&e1) ||
-      (z.pack && !(host = static_cast<char*>(std::malloc(bytes))))) {
+      !(host = static_cast<char*>(std::malloc(bytes)))) {
     cudaGetLastError();
     rc = BO_CUDA_OUT_OF_MEMORY;
   }
   auto dma_gbs = [&](cudaMemcpyKind kind) {
     float best_ms = 1e30f;
-    for (int rep = 0; rep < z.dma_reps; ++rep) {
+    for (int rep = 0; rep < 5; ++rep) {
       cudaEventRecord(e0, st);
       cudaMemcpyAsync(kind == cudaMemcpyHostToDevice ? static_cast<void*>(dev) : static_cast<void*>(pin),
                       kind == cudaMemcpyHostToDevice ? static_cast<void*>(pin) : static_cast<void*>(dev), bytes, kind,
@@ -189,12 +173,10 @@ int measure_sized(bo_cuda_rates* out, const MeasureSize& z) {
     return double(bytes) / (best_ms * 1e-3) / 1e9;
   };
   if (rc == BO_CUDA_OK) {
+    std::memset(host, 1, bytes);  // fault the pages in: the program's data is resident
     std::memset(pin, 2, bytes);
     out->h2d_gbs = dma_gbs(cudaMemcpyHostToDevice);
     out->d2h_gbs = dma_gbs(cudaMemcpyDeviceToHost);
-  }
-  if (rc == BO_CUDA_OK && z.pack) {
-    std::memset(host, 1, bytes);  // fault the pages in: the program's data is resident
     // Pageable <-> pinned as the direct path stages a matrix; the slower direction counts for both.
     double best_in = 1e30, best_out = 1e30;
     const int64_t floats = int64_t(bytes / 4);
@@ -207,8 +189,8 @@ int measure_sized(bo_cuda_rates* out, const MeasureSize& z) {
       best_out = std::min(best_out, seconds_since(t0));
     }
     out->pageable_gbs = double(bytes) / std::max(best_in, best_out) / 1e9;  // single-threaded, replaced below
+    if (cudaGetLastError() != cudaSuccess) rc = BO_CUDA_LAUNCH_FAILED;
   }
-  if (rc == BO_CUDA_OK && cudaGetLastError() != cudaSuccess) rc = BO_CUDA_LAUNCH_FAILED;
   if (e0) cudaEventDestroy(e0);
   if (e1) cudaEventDestroy(e1);
   if (st) cudaStreamDestroy(st);
@@ -218,9 +200,9 @@ int measure_sized(bo_cuda_rates* out, const MeasureSize& z) {
   if (rc != BO_CUDA_OK) return rc;
   // Tiny calls through the generic path (staging, launch, synchronisation, results back), medians of 201: snrm2 moves
   // one operand in, sgemm with beta != 0 three in and one out; the difference prices each further copy.
-  auto median_us = [&](auto&& fn) {
+  auto median_us = [](auto&& fn) {
     std::vector<double> us;
-    for (int i = 0; i < 20 + z.tiny_calls; ++i) {
+    for (int i = 0; i < 221; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
       if (fn()) return -1.0;
       if (i >= 20) us.push_back(seconds_since(t0) * 1e6);
@@ -255,15 +237,12 @@ int measure_sized(bo_cuda_rates* out, const MeasureSize& z) {
   {
     int d = bom::device();
     bom::EngineHost eh{bom::host(), &d, 1, bom::engine_error, bom::log_line};
-    const double staged = bom::measure_staged_gbs(eh, z.staged_bytes);
+    const double staged = bom::measure_staged_gbs(eh, int64_t(512) << 20);
     if (staged > 0) out->pageable_gbs = staged;
   }
   out->copy_latency_us = std::max(0.0, (t_gemm - t_nrm) / 3);
-  return out->pageable_gbs > 0 ? BO_CUDA_OK : BO_CUDA_LAUNCH_FAILED;
+  return BO_CUDA_OK;
 }
-
-int measure(bo_cuda_rates* out) { return measure_sized(out, kFullMeasure); }
-int quick_measure(bo_cuda_rates* out) { return measure_sized(out, kQuickMeasure); }
 
 // The policy's queries below answer "no" while registrations are being undone rather than wait for the driver (in the
 // mix, CPU-routed sgemv n = 1024 and strsv n = 512 took 1.2-2.9x their time while the unpinning ran beside them).
@@ -313,13 +292,13 @@ void shutdown() {
   bom::pins_shutdown();
 }
 
-const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,           init,          call,         kernel_us,
-                                is_device_pointer,   measure,          quick_measure, host_pinned,  host_resident,
-                                last_gemm_stats,     last_one_time_us, growth_us,     forked_child, shutdown};
+const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,    init,         call,          kernel_us,
+                                is_device_pointer,   measure,   host_pinned,  host_resident, last_gemm_stats,
+                                last_one_time_us,    growth_us, forked_child, shutdown};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v10() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v9() {
   return &kModule;
 }
 
