@@ -52,8 +52,9 @@ struct Getrs : SolveFamily<T, 2> {
     out[1] = {2, Operand::kMatrix, Operand::kInOut, c.n, c.k, c.ldc};
     return 2;
   }
-  // Few right-hand sides (.vec, a bytes class) or many (.mat, flops): lapack.h SolveFamily.
-  static constexpr ShapeClassInfo kClasses[] = {{"getrs.vec", 1.0 / kSolveFewRhs, true}, {"getrs.mat", 2, false}};
+  // Few right-hand sides (.vec, a bytes class), a narrow block or a wide one (.narrow, .mat: flops): lapack.h.
+  static constexpr ShapeClassInfo kClasses[] = {
+      {"getrs.vec", 1.0 / kSolveFewRhs, true}, {"getrs.narrow", 2, false}, {"getrs.mat", 2, false}};
 
   static void describe(const bo_call& c, char* buf, std::size_t size) {
     std::snprintf(buf, size, "%c n=%lld nrhs=%lld", c.op[0], (long long)c.n, (long long)c.k);

@@ -20,9 +20,14 @@ inline double potrf_work(double n) { return n * n * n / 6.0; }
 inline double solve_work(double n, double nrhs) { return n * n * nrhs; }
 
 // The solves (getrs, potrs, trtrs): with few right-hand sides they stream the factors from memory (Level 2: a bytes
-// class, the bytes of the triangles read), with many they are Level 3 (a flops class).
+// class, the bytes of the triangles read), with more they are Level 3 (flops classes). A CPU LAPACK's rate for these
+// depends on the width of the block of right-hand sides more than on the flops (its threads share out the columns):
+// on the lent machine's OpenBLAS, 64 of them ran at 85-135 GFLOP/s at n = 1024 and 100-115 at n = 8192, 256 at
+// 300-400 from n = 2048. So a narrow block (32 to 127) is a class of its own, measured at 64, beside the wide one
+// (128 and more, measured at 256). Class numbers in the descriptors' order: vec, narrow, mat.
 constexpr int64_t kSolveFewRhs = 32;
-inline int solve_class(const bo_call& c) { return c.k < kSolveFewRhs ? 0 : 1; }
+constexpr int64_t kSolveWideRhs = 128;
+inline int solve_class(const bo_call& c) { return c.k < kSolveFewRhs ? 0 : c.k < kSolveWideRhs ? 1 : 2; }
 
 // What the three solves share: their work (Triangles: how many triangles of the factors a solve reads, 2 for getrs
 // and potrs, 1 for trtrs), their classes by the number of right-hand sides (the descriptor names them), and the
@@ -34,7 +39,7 @@ struct SolveFamily {
   static double work(const bo_call& c) { return 0.5 * Triangles * solve_work(double(c.n), double(c.k)); }
   static double flops(const bo_call& c) { return 2 * work(c); }
   static int shape_class(const bo_call& c) { return solve_class(c); }
-  // Few right-hand sides: the bytes of the triangles read (at least work / kSolveFewRhs elements); many: flops.
+  // Few right-hand sides: the bytes of the triangles read (at least work / kSolveFewRhs elements); more: flops.
   static double class_size(const bo_call& c) {
     return solve_class(c) == 0 ? sizeof(T) * 0.5 * Triangles * double(c.n) * double(c.n) : flops(c);
   }

@@ -45,8 +45,9 @@ struct Potrs : SolveFamily<T, 2> {
     out[1] = {2, Operand::kMatrix, Operand::kInOut, c.n, c.k, c.ldc};
     return 2;
   }
-  // Few right-hand sides (.vec, a bytes class) or many (.mat, flops): lapack.h SolveFamily.
-  static constexpr ShapeClassInfo kClasses[] = {{"potrs.vec", 1.0 / kSolveFewRhs, true}, {"potrs.mat", 2, false}};
+  // Few right-hand sides (.vec, a bytes class), a narrow block or a wide one (.narrow, .mat: flops): lapack.h.
+  static constexpr ShapeClassInfo kClasses[] = {
+      {"potrs.vec", 1.0 / kSolveFewRhs, true}, {"potrs.narrow", 2, false}, {"potrs.mat", 2, false}};
 
   static void describe(const bo_call& c, char* buf, std::size_t size) {
     std::snprintf(buf, size, "%c n=%lld nrhs=%lld", c.op[0], (long long)c.n, (long long)c.k);

@@ -57,15 +57,17 @@ bool among(const std::vector<int>& v, int n) { return std::find(v.begin(), v.end
 template <class T>
 void measure(const Routines& r, const std::string& p, bool quick, policy::Calibration& c) {
   using V = std::vector<int>;
-  // The factorizations over the range where the GPU starts to win; the solves with one right-hand side (the .vec
-  // classes, by the bytes of the factors read) and with 256 (.mat, by flops) on the factors the timed
-  // factorization of the same order left; the one-call solvers at a few orders.
+  // The factorizations over the range where the GPU starts to win; the solves on the factors the timed
+  // factorization of the same order left, with one right-hand side (the .vec classes, by the bytes of the factors
+  // read), 64 (.narrow, by flops) and 256 (.mat); the one-call solvers at a few orders.
   const V factor = quick ? V{64, 128} : V{128, 256, 512, 1024, 2048, 4096, 8192};
   const V vec = quick ? V{128} : V{256, 1024, 4096, 8192};
-  const V mat = quick ? V{128} : V{512, 2048};
+  const V block = quick ? V{128} : V{512, 2048, 8192};
   const V solver = quick ? V{64, 128} : V{256, 1024, 4096};
   const char N = 'N', L = 'L';
-  const blas_int one = 1, many = 256;
+  const blas_int one = 1, narrow = 64, many = 256;
+  // The orders each solve width is measured at.
+  auto solved = [&](blas_int k, blas_int n) { return among(k == one ? vec : block, n); };
   blas_int info = 0;
   auto copy = [](const std::vector<T>& from, std::vector<T>& to) { std::copy(from.begin(), from.end(), to.begin()); };
   // Uniform entries: the pivots of getrf are real row interchanges, and the matrix is almost surely regular.
@@ -89,8 +91,8 @@ void measure(const Routines& r, const std::string& p, bool quick, policy::Calibr
       const std::vector<T> A0 = general(n);
       std::vector<T> A(A0.size());
       if (time_routine<br::Getrf<T>>(c, p, r.getrf, {&n, &n, A.data(), &n, ipiv.data(), &info}, [&] { copy(A0, A); }))
-        for (const blas_int k : {one, many}) {
-          if (!among(k == one ? vec : mat, n)) continue;
+        for (const blas_int k : {one, narrow, many}) {
+          if (!solved(k, n)) continue;
           const std::vector<T> B0 = rhs(n, k);
           std::vector<T> B(B0.size());
           time_routine<br::Getrs<T>>(c, p, r.getrs, {&N, &n, &k, A.data(), &n, ipiv.data(), B.data(), &n, &info, 1},
@@ -100,8 +102,8 @@ void measure(const Routines& r, const std::string& p, bool quick, policy::Calibr
     const std::vector<T> S0 = spd(n);
     std::vector<T> S(S0.size());
     if (time_routine<br::Potrf<T>>(c, p, r.potrf, {&L, &n, S.data(), &n, &info, 1}, [&] { copy(S0, S); }))
-      for (const blas_int k : {one, many}) {
-        if (!among(k == one ? vec : mat, n)) continue;
+      for (const blas_int k : {one, narrow, many}) {
+        if (!solved(k, n)) continue;
         const std::vector<T> B0 = rhs(n, k);
         std::vector<T> B(B0.size());
         time_routine<br::Potrs<T>>(c, p, r.potrs, {&L, &n, &k, S.data(), &n, B.data(), &n, &info, 1},
