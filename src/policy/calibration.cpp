@@ -39,8 +39,8 @@ const std::vector<std::string>& calibration_classes() { return class_names(); }
 
 namespace {
 // A narrow block of right-hand sides (64) against a wide one (256) at the same flops, on the lent machine's OpenBLAS:
-// 0.3-0.5 at the orders both were measured at.
-constexpr double kNarrowOfWide = 0.4;
+// 0.31-0.70 at the orders both were measured at (bench/results/mix/calibrate-*-7f22406-*.log); the middle.
+constexpr double kNarrowOfWide = 0.5;
 
 // Adds `cls` from `from` at `factor` times its rates when the file lacks `cls` and has `from`.
 bool derive(Calibration* c, const std::string& cls, const std::string& from, double factor) {
@@ -220,7 +220,11 @@ Calibration built_in_defaults() {
   // threads; bench/results/mix/policy-*.json), by point. Deriving them from gemm.square, as for a file without them,
   // would take the small factorizations for 6-10x faster than they run (sgetrf n = 256: 10-12 GFLOP/s measured, 115
   // derived), past the 4x that learning may correct, and keep them on the CPU where the GPU takes half their time;
-  // sizes as blasoffload-calibrate measures them (factorizations by flops, solves by bytes).
+  // sizes as blasoffload-calibrate measures them (flops; bytes for the solves with few right-hand sides). Those with 64
+  // right-hand sides (.narrow) and the wide ones' points past n = 2048 (.mat) are the fastest of the two calibrations
+  // of 7f22406 (bench/results/mix/calibrate-*-7f22406-*.log; the second ended before double precision at n = 8192)
+  // and, for .narrow at n = 8192, of the CPU alone's three rounds in the mix at 8eb5988 (nrhs 64: dtrtrs 40.7 ms there,
+  // 65 ms in the one calibration).
   c.cpu_rates["sgetrf"] = {{1.4e6, 19.7}, {1.12e7, 11.8}, {8.95e7, 39.4},   {7.16e8, 112},
                            {5.73e9, 329}, {4.58e10, 774}, {3.67e11, 1.07e3}};
   c.cpu_rates["sgesv"] = {{1.13e7, 12.6}, {7.18e8, 108}, {4.58e10, 671}};
@@ -228,11 +232,14 @@ Calibration built_in_defaults() {
                            {2.86e9, 267},  {2.29e10, 617}, {1.83e11, 1.09e3}};
   c.cpu_rates["sposv"] = {{5.72e6, 9.42}, {3.6e8, 82.1}, {2.29e10, 463}};
   c.cpu_rates["sgetrs.vec"] = {{2.62e5, 27.6}, {4.19e6, 25.8}, {6.71e7, 26.5}, {2.68e8, 17.7}};
-  c.cpu_rates["sgetrs.mat"] = {{1.34e8, 256}, {2.15e9, 396}};
+  c.cpu_rates["sgetrs.narrow"] = {{3.36e7, 101}, {5.37e8, 118}, {8.59e9, 115}};
+  c.cpu_rates["sgetrs.mat"] = {{1.34e8, 256}, {2.15e9, 396}, {3.44e10, 367}};
   c.cpu_rates["spotrs.vec"] = {{2.62e5, 8.82}, {4.19e6, 8.76}, {6.71e7, 8.46}, {2.68e8, 4.65}};
-  c.cpu_rates["spotrs.mat"] = {{1.34e8, 289}, {2.15e9, 397}};
+  c.cpu_rates["spotrs.narrow"] = {{3.36e7, 99.3}, {5.37e8, 114}, {8.59e9, 125}};
+  c.cpu_rates["spotrs.mat"] = {{1.34e8, 289}, {2.15e9, 397}, {3.44e10, 402}};
   c.cpu_rates["strtrs.vec"] = {{1.31e5, 28.4}, {2.1e6, 35.7}, {3.36e7, 26.1}, {1.34e8, 20}};
-  c.cpu_rates["strtrs.mat"] = {{6.71e7, 293}, {1.07e9, 399}};
+  c.cpu_rates["strtrs.narrow"] = {{1.68e7, 106}, {2.68e8, 125}, {4.29e9, 113}};
+  c.cpu_rates["strtrs.mat"] = {{6.71e7, 293}, {1.07e9, 399}, {1.72e10, 369}};
   c.cpu_rates["dgetrf"] = {{1.4e6, 2.28}, {1.12e7, 8.38}, {8.95e7, 30.4}, {7.16e8, 93.7},
                            {5.73e9, 255}, {4.58e10, 429}, {3.67e11, 660}};
   c.cpu_rates["dgesv"] = {{1.13e7, 8.24}, {7.18e8, 87.4}, {4.58e10, 439}};
@@ -240,11 +247,14 @@ Calibration built_in_defaults() {
                            {2.86e9, 214},  {2.29e10, 361}, {1.83e11, 460}};
   c.cpu_rates["dposv"] = {{5.72e6, 13.4}, {3.6e8, 81.1}, {2.29e10, 313}};
   c.cpu_rates["dgetrs.vec"] = {{5.24e5, 35.7}, {8.39e6, 25.6}, {1.34e8, 18}, {5.37e8, 17.5}};
-  c.cpu_rates["dgetrs.mat"] = {{1.34e8, 161}, {2.15e9, 303}};
+  c.cpu_rates["dgetrs.narrow"] = {{3.36e7, 72.4}, {5.37e8, 95.6}, {8.59e9, 115}};
+  c.cpu_rates["dgetrs.mat"] = {{1.34e8, 161}, {2.15e9, 303}, {3.44e10, 209}};
   c.cpu_rates["dpotrs.vec"] = {{5.24e5, 15.6}, {8.39e6, 13.8}, {1.34e8, 11.6}, {5.37e8, 9.2}};
-  c.cpu_rates["dpotrs.mat"] = {{1.34e8, 168}, {2.15e9, 295}};
+  c.cpu_rates["dpotrs.narrow"] = {{3.36e7, 77.1}, {5.37e8, 92.5}, {8.59e9, 91.3}};
+  c.cpu_rates["dpotrs.mat"] = {{1.34e8, 168}, {2.15e9, 295}, {3.44e10, 222}};
   c.cpu_rates["dtrtrs.vec"] = {{2.62e5, 36.7}, {4.19e6, 32.4}, {6.71e7, 25}, {2.68e8, 18.2}};
-  c.cpu_rates["dtrtrs.mat"] = {{6.71e7, 165}, {1.07e9, 317}};
+  c.cpu_rates["dtrtrs.narrow"] = {{1.68e7, 72.7}, {2.68e8, 86.2}, {4.29e9, 106}};
+  c.cpu_rates["dtrtrs.mat"] = {{6.71e7, 165}, {1.07e9, 317}, {1.72e10, 221}};
   derive_missing_classes(&c);  // trsm, syrk and double precision from the curves above, as for an older file
   c.gpu = "(built-in defaults)";
   c.h2d_gbs = 20;

@@ -198,6 +198,14 @@ TEST(ChooseCalibration, AnOlderFileWithoutStrsmAndSsyrkLoadsWithDerivedCurves) {
             (std::vector<std::string>{"ssyrk", "dgemm.square", "dgemv.n", "dsyrk"}));
   EXPECT_FALSE(no_panel.cpu_rates.count("strsm"));
   EXPECT_FALSE(no_panel.cpu_rates.count("sgetrs.mat"));
+  // A file from before the narrow blocks of right-hand sides: those at half the rate of its wide ones.
+  Calibration no_narrow = built_in_defaults();
+  for (const char* cls : {"sgetrs.narrow", "dgetrs.narrow"}) no_narrow.cpu_rates.erase(cls);
+  EXPECT_EQ(derive_missing_classes(&no_narrow), (std::vector<std::string>{"sgetrs.narrow", "dgetrs.narrow"}));
+  for (const double size : {1e7, 1e9, 1e11}) {
+    EXPECT_DOUBLE_EQ(no_narrow.rate("sgetrs.narrow", size), 0.5 * no_narrow.rate("sgetrs.mat", size));
+    EXPECT_DOUBLE_EQ(no_narrow.rate("dgetrs.narrow", size), 0.5 * no_narrow.rate("dgetrs.mat", size));
+  }
   // The built-in defaults have both.
   const Calibration d = built_in_defaults();
   for (const auto& cls : calibration_classes()) EXPECT_TRUE(d.cpu_rates.count(cls)) << cls;
@@ -238,6 +246,7 @@ TEST(ChooseCalibration, AFileWithoutLapackClassesLoadsWithThemDerived) {
     for (const std::string solve : {"getrs", "potrs", "trtrs"}) {
       expect_scaled(p + solve + ".vec", p + "trsv.n", 1);
       expect_scaled(p + solve + ".mat", p + "trsm", 1);
+      expect_scaled(p + solve + ".narrow", p + "trsm", 0.5);
     }
   }
   // The BLAS classes are the file's own.
@@ -296,9 +305,11 @@ TEST(Calibrate, QuickRunOnTheReferenceBlas) {
         << p;
     for (const char* solve : {"getrs", "potrs"}) {
       EXPECT_EQ(sizes(p + solve + ".vec"), (std::vector<double>{e * 128 * 128})) << p << solve;
+      EXPECT_EQ(sizes(p + solve + ".narrow"), (std::vector<double>{2 * solve_work(128, 64)})) << p << solve;
       EXPECT_EQ(sizes(p + solve + ".mat"), (std::vector<double>{2 * solve_work(128, 256)})) << p << solve;
     }
     EXPECT_EQ(sizes(p + "trtrs.vec"), (std::vector<double>{e * 128 * 128 / 2})) << p;
+    EXPECT_EQ(sizes(p + "trtrs.narrow"), (std::vector<double>{solve_work(128, 64)})) << p;
     EXPECT_EQ(sizes(p + "trtrs.mat"), (std::vector<double>{solve_work(128, 256)})) << p;
   }
   // The library builds its key the same way: the object defining sgemm_ and its self-report.

@@ -101,6 +101,31 @@ TEST(CostModel, Classes) {
   EXPECT_STREQ(class_name(class_index("ssyrk")), "ssyrk");
 }
 
+// The solves' classes by the width of the block of right-hand sides: up to 31 the bytes of the factors read (.vec),
+// 32 to 127 a narrow block (.narrow), 128 and more a wide one (.mat), both by flops (2 n^2 k for getrs and potrs,
+// n^2 k for trtrs).
+TEST(CostModel, SolveClassesByTheWidthOfTheRightHandSides) {
+  auto solve = [](Routine r, int64_t n, int64_t k) {
+    bo_call c{};
+    c.routine = int(r);
+    c.n = n, c.k = k, c.lda = c.ldc = n;
+    return c;
+  };
+  double size = 0;
+  EXPECT_EQ(classify(solve(Routine::dgetrs, 1000, 31), &size), class_index("dgetrs.vec"));
+  EXPECT_DOUBLE_EQ(size, 2 * 8.0 * 1000 * 1000 / 2);
+  for (const int64_t k : {32, 64, 127}) {
+    EXPECT_EQ(classify(solve(Routine::dgetrs, 1000, k), &size), class_index("dgetrs.narrow")) << k;
+    EXPECT_DOUBLE_EQ(size, 2.0 * 1000 * 1000 * double(k));
+  }
+  for (const int64_t k : {128, 256, 4000}) {
+    EXPECT_EQ(classify(solve(Routine::spotrs, 1000, k), &size), class_index("spotrs.mat")) << k;
+    EXPECT_DOUBLE_EQ(size, 2.0 * 1000 * 1000 * double(k));
+  }
+  EXPECT_EQ(classify(solve(Routine::strtrs, 1000, 64), &size), class_index("strtrs.narrow"));
+  EXPECT_DOUBLE_EQ(size, 1000.0 * 1000 * 64);
+}
+
 // What strsm and ssyrk move from host memory, and the GPU time that makes: the triangle plus B in and B out for
 // strsm; A in, and C's triangle in (beta != 0) and out for ssyrk; one calibrated latency per copy after the first.
 TEST(CostModel, StrsmAndSsyrkTransfers) {
@@ -265,6 +290,31 @@ TEST(CostModel, UncalibratedSmallFactorizationsArePredictedAtTheirMeasuredTimes)
   }
   // The solves' curves are their own too (spotrs with one right-hand side runs well below strsv's rate there).
   EXPECT_LT(d.rate("spotrs.vec", 4e6), d.rate("strsv.n", 4e6));
+}
+
+// Uncalibrated, a solve with 64 right-hand sides on factors of order 8192 is predicted at what it takes on the lent
+// machines' OpenBLAS (the CPU alone in bench/results/mix at 8eb5988: sgetrs 75-80 ms, dgetrs 75-90 ms, strtrs 38-40
+// ms, dtrtrs 41-43 ms), not at the rate of 256 right-hand sides (which made it 13-22 ms and kept it on the CPU, where
+// the GPU takes a fifth of its time); those at n = 1024 too (sgetrs 1.1-1.3 ms, dtrtrs 0.78-0.85 ms).
+TEST(CostModel, UncalibratedSolvesWithANarrowBlockArePredictedAtTheirMeasuredTimes) {
+  const CostModel m(built_in_defaults());
+  auto solve_ms = [&](Routine r, double n, double k) {
+    bo_call c{};
+    c.routine = int(r);
+    c.n = int64_t(n), c.k = int64_t(k), c.lda = c.ldc = int64_t(n);
+    double size = 0;
+    const int cls = classify(c, &size);
+    return m.cpu_us(cls, size) * 1e-3;
+  };
+  auto within = [](double predicted, double lo, double hi) { return predicted > 0.8 * lo && predicted < 1.25 * hi; };
+  EXPECT_PRED3(within, solve_ms(Routine::sgetrs, 8192, 64), 75, 80);
+  EXPECT_PRED3(within, solve_ms(Routine::dgetrs, 8192, 64), 75, 90);
+  EXPECT_PRED3(within, solve_ms(Routine::strtrs, 8192, 64), 38, 40);
+  EXPECT_PRED3(within, solve_ms(Routine::dtrtrs, 8192, 64), 41, 43);
+  EXPECT_PRED3(within, solve_ms(Routine::sgetrs, 1024, 64), 1.1, 1.3);
+  EXPECT_PRED3(within, solve_ms(Routine::dtrtrs, 1024, 64), 0.78, 0.85);
+  // 256 right-hand sides are the wide class, at its own (higher) rate.
+  EXPECT_GT(solve_ms(Routine::sgetrs, 8192, 64) / 64, 2 * solve_ms(Routine::sgetrs, 8192, 256) / 256);
 }
 
 TEST(CostModel, MissingClassesUseTheDefaultsAndPredictionsDoNotAllocate) {
