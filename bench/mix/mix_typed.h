@@ -221,18 +221,23 @@ static void P(do_call)(P(Call) * c, T* set) {
 // Times one point: a first call, then timed samples until min_time (at least 3; 2 when the first call took over
 // 0.5 s; at most kMaxReps), each on the next operand sets. A sample of a call shorter than kBatchS is a batch of
 // calls on distinct sets (at most all of them), timed together and divided: two clock reads are not small against a
-// call of 100 ns. A routine that overwrites its inputs gets the sets it used restored right after the sample (outside
-// the timing, and not just before their next use, which would leave them in cache); the last sample's are left as
-// they are, for the check. Returns the samples (per-call seconds in t); *calls and *all_s: every call and its time.
-// The samples lie between two snapshots of the process's threads (g_cpu_before, g_cpu_after: what ran beside them).
+// call of 100 ns. A routine that overwrites its inputs gets what it wrote in the sets it used restored right after the
+// sample (outside the timing, and not just before their next use, which would leave them in cache): from B on where
+// it writes only B (trsv, trsm and the solves: their A, the factors, stays untouched as in a program that solves with
+// the same factors again; rewriting it made the library's device copy of it look stale at every sample, runs before
+// this change), else the whole set. The last sample's are left as they are, for the check. Returns the samples
+// (per-call seconds in t); *calls and *all_s: every call and its time. The samples lie between two snapshots of the
+// process's threads (g_cpu_before, g_cpu_after: what ran beside them).
 static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int* calls, double* all_s) {
   const int inplace = c->op != kGemm && c->op != kGemv && c->op != kSyrk && c->op != kNrm2;
+  const int only_b = c->op == kTrsv || c->op == kTrsm || c->op == kGetrs || c->op == kPotrs || c->op == kTrtrs;
+  const size_t from = only_b ? c->offB : 0, count = (b->elems - from) * sizeof(T);
   double t0 = now_s();
   P(do_call)(c, b->work);
   *first = now_s() - t0;
   *all_s = *first;
   *calls = 1;
-  if (inplace) memcpy(b->work, b->saved, b->elems * sizeof(T));
+  if (inplace) memcpy(b->work + from, b->saved + from, count);
   if (g_who) cpu_snapshot_others(&g_others_before);
   cpu_snapshot(&g_cpu_before);
   int reps = 0;
@@ -240,9 +245,9 @@ static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int
   for (;;) {
     int batch = per_call > 0 ? (int)(kBatchS / per_call) : b->sets;
     batch = batch < 1 ? 1 : batch > b->sets ? b->sets : batch;
-    const int from = *calls;
+    const int first_set = *calls;
     t0 = now_s();
-    for (int k = 0; k < batch; ++k) P(do_call)(c, b->work + (size_t)((from + k) % b->sets) * b->elems);
+    for (int k = 0; k < batch; ++k) P(do_call)(c, b->work + (size_t)((first_set + k) % b->sets) * b->elems);
     const double dt = now_s() - t0;
     *calls += batch;
     *all_s += dt;
@@ -253,7 +258,7 @@ static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int
     if (reps >= kMaxReps || (reps >= least && spent >= g_min_time)) break;
     if (inplace)
       for (int k = 0; k < batch; ++k)
-        memcpy(b->work + (size_t)((from + k) % b->sets) * b->elems, b->saved, b->elems * sizeof(T));
+        memcpy(b->work + (size_t)((first_set + k) % b->sets) * b->elems + from, b->saved + from, count);
   }
   cpu_snapshot(&g_cpu_after);
   if (g_who) cpu_snapshot_others(&g_others_after);
