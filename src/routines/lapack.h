@@ -22,9 +22,10 @@ inline double solve_work(double n, double nrhs) { return n * n * nrhs; }
 // The solves (getrs, potrs, trtrs): with few right-hand sides they stream the factors from memory (Level 2: a bytes
 // class, the bytes of the triangles read), with more they are Level 3 (flops classes). A CPU LAPACK's rate for these
 // depends on the width of the block of right-hand sides more than on the flops (its threads share out the columns):
-// on the lent machine's OpenBLAS, 64 of them ran at 85-135 GFLOP/s at n = 1024 and 100-115 at n = 8192, 256 at
-// 300-400 from n = 2048. So a narrow block (32 to 127) is a class of its own, measured at 64, beside the wide one
-// (128 and more, measured at 256). Class numbers in the descriptors' order: vec, narrow, mat.
+// on the lent machine's OpenBLAS, 64 of them ran at 59-125 GFLOP/s from n = 512 to 8192, 256 at 99-289 at n = 512 and
+// 160-402 from n = 2048 (bench/results/mix/calibrate-*-7f22406-*.log). So a narrow block (32 to 127) is a class of
+// its own, measured at 64, beside the wide one (128 and more, measured at 256). Class numbers in the descriptors'
+// order: vec, narrow, mat.
 constexpr int64_t kSolveFewRhs = 32;
 constexpr int64_t kSolveWideRhs = 128;
 inline int solve_class(const bo_call& c) { return c.k < kSolveFewRhs ? 0 : c.k < kSolveWideRhs ? 1 : 2; }
