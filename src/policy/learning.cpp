@@ -42,8 +42,17 @@ bool Learning::explore(int cls, int bucket, double chosen_us, double other_us) {
   return go;
 }
 
-void Learning::observe(int cls, int bucket, int side, double predicted_us, double actual_us) {
+void Learning::observe(int cls, int bucket, int side, double predicted_us, double actual_us, bool after_gpu) {
   if (actual_us < kLearnMinUs || !(predicted_us > 0) || cls < 0 || cls >= kClasses) return;
+  if (side == 0 && after_gpu && actual_us > predicted_us) {
+    // Not the CPU's rate but the switch's cost (kAfterGpuUs): the bucket's exploration pays it, so that trying the GPU
+    // costs the program what the exploration share allows, slow CPU calls after the try included. One call is charged
+    // at most a few of its predictions (one preemption must not stop the exploration for long).
+    std::atomic<float>& credit = credit_us_[cls][bucket];
+    const double charge = std::min(actual_us - predicted_us, kMaxSwitchCharge * predicted_us);
+    credit.store(float(credit.load(std::memory_order_relaxed) - charge), std::memory_order_relaxed);
+    return;
+  }
   const std::uint64_t bit = 1ull << cls;
   if (!(first_seen_[side].fetch_or(bit, std::memory_order_relaxed) & bit)) return;
   std::atomic<float>& corr = corr_[cls][bucket][side];

@@ -24,6 +24,15 @@ class Learning {
   // A CPU call slower than its prediction moves the CPU's correction a quarter of the way toward at most this factor
   // of it (observe(): the CPU's slow calls are mostly interference, not its rate).
   static constexpr double kMaxCpuRise = 2.0;
+  // A CPU call right after a GPU call of the same thread measures the switch, not the CPU: on the lent H100, strtrs
+  // n = 1024 with 64 right-hand sides took 1.2-4.6 ms on the CPU in the 10 ms after GPU calls of it, against 0.52-0.62
+  // alone (its thread preempted 39-356 times, against 1-3, while the module's staging threads and OpenBLAS's shared the
+  // cores), and spotrs 2.9-11.6 ms against 1.2. Learned at kMaxCpuRise, eight such calls raised the CPU's estimate
+  // 2.5x and sent the rest of the point to a GPU that took 0.8-1.3 ms. Such a call is learned from only when faster
+  // than predicted (interference only slows); a CPU truly slower shows in its calls outside this window. What such a
+  // call took beyond its prediction is charged to the bucket's exploration credit: the switch is the try's cost.
+  static constexpr double kAfterGpuUs = 20000;
+  static constexpr double kMaxSwitchCharge = 4.0;  // the most such a call charges the exploration, in its predictions
   // Calls shorter than this are too noisy to learn from.
   static constexpr double kLearnMinUs = 20.0;
   // Exploration: the side not chosen is tried once its predicted extra time is covered by this share of the chosen
@@ -51,8 +60,9 @@ class Learning {
   // call of a class on a side is not learned from (one-time costs: a library's first use, a handle, thread start-up);
   // then a running mean in log terms over the first samples, and a quarter of the way after, so that a mispredicted
   // bucket corrects itself within a call or two, yet one outlier among many moves it little. A CPU slower than
-  // predicted moves more slowly (kMaxCpuRise).
-  void observe(int cls, int bucket, int side, double predicted_us, double actual_us);
+  // predicted moves more slowly (kMaxCpuRise). after_gpu: a CPU call that started within kAfterGpuUs of the end of
+  // the calling thread's last GPU call; if slower than predicted, it is not learned from (see kAfterGpuUs).
+  void observe(int cls, int bucket, int side, double predicted_us, double actual_us, bool after_gpu = false);
 
   // Calls learned from, per side (the summary).
   std::uint64_t learned(int side) const { return learned_[side].load(std::memory_order_relaxed); }
