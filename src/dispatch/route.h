@@ -60,10 +60,10 @@ __attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&&
   }
   if (where == Where::kCpu) cpu();
   if (!timing) return;
-  const std::uint64_t dt = now_ns() - t0;
+  const std::uint64_t t1 = now_ns(), dt = t1 - t0;
   // The predictions leave one-time costs out; learning must too, or a program's first calls at each new size teach it
   // a GPU many times slower than it is.
-  if (d.learn && !fell_back) policy::observe(d, where == Where::kGpu, double(dt) * 1e-3 - one_time_us);
+  if (d.learn && !fell_back) policy::observe(d, where == Where::kGpu, double(dt) * 1e-3 - one_time_us, t0, t1);
   if (!counting) return;
   auto& c = thread_stats().r[index(r)];
   c.calls[static_cast<int>(where)].add(1);

@@ -451,13 +451,13 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
   return d;
 }
 
-void observe(const Decision& d, bool ran_on_gpu, double actual_us) {
+void observe(const Decision& d, bool ran_on_gpu, double actual_us, std::uint64_t start_ns, std::uint64_t end_ns) {
   if (!d.learn) return;
   // When this thread's last GPU call ended (Learning::kAfterGpuUs: a CPU call starting soon after it is disturbed).
-  thread_local double gpu_ended_s = -1e30;
-  const double now = now_s();
-  if (ran_on_gpu) gpu_ended_s = now;
-  const bool after_gpu = !ran_on_gpu && (now - actual_us * 1e-6 - gpu_ended_s) * 1e6 < Learning::kAfterGpuUs;
+  thread_local std::uint64_t gpu_ended_ns = 0;
+  if (ran_on_gpu) gpu_ended_ns = end_ns;
+  const bool after_gpu =
+      !ran_on_gpu && gpu_ended_ns != 0 && double(start_ns - gpu_ended_ns) * 1e-3 < Learning::kAfterGpuUs;
   g->learning.observe(d.cls, d.bucket, ran_on_gpu ? 1 : 0, ran_on_gpu ? d.gpu_us : d.cpu_us, actual_us, after_gpu);
 }
 

@@ -61,8 +61,9 @@ void floors_off();
 extern __attribute__((tls_model("initial-exec"))) thread_local unsigned t_calls;
 constexpr unsigned kRecheckEvery = 4096;
 
-// Adaptive mode: the measured time of a call the model decided, to correct later predictions of its class and size.
-void observe(const Decision& d, bool ran_on_gpu, double actual_us);
+// Adaptive mode: the measured time of a call the model decided, to correct later predictions of its class and size;
+// start_ns and end_ns: when it began and ended (CLOCK_MONOTONIC), which tell a CPU call right after a GPU one.
+void observe(const Decision& d, bool ran_on_gpu, double actual_us, std::uint64_t start_ns, std::uint64_t end_ns);
 
 // Formats a decision's reason for BLASOFFLOAD_LOG=calls.
 void describe(const Settings& s, const Call& c, const Decision& d, char* buf, std::size_t size);
