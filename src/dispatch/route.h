@@ -48,6 +48,7 @@ __attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&&
   double one_time_us = 0;  // of a GPU call: what the module spent on one-time costs (growing buffers, first launches)
   if (d.target == Target::kGpu) {
     const bo_cuda_module* m = gpu_module();
+    if (m && d.stage_copies) m->stage_candidates();
     const int st = m ? m->call(&call.call, d.cpu_share) : int(BO_CUDA_NO_DEVICE);
     if (st == BO_CUDA_OK) {
       where = Where::kGpu;

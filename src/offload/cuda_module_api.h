@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v9 and talks to it only through this table. Calls arrive as one struct bo_call
+ * blasoffload_cuda_module_v10 and talks to it only through this table. Calls arrive as one struct bo_call
  * (src/routines/call.h), already checked (reference INFO rules passed), normalised (upper-case option letters)
  * and past the reference quick returns, so the module only computes. Which operands a call reads and writes, and
  * how much work it is, come from the routine's descriptor (src/routines/), which both sides compile. Plain C so
@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 9u
+#define BO_CUDA_API_VERSION 10u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -147,6 +147,11 @@ struct bo_cuda_module {
    * pipeline's, not LAPACK's: their rings are bounded) and amortises the answer like the start-up (README "The offload
    * policy"). */
   double (*growth_us)(double staged_bytes);
+  /* The calling thread's next call() makes no device copy: its clean candidates (bo_resident_info state 2) are staged
+   * as if the cache had none, their use still counted. The policy asks for it where staging the call is predicted
+   * faster than making the copy with its share of the making (the copy has not paid yet). Cleared when call() returns
+   * and by the next call's first host_resident question. */
+  void (*stage_candidates)(void);
 
   /* Called in a fork() child: the module must never touch CUDA again in this process. */
   void (*forked_child)(void);
@@ -157,7 +162,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v9"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v10"
 
 #ifdef __cplusplus
 }

@@ -169,10 +169,12 @@ constexpr double kCopyNsPerByte = BO_RESIDENT_COPY_NS_PER_BYTE;  // making a cop
 
 // What the module's device copies spare this call (residency.h). A resident operand moves only its written pages, after
 // a scan. A clean candidate moves nothing once its copy exists, and making the copy (the module makes it if the call
-// runs on the GPU; it costs more than a call's staged transfer) is shared over the clean reuses seen so far, so
-// that a matrix used again and again unchanged moves to the GPU once that has paid (ski rental). What the model moves
-// for a triangle is its elements; a copy covers its square.
-void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp) {
+// runs on the GPU, unless told to stage the call; it costs more than a call's staged transfer) is shared over the
+// clean reuses seen so far: *cp. The same call with its candidates staged instead: *staged. Between the two, the copy
+// is made once its share costs less than staging the matrix once more, that is once the transfers its earlier uses
+// paid cover its making (ski rental), however the CPU compares. *making_us: the copies' whole making. What the model
+// moves for a triangle is its elements; a copy covers its square.
+void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp, Call* staged, double* making_us) {
   bo::routines::Operand ops[3];
   const int n = host_operands(c, ops);
   const int e = bo::routines::element_size(c.call.routine);
@@ -188,10 +190,14 @@ void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp) {
     if (info.state == 0) continue;
     const double modelled = double(e) * o.elements();
     if (info.state == 1) {
-      cp->check_us += info.check_us;
-      if (o.read()) cp->resident_in += std::max(0.0, modelled - double(info.upload_bytes));
+      const double spared = o.read() ? std::max(0.0, modelled - double(info.upload_bytes)) : 0.0;
+      for (Call* x : {cp, staged}) {
+        x->check_us += info.check_us;
+        x->resident_in += spared;
+      }
     } else {
       cp->check_us += info.check_us / double(1 + std::max<int64_t>(info.reuses, 0));
+      *making_us += info.check_us;
       if (o.read()) cp->resident_in += modelled;
       cp->candidate_in += modelled;
     }
@@ -328,31 +334,47 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
   const CostModel* model = g->model.load(std::memory_order_acquire);
   double staged_bytes = 0;
   auto predict = [&](const bo_cuda_module* mod) {
-    const double kernel = mod ? mod->kernel_us(&c.call) : 0.0;
-    Call cp = c;
+    const double kernel = std::max(mod ? mod->kernel_us(&c.call) : 0.0, 0.0);
     // Host memory the module registered (or registers on this call: the mapping's second use) moves at the DMA rate,
     // without staging copies; the registration itself (~58 ms per GiB, once per mapping) is left out. The spans
     // asked about are the operands' element counts (a lower bound of their extent): a guess for the model only.
     // Before the module is up nothing can be asked: the estimate that decides whether starting it is worth its
     // one-time cost assumes registrable memory (malloc'd arrays are); decisions once it is up ask.
     // Asked only where the answer counts (the pipelined prediction): it takes a lock and a system call.
+    auto model_of = [&](Call& x) {
+      if (CostModel::pipelined(x)) {
+        bo::routines::Operand ops[3];
+        const int n = bo::routines::operands(c.call, ops);
+        const int e = bo::routines::element_size(r);
+        x.host_pinned = true;
+        for (int q = 0; q < n && x.host_pinned && mod; ++q) {
+          const void* p = operand_pointer(c.call, ops[q].slot);
+          x.host_pinned = p && mod->host_pinned(p, int64_t(e) * int64_t(ops[q].elements())) >= 1;
+        }
+      }
+      return model->predict(x, kernel);
+    };
+    Call cp = c, staged = c;
+    double making_us = 0;
     if (!c.operands_on_device) {
       if (mod)
-        ask_resident(mod, c, &cp);
+        ask_resident(mod, c, &cp, &staged, &making_us);
       else
         guess_resident(c, &cp);
     }
-    if (CostModel::pipelined(cp)) {
-      bo::routines::Operand ops[3];
-      const int n = bo::routines::operands(c.call, ops);
-      const int e = bo::routines::element_size(r);
-      cp.host_pinned = true;
-      for (int q = 0; q < n && cp.host_pinned && mod; ++q) {
-        const void* p = operand_pointer(c.call, ops[q].slot);
-        cp.host_pinned = p && mod->host_pinned(p, int64_t(e) * int64_t(ops[q].elements())) >= 1;
+    Prediction p = model_of(cp);
+    d.stage_copies = false;
+    d.copy_rest_us = 0;
+    if (cp.candidate_in > 0) {  // the call would make copies: or stage them, whichever is predicted faster
+      const Prediction q = model_of(staged);
+      if (q.gpu_us <= p.gpu_us) {
+        p = q;
+        cp = staged;
+        d.stage_copies = true;
+      } else {
+        d.copy_rest_us = float(std::max(0.0, making_us - (cp.check_us - staged.check_us)));
       }
     }
-    const Prediction p = model->predict(cp, std::max(kernel, 0.0));
     // The generic path stages what the model moves and candidates it may not copy (the tiled pipeline and LAPACK's
     // rings are bounded).
     staged_bytes = p.pipelined || bo::routines::is_lapack(r) || c.operands_on_device
@@ -458,7 +480,9 @@ void observe(const Decision& d, bool ran_on_gpu, double actual_us, std::uint64_t
   if (ran_on_gpu) gpu_ended_ns = end_ns;
   const bool after_gpu =
       !ran_on_gpu && gpu_ended_ns != 0 && double(start_ns - gpu_ended_ns) * 1e-3 < Learning::kAfterGpuUs;
-  g->learning.observe(d.cls, d.bucket, ran_on_gpu ? 1 : 0, ran_on_gpu ? d.gpu_us : d.cpu_us, actual_us, after_gpu);
+  // A call that made device copies took their whole making; its prediction carried only a share.
+  const double predicted = ran_on_gpu ? double(d.gpu_us) + double(d.copy_rest_us) : double(d.cpu_us);
+  g->learning.observe(d.cls, d.bucket, ran_on_gpu ? 1 : 0, predicted, actual_us, after_gpu);
 }
 
 void describe(const Settings& s, const Call& c, const Decision& d, char* buf, std::size_t size) {
@@ -492,8 +516,15 @@ void describe(const Settings& s, const Call& c, const Decision& d, char* buf, st
                   d.gpu_us * 1e-3, double(d.cpu_share));
   else
     std::snprintf(model, sizeof model, "model: cpu %.3f ms, gpu %.3f ms", d.cpu_us * 1e-3, d.gpu_us * 1e-3);
+  // A GPU call and the module's device copies of its unchanged host matrices.
+  char copies[80] = "";
+  if (d.target == Target::kGpu && d.stage_copies)
+    std::snprintf(copies, sizeof copies, "staged: a device copy has not paid yet; ");
+  else if (d.target == Target::kGpu && d.copy_rest_us > 0)
+    std::snprintf(copies, sizeof copies, "makes a device copy (%.3f ms more than its share); ",
+                  double(d.copy_rest_us) * 1e-3);
   if (d.reason == Reason::kExploring)
-    std::snprintf(buf, size, "exploring the other side; %s", model);
+    std::snprintf(buf, size, "exploring the other side; %s%s", copies, model);
   else if (d.reason == Reason::kInitialising)
     std::snprintf(buf, size, "GPU initialising; %s", model);
   else if (d.reason == Reason::kGrowing)
@@ -503,7 +534,7 @@ void describe(const Settings& s, const Call& c, const Decision& d, char* buf, st
     std::snprintf(buf, size, "amortising init (%.1f of %.0f ms); %s", g->gain_us.load() * 1e-3,
                   kStartupGainFactor * g->model.load()->init_ms(), model);
   else
-    std::snprintf(buf, size, "%s", model);
+    std::snprintf(buf, size, "%s%s", copies, model);
 }
 
 std::string summary() {

@@ -37,6 +37,11 @@ struct Decision {
   float size = 0;                    // the call's size in the unit of BLASOFFLOAD_<ROUTINE>_MIN (kMinSize)
   float cpu_share = 0;               // gemm on the GPU: the fraction of C the CPU BLAS computes at the same time
   float growth_us = 0;               // kGrowing: what growing the module's staging buffers would cost
+  // A GPU call on host matrices the module would copy (residency candidates): stage_copies, staging them is predicted
+  // faster than making the copies (route tells the module so); else copy_rest_us, what making the copies costs beyond
+  // the share gpu_us carries (the rest falls to their later uses): learning expects the call to take it too.
+  bool stage_copies = false;
+  float copy_rest_us = 0;
   std::uint8_t cls = 0, bucket = 0;  // where observe() files the measurement (set with the predictions)
 };
 

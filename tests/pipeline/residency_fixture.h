@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -17,10 +18,12 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "offload/module/residency.h"
+#include "offload/one_time_cost.h"
 
 // Named, not anonymous: GoogleTest requires the one ResidencyTest fixture type in every file that uses it.
 namespace bom::residency_test {
@@ -95,6 +98,7 @@ struct FakeDevice {
   std::map<uintptr_t, size_t> live;
   int64_t live_bytes = 0, uploaded = 0, bad = 0;
   std::vector<std::pair<uintptr_t, uintptr_t>> pinned;
+  int once_ms = 0;  // the next upload first spends this long on a one-time cost (the real one's bounce buffer)
 
   static void* Alloc(void* ctx, size_t bytes) {
     FakeDevice* d = static_cast<FakeDevice*>(ctx);
@@ -122,6 +126,11 @@ struct FakeDevice {
   static bool Upload(void* ctx, void*, const CopyRun* runs, int n) {
     FakeDevice* d = static_cast<FakeDevice*>(ctx);
     std::lock_guard<std::mutex> g(d->mu);
+    if (d->once_ms > 0) {
+      bo::one_time::Timer once;
+      std::this_thread::sleep_for(std::chrono::milliseconds(d->once_ms));
+      d->once_ms = 0;
+    }
     for (int i = 0; i < n; ++i) {
       const uintptr_t a = U(runs[i].dev), b = a + runs[i].bytes;
       auto it = d->live.upper_bound(a);

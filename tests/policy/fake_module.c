@@ -1,4 +1,4 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v9 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v10 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
@@ -14,6 +14,7 @@
  *                             before staged, and the call after such a question takes N ms more, reported as one-time
  *                             costs
  *   FAKE_CUDA_RESIDENT=N      host_resident() calls every matrix a clean residency candidate reused N times
+ *   FAKE_CUDA_RESIDENT_NS=X   ... whose copy is made at X ns a byte (default 0.5)
  *   FAKE_CUDA_BUSY_MS=N       after init(), a thread of the module works beside the program for N ms, as the real
  *                             module's unpinning thread does: host->want_core(+1), then (-1)
  *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the module)
@@ -461,10 +462,11 @@ static int fake_host_resident(const void* p, int64_t rows, int64_t cols, int64_t
   memset(out, 0, sizeof *out);
   const char* v = getenv("FAKE_CUDA_RESIDENT");
   if (v && *v) { /* a clean candidate seen that many times: its copy covers the span, made at 0.5 ns a byte */
+    const double ns = env_ms("FAKE_CUDA_RESIDENT_NS");
     out->state = 2;
     out->reuses = atoll(v);
     out->upload_bytes = lda * cols * (int64_t)elem_size;
-    out->check_us = (double)out->upload_bytes * 0.5e-3;
+    out->check_us = (double)out->upload_bytes * (ns > 0 ? ns : 0.5) * 1e-3;
   }
   return 0;
 }
@@ -481,6 +483,17 @@ static int fake_last_gemm_stats(struct bo_gemm_stats* out) {
 }
 
 static double fake_last_one_time_us(void) { return t_one_time_us; }
+
+/* The policy staging a call's residency candidates instead of having their copies made: "stage-candidates" in the
+ * trace, once per call told so. */
+static void fake_stage_candidates(void) {
+  const int state = atomic_load(&g_state);
+  if (state != kReady) {
+    if (state != kForked) violation("stage_candidates called while the module is not ready");
+    return;
+  }
+  trace("stage-candidates");
+}
 
 static void fake_forked_child(void) {
   atomic_store(&g_state, kForked);
@@ -507,11 +520,12 @@ static const struct bo_cuda_module kModule = {
     fake_last_gemm_stats,
     fake_last_one_time_us,
     fake_growth_us,
+    fake_stage_candidates,
     fake_forked_child,
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v9(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v10(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 

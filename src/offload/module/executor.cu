@@ -66,7 +66,7 @@ struct ResidentHolds {
   char* get(int i, const Residency::Operand& o, bool output, cudaStream_t st) {
     if (!cache) return nullptr;
     const auto t0 = std::chrono::steady_clock::now();
-    l[i] = cache->acquire(o, output ? Residency::Role::kOutput : Residency::Role::kInput, st, use);
+    l[i] = cache->acquire(o, output ? Residency::Role::kOutput : Residency::Role::kInput, st, use, resident_may_copy());
     acquire_ms += ms_since(t0);
     return l[i].dev;
   }

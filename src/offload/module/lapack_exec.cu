@@ -142,7 +142,8 @@ int run(const bo_call& c) {
   const T* a_in = da;
   int64_t lda_dev = std::max<int64_t>(oa.rows, 1);
   if (!e && rc) {
-    lease = rc->acquire(resident_view(c.a, oa, es), Residency::Role::kInput, st, resident_call_use());
+    lease =
+        rc->acquire(resident_view(c.a, oa, es), Residency::Role::kInput, st, resident_call_use(), resident_may_copy());
     if (lease.dev) {
       a_in = reinterpret_cast<const T*>(lease.dev);
       lda_dev = oa.ld;

@@ -91,8 +91,12 @@ int init(const bo_cuda_host_services* host) {
 
 int call(const bo_call* c, double cpu_share) {
   bo::one_time::reset();
-  return bom::call(c, cpu_share);
+  const int st = bom::call(c, cpu_share);
+  bom::resident_call_done();
+  return st;
 }
+
+void stage_candidates() { bom::resident_stage_candidates(); }
 
 // ---- What the policy asks. ----
 // The tuned table's estimate, else a deliberately slow GPU (a fifth of an H100's bandwidth, a tenth of its FP32 rate,
@@ -292,13 +296,25 @@ void shutdown() {
   bom::pins_shutdown();
 }
 
-const bo_cuda_module kModule = {BO_CUDA_API_VERSION, g_name,    init,         call,          kernel_us,
-                                is_device_pointer,   measure,   host_pinned,  host_resident, last_gemm_stats,
-                                last_one_time_us,    growth_us, forked_child, shutdown};
+const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
+                                g_name,
+                                init,
+                                call,
+                                kernel_us,
+                                is_device_pointer,
+                                measure,
+                                host_pinned,
+                                host_resident,
+                                last_gemm_stats,
+                                last_one_time_us,
+                                growth_us,
+                                stage_candidates,
+                                forked_child,
+                                shutdown};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v9() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v10() {
   return &kModule;
 }
 

@@ -11,6 +11,7 @@
 
 #include "offload/module/host_pins.h"
 #include "offload/module/uffd_watch.h"
+#include "offload/one_time_cost.h"
 
 namespace bom {
 namespace {
@@ -396,7 +397,7 @@ bool Residency::validate_locked(Entry& e, uintptr_t a, uintptr_t b, bool protect
   return true;
 }
 
-Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, uint64_t use) {
+Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, uint64_t use, bool may_copy) {
   Lease l;
   uintptr_t a = 0, b = 0;
   bool dense = false;
@@ -407,10 +408,11 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
   int idx = entry_for_locked(a, b);
   uintptr_t map_lo = 0, map_hi = 0;
   std::chrono::steady_clock::time_point created_at{};  // set when this call makes the copy
+  double once_before_us = 0;  // the call's one-time costs then (the upload's first bounce buffer is one)
   if (idx < 0) {
     if (!dense || !eligible_locked(a, b, &map_lo, &map_hi, false)) return l;
     Candidate* c = candidate_locked(map_lo, map_hi, true);
-    if (!touch_locked(*c, a, b, use, true)) return l;
+    if (!touch_locked(*c, a, b, use, true) || !may_copy) return l;
     uintptr_t lo = 0, hi = 0;
     if (!eligible_locked(a, b, &lo, &hi, true) || lo != map_lo || hi != map_hi) {
       // The mapping changed shape (grew in place, was split): start a new candidate instead of finding this one again.
@@ -423,6 +425,7 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
     for (uintptr_t x = a; x < b; x += uintptr_t(1) << 20)
       if (ops_.pinned_elsewhere(ops_.ctx, reinterpret_cast<const void*>(x))) return l;
     created_at = std::chrono::steady_clock::now();
+    once_before_us = bo::one_time::spent_us();
     Entry* e = create_locked(a, b, map_lo, map_hi);
     if (!e) return l;
     candidates_.erase(candidates_.begin() + (c - candidates_.data()));
@@ -453,8 +456,12 @@ Residency::Lease Residency::acquire(const Operand& o, Role role, void* stream, u
   }
   stats_.saved_bytes += std::max<int64_t>(0, int64_t(o.elem_size) * o.rows * o.cols - uploaded);
   if (created_at != std::chrono::steady_clock::time_point{}) {
-    const double ns = double(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - created_at).count());
+    // What later copies cost: without one-time costs met on the way (they are reported with the call and left out of
+    // its prediction).
+    const double ns = std::max(
+        1.0, double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - created_at)
+                        .count()) -
+                 (bo::one_time::spent_us() - once_before_us) * 1e3);
     const double was = create_ns_per_byte_.load(std::memory_order_relaxed);
     create_ns_per_byte_.store(0.5 * was + 0.5 * ns / double(e.hi - e.lo), std::memory_order_relaxed);
   }

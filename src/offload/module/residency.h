@@ -100,7 +100,8 @@ class Residency {
   // where the kernel computes; after its host write-back call wrote_back.
   // `use`: the call's number (one per BLAS call, unique across threads): a mapping counts one use per call however
   // many of the call's operands lie in it, and whether the policy asked first (state) or not.
-  Lease acquire(const Operand& o, Role role, void* stream, uint64_t use);
+  // may_copy false: a clean candidate is not copied (the policy found staging it cheaper for now); its use counts.
+  Lease acquire(const Operand& o, Role role, void* stream, uint64_t use, bool may_copy = true);
   // The call wrote the output back to host memory from its device copy (dma: straight from device to the program's
   // registered pages; else by CPU stores from a staging buffer).
   void wrote_back(const Lease& l, const Operand& o, bool dma);

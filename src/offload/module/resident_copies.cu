@@ -12,6 +12,7 @@
 #include "offload/module/resident_copies.h"
 #include "offload/module/staging_pool.h"
 #include "offload/module/tile_plan.h"
+#include "offload/one_time_cost.h"
 
 namespace bom {
 namespace {
@@ -42,6 +43,7 @@ bool dev_upload(void* ctx, void* stream, const CopyRun* runs, int n) {
   DeviceSide* d = static_cast<DeviceSide*>(ctx);
   cudaStream_t st = static_cast<cudaStream_t>(stream);
   if (!d->bounce[0]) {
+    bo::one_time::Timer once;  // pinning 64 MiB: once per process, not what a copy costs
     for (int i = 0; i < 2; ++i) {
       if (cudaHostAlloc(reinterpret_cast<void**>(&d->bounce[i]), kBounce, cudaHostAllocPortable) != cudaSuccess ||
           cudaEventCreateWithFlags(&d->done[i], cudaEventDisableTiming) != cudaSuccess) {
@@ -91,6 +93,7 @@ bool g_decided = false;
 std::atomic<uint64_t> g_use{0};
 thread_local uint64_t t_use = 0;
 thread_local bool t_queried = false;
+thread_local bool t_stage = false;  // stage_candidates: this call makes no copy
 
 }  // namespace
 
@@ -164,7 +167,10 @@ void resident_copies_summary(const bo_cuda_host_services* host) {
 }
 
 uint64_t resident_query_use(bool first_of_call) {
-  if (first_of_call || !t_queried) t_use = g_use.fetch_add(1) + 1;
+  if (first_of_call || !t_queried) {
+    t_use = g_use.fetch_add(1) + 1;
+    t_stage = false;  // a new call: what the last one was told does not carry over
+  }
   t_queried = true;
   return t_use;
 }
@@ -174,5 +180,9 @@ uint64_t resident_call_use() {
   t_queried = false;
   return t_use;
 }
+
+void resident_stage_candidates() { t_stage = true; }
+bool resident_may_copy() { return !t_stage; }
+void resident_call_done() { t_stage = false; }
 
 }  // namespace bom

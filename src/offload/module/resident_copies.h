@@ -19,5 +19,10 @@ void resident_copies_summary(const bo_cuda_host_services* host);
 // its own.
 uint64_t resident_query_use(bool first_of_call);
 uint64_t resident_call_use();
+// Whether the calling thread's current call may make device copies (the policy's stage_candidates, cuda_module_api.h):
+// set before the call, cleared by call_done() and by the next call's first question.
+void resident_stage_candidates();
+bool resident_may_copy();
+void resident_call_done();
 
 }  // namespace bom
