@@ -39,6 +39,8 @@ template <class D, class Cpu>
 __attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&& cpu) {
   const Settings& s = *g_settings;
   const Routine r = Routine(call.call.routine);
+  // The decision's own time shows in the calls log (the residency's questions may read /proc or protect pages).
+  const std::uint64_t td = s.log >= LogLevel::kCalls ? now_ns() : 0;
   const Decision d = decide<D>(s, call);
   const bool counting = s.log >= LogLevel::kSummary;
   const bool timing = counting || d.learn;
@@ -75,10 +77,11 @@ __attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&&
     char args[160], why[160];
     bo::routines::describe(call.call, args, sizeof args);
     policy::describe(s, call, d, why, sizeof why);
-    char once[64] = "";
+    char once[64] = "", deciding[48] = "";
     if (one_time_us > 0) std::snprintf(once, sizeof once, " (%.3f ms of it one-time)", one_time_us * 1e-3);
-    log_call("%s(%s) -> %s [%s]%s, took %.3f ms%s", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu", why,
-             fell_back ? ", GPU failed: fell back" : "", dt * 1e-6, once);
+    if (t0 - td >= 50000) std::snprintf(deciding, sizeof deciding, "; deciding took %.3f ms", double(t0 - td) * 1e-6);
+    log_call("%s(%s) -> %s [%s]%s, took %.3f ms%s%s", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu", why,
+             fell_back ? ", GPU failed: fell back" : "", dt * 1e-6, once, deciding);
   }
 }
 

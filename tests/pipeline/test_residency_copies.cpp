@@ -268,6 +268,24 @@ TEST_F(ResidencyTest, AOneTimeCostInsideTheMakingIsLeftOutOfItsRate) {
       << "the one-time cost was taken for the copy's rate";
 }
 
+// A mapping's flags (is it a stack?) come from /proc/self/smaps, which walks the page tables of every mapping it lists:
+// milliseconds per read in a process holding gigabytes. Read once per mapping (not at its first use, its arming and its
+// copy's making each), and again after the mapping changed.
+TEST_F(ResidencyTest, AMappingsFlagsAreReadOnceUntilItChanges) {
+  char* p = MapFilled(8 * kMiB, 3);
+  const Operand o = Vec(p, 8 * kMiB);
+  ASSERT_FALSE(Use(o));
+  ASSERT_FALSE(Use(o));
+  ASSERT_TRUE(Use(o));
+  ASSERT_TRUE(Use(o));
+  EXPECT_EQ(rc_->stats().flag_reads, 1);
+  ASSERT_EQ(MapFilled(8 * kMiB, 4, p), p);  // replaced in place: an event drops the copy and the verdict
+  ASSERT_FALSE(Use(o));
+  ASSERT_FALSE(Use(o));
+  ASSERT_TRUE(Use(o));
+  EXPECT_EQ(rc_->stats().flag_reads, 2);
+}
+
 TEST_F(ResidencyTest, TwoOperandsOfOneCallInOneMappingCountOneUse) {
   char* p = Map(8 * kMiB);
   const Operand a = Vec(p, 4 * kMiB), b = Vec(p + 4 * kMiB, 4 * kMiB);

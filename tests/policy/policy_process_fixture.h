@@ -68,15 +68,17 @@ inline std::vector<std::string> Lines(const std::string& text) {
 }
 
 // One BLASOFFLOAD_LOG=calls line: "blasoffload: sgemm(NN m=8 n=8 k=8) -> cpu [small], took 0.001 ms", a GPU call's
-// ending ", took 48.7 ms (40.000 ms of it one-time)" when the module reported one-time costs.
+// ending ", took 48.7 ms (40.000 ms of it one-time)" when the module reported one-time costs, and "; deciding took
+// 0.120 ms" when the decision itself took 50 us or more (route.h).
 struct CallLine {
   std::string routine, args, where, reason, text;
   bool fell_back = false;
 };
 
 inline std::vector<CallLine> ParseCalls(const std::string& log) {
-  static const std::regex re(R"(^blasoffload: (sgemm|sgemv|strsv|snrm2|strsm|ssyrk)\((.*)\) -> (cpu|gpu) \[(.*)\])"
-                             R"((, GPU failed: fell back)?, took [0-9.]+ ms( \([0-9.]+ ms of it one-time\))?$)");
+  static const std::regex re(
+      R"(^blasoffload: (sgemm|sgemv|strsv|snrm2|strsm|ssyrk)\((.*)\) -> (cpu|gpu) \[(.*)\])"
+      R"((, GPU failed: fell back)?, took [0-9.]+ ms( \([0-9.]+ ms of it one-time\))?(; deciding took [0-9.]+ ms)?$)");
   std::vector<CallLine> calls;
   for (const std::string& line : Lines(log)) {
     std::smatch m;

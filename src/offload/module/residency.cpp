@@ -60,18 +60,21 @@ bool worth_it(const Residency::Operand& o, uintptr_t* a, uintptr_t* b, bool* den
   return bytes >= Residency::kMinBytes;
 }
 
-// The calling thread's stack, and mappings the kernel marks as stacks (grows-down) or that glibc maps for thread
-// stacks (MAP_STACK sets "no huge pages" since Linux 6.7): stack pages are rewritten by every call frame.
-bool stack_like(uintptr_t lo, uintptr_t hi) {
+// Stack pages are rewritten by every call frame: the calling thread's stack (own_stack), and mappings the kernel marks
+// as stacks (grows-down) or that glibc maps for thread stacks (MAP_STACK sets "no huge pages" since Linux 6.7):
+// flagged_stack, from /proc/self/smaps.
+bool own_stack(uintptr_t lo, uintptr_t hi) {
   pthread_attr_t at;
-  if (pthread_getattr_np(pthread_self(), &at) == 0) {
-    void* addr = nullptr;
-    size_t size = 0;
-    pthread_attr_getstack(&at, &addr, &size);
-    pthread_attr_destroy(&at);
-    const uintptr_t s = reinterpret_cast<uintptr_t>(addr);
-    if (lo < s + size && s < hi) return true;
-  }
+  if (pthread_getattr_np(pthread_self(), &at) != 0) return false;
+  void* addr = nullptr;
+  size_t size = 0;
+  pthread_attr_getstack(&at, &addr, &size);
+  pthread_attr_destroy(&at);
+  const uintptr_t s = reinterpret_cast<uintptr_t>(addr);
+  return lo < s + size && s < hi;
+}
+
+bool flagged_stack(uintptr_t lo) {
   FILE* f = std::fopen("/proc/self/smaps", "re");
   if (!f) return true;
   char line[512];
@@ -139,10 +142,9 @@ void Residency::changed_locked(uintptr_t lo, uintptr_t hi) {
   candidates_.erase(std::remove_if(candidates_.begin(), candidates_.end(),
                                    [&](const Candidate& c) { return c.lo < hi && lo < c.hi; }),
                     candidates_.end());
-  refused_.erase(
-      std::remove_if(refused_.begin(), refused_.end(),
-                     [&](const std::pair<uintptr_t, uintptr_t>& r) { return r.first < hi && lo < r.second; }),
-      refused_.end());
+  auto overlaps = [&](const std::pair<uintptr_t, uintptr_t>& r) { return r.first < hi && lo < r.second; };
+  refused_.erase(std::remove_if(refused_.begin(), refused_.end(), overlaps), refused_.end());
+  not_stack_.erase(std::remove_if(not_stack_.begin(), not_stack_.end(), overlaps), not_stack_.end());
 }
 
 void Residency::drop_locked(Entry& e, bool unprotect) {
@@ -175,7 +177,18 @@ bool Residency::eligible_locked(uintptr_t a, uintptr_t b, uintptr_t* map_lo, uin
       }
   uintptr_t lo = 0, hi = 0;
   const bool anon = anonymous_mapping(reinterpret_cast<const void*>(a), b - a, &lo, &hi);
-  if (!anon || stack_like(lo, hi)) {
+  const bool known =
+      anon && std::find(not_stack_.begin(), not_stack_.end(), std::make_pair(lo, hi)) != not_stack_.end();
+  bool stack = anon && own_stack(lo, hi);
+  if (anon && !stack && !known) {
+    ++stats_.flag_reads;
+    stack = flagged_stack(lo);
+    if (!stack) {
+      if (not_stack_.size() >= 64) not_stack_.erase(not_stack_.begin());
+      not_stack_.emplace_back(lo, hi);
+    }
+  }
+  if (!anon || stack) {
     if (lo < hi && lo <= a && b <= hi) {
       if (refused_.size() >= 64) refused_.erase(refused_.begin());
       refused_.emplace_back(lo, hi);

@@ -57,6 +57,7 @@ struct ResidencyStats {
   int64_t evicted = 0;            // copies dropped for room (BLASOFFLOAD_RESIDENCY_MEM)
   int64_t backoffs = 0;           // candidates whose sample was found written
   int64_t sample_scans = 0;       // looks at a candidate's samples (kSpanScanPages: one or 64 system calls)
+  int64_t flag_reads = 0;  // reads of /proc/self/smaps for a mapping's flags (milliseconds each in a large process)
   int64_t scans = 0;
   double scan_ms = 0;
   int64_t device_bytes = 0;  // device memory held now
@@ -171,6 +172,9 @@ class Residency {
   std::vector<Entry> entries_;
   std::vector<Candidate> candidates_;
   std::vector<std::pair<uintptr_t, uintptr_t>> refused_;  // mappings found ineligible (until they change)
+  // Mappings whose flags said "no stack" (until they change): /proc/self/smaps walks the page tables of every mapping
+  // it lists, milliseconds in a process holding gigabytes, so a matrix's is read once, not at each of its first uses.
+  std::vector<std::pair<uintptr_t, uintptr_t>> not_stack_;
   ResidencyStats stats_;
   // What making a copy took (creation_us): written under mu_ by acquire, read without it by the policy's query, which
   // has just left mu_ in state() and should not take it again for one number.
