@@ -204,6 +204,25 @@ void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp, Call* stag
   }
 }
 
+// The most device copies could spare the call: every host matrix it reads that the module could copy, as if copied
+// already. Where even that leaves the CPU faster, the module is not asked at all (no use counted, no sample armed or
+// looked at): its first questions about a matrix cost a CPU-routed call 1-11 ms on the lent H100 (reading /proc,
+// protecting 64 sample pages), and every 16th a look of about 0.8 ms, against calls of 0.25 ms (sgetrs n = 1024
+// with one right-hand side).
+double resident_at_most(const Call& c) {
+  bo::routines::Operand ops[3];
+  const int n = host_operands(c, ops);
+  const int e = bo::routines::element_size(c.call.routine);
+  double in = 0;
+  for (int i = 0; i < n; ++i) {
+    const bo::routines::Operand& o = ops[i];
+    const double bytes = double(e) * double(o.rows) * double(o.cols);
+    if (o.read() && operand_pointer(c.call, o.slot) && bytes >= kResidentMinBytes && o.ld >= o.rows)
+      in += double(e) * o.elements();
+  }
+  return in;
+}
+
 // Before the module is up nothing can be asked: the same matrix seen again (this thread's last few large operands)
 // is counted the way the module would (a copy after its third use, made at the rate copies are made before the
 // module measured one, shared over the uses since), so that a program iterating on one matrix starts the GPU once
@@ -357,10 +376,21 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     Call cp = c, staged = c;
     double making_us = 0;
     if (!c.operands_on_device) {
-      if (mod)
-        ask_resident(mod, c, &cp, &staged, &making_us);
-      else
+      if (mod) {
+        Call best = c;
+        best.resident_in = resident_at_most(c);
+        bool worth_asking = best.resident_in > 0;
+        if (worth_asking) {
+          const Prediction b = model_of(best);
+          const int bk = Learning::bucket(b.size);
+          const double bc = s.frozen ? 1.0 : g->learning.correction(b.cls, bk, 0);
+          const double bg = s.frozen ? 1.0 : g->learning.correction(b.cls, bk, 1);
+          worth_asking = model->prefers_gpu(b.cpu_us * bc, b.gpu_us * bg);
+        }
+        if (worth_asking) ask_resident(mod, c, &cp, &staged, &making_us);
+      } else {
         guess_resident(c, &cp);
+      }
     }
     Prediction p = model_of(cp);
     d.stage_copies = false;

@@ -17,7 +17,8 @@
  *   FAKE_CUDA_RESIDENT_NS=X   ... whose copy is made at X ns a byte (default 0.5)
  *   FAKE_CUDA_BUSY_MS=N       after init(), a thread of the module works beside the program for N ms, as the real
  *                             module's unpinning thread does: host->want_core(+1), then (-1)
- *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the module)
+ *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the module),
+ *                             and "host_resident N" (the residency questions asked)
  *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
  *
  * Like the CUDA runtime, init() registers an exit handler of its own when it begins (after the core's, so it runs
@@ -456,9 +457,12 @@ static int fake_measure(struct bo_cuda_rates* out) {
 }
 
 /* No residency cache here: every host operand moves, unless FAKE_CUDA_RESIDENT says what to answer. */
+static atomic_long g_resident_questions; /* host_resident calls: "host_resident N" in FAKE_CUDA_COUNTS */
+
 static int fake_host_resident(const void* p, int64_t rows, int64_t cols, int64_t lda, int elem_size, int first_of_call,
                               struct bo_resident_info* out) {
   (void)p, (void)rows, (void)first_of_call;
+  atomic_fetch_add(&g_resident_questions, 1);
   memset(out, 0, sizeof *out);
   const char* v = getenv("FAKE_CUDA_RESIDENT");
   if (v && *v) { /* a clean candidate seen that many times: its copy covers the span, made at 0.5 ns a byte */
@@ -539,5 +543,6 @@ __attribute__((destructor)) static void on_unload(void) {
   FILE* f = fopen(path, "w");
   if (!f) return;
   for (int r = 0; r < FAKE_ROUTINES; ++r) fprintf(f, "%s %ld\n", bo_routine_name(r), atomic_load(&g_counts[r]));
+  fprintf(f, "host_resident %ld\n", atomic_load(&g_resident_questions));
   fclose(f);
 }

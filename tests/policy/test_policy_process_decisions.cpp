@@ -453,6 +453,28 @@ TEST_F(PolicyProcess, ACopyIsMadeOnceItsShareOfTheMakingCostsLessThanStagingTheM
   EXPECT_NEAR(trsv_drop, 0.5 * gemv_drop - 0.0012, 0.004) << "the triangle was credited more or less than it moves";
 }
 
+// The residency's questions cost a CPU-routed call milliseconds at a matrix's first uses (reading /proc, protecting
+// sample pages): the module is asked only where even a device copy that exists already would let the GPU win. A
+// CPU fast enough to beat the GPU's call overhead on a 1100 x 1100 sgemv: never asked; a slow one: asked every call.
+TEST_F(PolicyProcess, TheModuleIsNotAskedAboutMatricesWhereEvenACopyWouldLeaveTheCpuFaster) {
+  auto questions = [&](double cpu_gbs, long* gpu_calls) {
+    PolicyFile p = Good();
+    p.cpu_gbs = cpu_gbs;
+    Env env = PolicyEnv(p, "adaptive");
+    env["BLASOFFLOAD_STARTUP"] = "eager";
+    const Outcome r = RunProbe(env, Script("sgemm NN 192 192 192 sleep 1000 sgemv N 1100 1100 x10"));
+    ExpectProbePassed(r);
+    EXPECT_EQ(r.TraceCount("init-end ok"), 1) << "the GPU did not come up\n" << r.Dump();
+    *gpu_calls = Count(r, "sgemv");
+    return Count(r, "host_resident");
+  };
+  long fast_gpu = -1, slow_gpu = -1;
+  EXPECT_EQ(questions(1000, &fast_gpu), 0) << "asked about a matrix no copy could make worth the GPU";
+  EXPECT_EQ(fast_gpu, 0);
+  EXPECT_GE(questions(0.5, &slow_gpu), 10);
+  EXPECT_GE(slow_gpu, 9);
+}
+
 // A call that makes a copy takes the copy's whole making, where its prediction carries a share: learning expects the
 // rest too, or each copy made would teach the class a GPU many times slower. The fake's copies of the 1200 x 1200
 // matrix are made at 5 ns a byte (28.8 ms, a thousandth of it shared to the call) and its calls take that much more.

@@ -13,18 +13,25 @@
 
 namespace bom {
 
-bool anonymous_mapping(const void* p, size_t len, uintptr_t* lo, uintptr_t* hi) {
+bool anonymous_mapping(const void* p, size_t len, uintptr_t* lo, uintptr_t* hi, bool* guard_below) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p), b = a + len;
+  if (guard_below) *guard_below = false;
   FILE* f = std::fopen("/proc/self/maps", "re");
   if (!f) return false;
   char line[512];
-  bool ok = false;
+  bool ok = false, prev_guard = false;
+  unsigned long prev_end = 0;
   while (std::fgets(line, sizeof line, f)) {
     unsigned long s = 0, e = 0, off = 0, inode = 0;
     char perms[8] = {}, dev[16] = {};
     int pos = 0;
     if (std::sscanf(line, "%lx-%lx %7s %lx %15s %lu %n", &s, &e, perms, &off, dev, &inode, &pos) < 6) continue;
-    if (a < s || a >= e) continue;
+    if (a < s || a >= e) {
+      prev_guard = std::strcmp(perms, "---p") == 0;
+      prev_end = e;
+      continue;
+    }
+    if (guard_below) *guard_below = prev_guard && prev_end == s;
     const char* name = line + pos;
     while (*name == ' ') ++name;
     // Unnamed anonymous mappings only: malloc's large blocks and the program's own mmaps. Not [heap]: brk trims

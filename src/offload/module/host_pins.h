@@ -106,7 +106,8 @@ class HostPins {
 };
 
 // The private anonymous read-write mapping holding [p, p + len) entirely, from /proc/self/maps; false when there is
-// none (file, shared, stack, or the range crosses mappings).
-bool anonymous_mapping(const void* p, size_t len, uintptr_t* lo, uintptr_t* hi);
+// none (file, shared, the main thread's stack, or the range crosses mappings). *guard_below (optional): an
+// inaccessible mapping ends where it starts, as below a thread's stack (glibc's guard page).
+bool anonymous_mapping(const void* p, size_t len, uintptr_t* lo, uintptr_t* hi, bool* guard_below = nullptr);
 
 }  // namespace bom
