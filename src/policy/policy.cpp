@@ -166,6 +166,7 @@ int host_operands(const Call& c, bo::routines::Operand* out) {
 const void* operand_pointer(const bo_call& c, int slot) { return slot == 0 ? c.a : slot == 1 ? c.b : c.c; }
 constexpr double kResidentMinBytes = BO_RESIDENT_MIN_BYTES;
 constexpr double kCopyNsPerByte = BO_RESIDENT_COPY_NS_PER_BYTE;  // making a copy, before the module measured one
+constexpr double kAskUs = 50;  // what the residency's questions cost a call on average (resident_at_most)
 
 // What the module's device copies spare this call (residency.h). A resident operand moves only its written pages, after
 // a scan. A clean candidate moves nothing once its copy exists, and making the copy (the module makes it if the call
@@ -205,10 +206,11 @@ void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp, Call* stag
 }
 
 // The most device copies could spare the call: every host matrix it reads that the module could copy, as if copied
-// already. Where even that leaves the CPU faster, the module is not asked at all (no use counted, no sample armed or
-// looked at): its first questions about a matrix cost a CPU-routed call 1-11 ms on the lent H100 (reading /proc,
-// protecting 64 sample pages), and every 16th a look of about 0.8 ms, against calls of 0.25 ms (sgetrs n = 1024
-// with one right-hand side).
+// already. Where even that leaves the CPU faster by the margin after paying for the questions (kAskUs a call), the
+// module is not asked at all (no use counted, no sample armed or looked at): on the lent H100 its first questions
+// about a matrix cost a CPU-routed call 0.5-2 ms (reading /proc/self/maps, protecting 64 sample pages) and every 16th
+// a look of 0.6-0.8 ms, against calls of 0.1-0.3 ms (strtrs and sgetrs n = 1024 with one right-hand side: 1.2x the
+// CPU alone while asked).
 double resident_at_most(const Call& c) {
   bo::routines::Operand ops[3];
   const int n = host_operands(c, ops);
@@ -385,7 +387,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
           const int bk = Learning::bucket(b.size);
           const double bc = s.frozen ? 1.0 : g->learning.correction(b.cls, bk, 0);
           const double bg = s.frozen ? 1.0 : g->learning.correction(b.cls, bk, 1);
-          worth_asking = model->prefers_gpu(b.cpu_us * bc, b.gpu_us * bg);
+          worth_asking = model->prefers_gpu(b.cpu_us * bc, b.gpu_us * bg + kAskUs);
         }
         if (worth_asking) ask_resident(mod, c, &cp, &staged, &making_us);
       } else {

@@ -454,13 +454,15 @@ TEST_F(PolicyProcess, ACopyIsMadeOnceItsShareOfTheMakingCostsLessThanStagingTheM
 }
 
 // The residency's questions cost a CPU-routed call milliseconds at a matrix's first uses (reading /proc, protecting
-// sample pages): the module is asked only where even a device copy that exists already would let the GPU win. A
-// CPU fast enough to beat the GPU's call overhead on a 1100 x 1100 sgemv: never asked; a slow one: asked every call.
+// sample pages): the module is asked only where even a device copy that exists already would let the GPU win, by more
+// than the questions cost (50 us a call). A CPU fast enough to beat the GPU's call overhead on a 1100 x 1100 sgemv
+// (4.8 MB at 1000 GB/s): never asked; one that loses to a copy by less than the questions (90 us at 54 GB/s, against
+// 55 us on the GPU from a copy): never asked; a slow one: asked every call.
 TEST_F(PolicyProcess, TheModuleIsNotAskedAboutMatricesWhereEvenACopyWouldLeaveTheCpuFaster) {
   auto questions = [&](double cpu_gbs, long* gpu_calls) {
     PolicyFile p = Good();
     p.cpu_gbs = cpu_gbs;
-    Env env = PolicyEnv(p, "adaptive");
+    Env env = PolicyEnv(p, "frozen");  // the CPU's prediction stays put
     env["BLASOFFLOAD_STARTUP"] = "eager";
     const Outcome r = RunProbe(env, Script("sgemm NN 192 192 192 sleep 1000 sgemv N 1100 1100 x10"));
     ExpectProbePassed(r);
@@ -470,6 +472,8 @@ TEST_F(PolicyProcess, TheModuleIsNotAskedAboutMatricesWhereEvenACopyWouldLeaveTh
   };
   long fast_gpu = -1, slow_gpu = -1;
   EXPECT_EQ(questions(1000, &fast_gpu), 0) << "asked about a matrix no copy could make worth the GPU";
+  EXPECT_EQ(fast_gpu, 0);
+  EXPECT_EQ(questions(54, &fast_gpu), 0) << "asked where a copy would save less than the questions cost";
   EXPECT_EQ(fast_gpu, 0);
   EXPECT_GE(questions(0.5, &slow_gpu), 10);
   EXPECT_GE(slow_gpu, 9);
