@@ -67,14 +67,21 @@ bool worth_it(const Residency::Operand& o, uintptr_t* a, uintptr_t* b, bool* den
 // stack (glibc puts a guard page below) are read, once each. (Were one missed, its samples would be found written
 // and the candidate backed off; a copy is validated by the write record before every use either way.)
 bool own_stack(uintptr_t lo, uintptr_t hi) {
-  pthread_attr_t at;
-  if (pthread_getattr_np(pthread_self(), &at) != 0) return false;
-  void* addr = nullptr;
-  size_t size = 0;
-  pthread_attr_getstack(&at, &addr, &size);
-  pthread_attr_destroy(&at);
-  const uintptr_t s = reinterpret_cast<uintptr_t>(addr);
-  return lo < s + size && s < hi;
+  // Asked once per thread: for the main thread glibc reads /proc/self/maps to answer.
+  thread_local uintptr_t s = 0, e = 0;
+  thread_local bool known = false;
+  if (!known) {
+    known = true;
+    pthread_attr_t at;
+    if (pthread_getattr_np(pthread_self(), &at) != 0) return false;
+    void* addr = nullptr;
+    size_t size = 0;
+    pthread_attr_getstack(&at, &addr, &size);
+    pthread_attr_destroy(&at);
+    s = reinterpret_cast<uintptr_t>(addr);
+    e = s + size;
+  }
+  return lo < e && s < hi;
 }
 
 bool flagged_stack(uintptr_t lo) {
