@@ -362,16 +362,21 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     // Before the module is up nothing can be asked: the estimate that decides whether starting it is worth its
     // one-time cost assumes registrable memory (malloc'd arrays are); decisions once it is up ask.
     // Asked only where the answer counts (the pipelined prediction): it takes a lock and a system call.
+    int pinned = -1;  // the answer, once asked: the same operands for every view of the call predicted below
     auto model_of = [&](Call& x) {
       if (CostModel::pipelined(x)) {
-        bo::routines::Operand ops[3];
-        const int n = bo::routines::operands(c.call, ops);
-        const int e = bo::routines::element_size(r);
-        x.host_pinned = true;
-        for (int q = 0; q < n && x.host_pinned && mod; ++q) {
-          const void* p = operand_pointer(c.call, ops[q].slot);
-          x.host_pinned = p && mod->host_pinned(p, int64_t(e) * int64_t(ops[q].elements())) >= 1;
+        if (pinned < 0) {
+          bo::routines::Operand ops[3];
+          const int n = bo::routines::operands(c.call, ops);
+          const int e = bo::routines::element_size(r);
+          bool all = true;
+          for (int q = 0; q < n && all && mod; ++q) {
+            const void* p = operand_pointer(c.call, ops[q].slot);
+            all = p && mod->host_pinned(p, int64_t(e) * int64_t(ops[q].elements())) >= 1;
+          }
+          pinned = all ? 1 : 0;
         }
+        x.host_pinned = pinned == 1;
       }
       return model->predict(x, kernel);
     };
