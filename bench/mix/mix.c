@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "../bench_util.h"
+#include "../core_probe.h"
 #include "../hash_uniform.h"
 #include "../thread_cpu.h"
 
@@ -52,6 +53,10 @@ static int g_failures = 0;
 static CpuSnapshot g_cpu_before, g_cpu_after;
 static OthersSnapshot g_others_before, g_others_after;  // with BO_BENCH_WHO=1 only
 static int g_who;
+// With BO_BENCH_PROBE=1: the main thread's core before and after the samples (core_probe.h).
+static CoreProbe g_probe_before, g_probe_after;
+static int g_probe;
+static int g_vzeroupper;  // BO_BENCH_VZEROUPPER=1: a vzeroupper before every timed call
 
 // t: the per-call seconds of the timed samples; calls and sum: every call of the point, the first included.
 static void print_point(const char* routine, int n, int nrhs, const double* t, int reps, double first, int calls,
@@ -68,6 +73,13 @@ static void print_point(const char* routine, int n, int nrhs, const double* t, i
   if (g_who) {
     const size_t used = strlen(beside);
     cpu_describe_others(&g_others_before, &g_others_after, beside + used, sizeof beside - used);
+  }
+  if (g_probe) {
+    const size_t used = strlen(beside);
+    if (used + 2 < sizeof beside) {
+      strcpy(beside + used, ", ");
+      probe_describe(&g_probe_before, &g_probe_after, beside + used + 2, sizeof beside - used - 2);
+    }
   }
   printf(
       "{\"routine\": \"%s\", \"precision\": \"%c\", \"n\": %d, \"nrhs\": %d, \"part\": \"%s\", \"stack\": \"%s\", "
@@ -213,6 +225,8 @@ int main(int argc, char** argv) {
     }
   }
   g_who = cpu_who_enabled();
+  g_probe = probe_enabled();
+  g_vzeroupper = probe_vzeroupper_enabled();
   print_context();
   g_start = now_s();
   for (const char* p = precisions; *p; ++p) {

@@ -240,6 +240,7 @@ static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int
   if (inplace) memcpy(b->work + from, b->saved + from, count);
   if (g_who) cpu_snapshot_others(&g_others_before);
   cpu_snapshot(&g_cpu_before);
+  if (g_probe) probe_take(&g_probe_before, 0);
   int reps = 0;
   double spent = 0, per_call = *first;
   for (;;) {
@@ -247,7 +248,10 @@ static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int
     batch = batch < 1 ? 1 : batch > b->sets ? b->sets : batch;
     const int first_set = *calls;
     t0 = now_s();
-    for (int k = 0; k < batch; ++k) P(do_call)(c, b->work + (size_t)((first_set + k) % b->sets) * b->elems);
+    for (int k = 0; k < batch; ++k) {
+      if (g_vzeroupper) probe_vzeroupper();
+      P(do_call)(c, b->work + (size_t)((first_set + k) % b->sets) * b->elems);
+    }
     const double dt = now_s() - t0;
     *calls += batch;
     *all_s += dt;
@@ -260,6 +264,7 @@ static int P(time_point)(P(Call) * c, P(Bufs) * b, double* t, double* first, int
       for (int k = 0; k < batch; ++k)
         memcpy(b->work + (size_t)((first_set + k) % b->sets) * b->elems + from, b->saved + from, count);
   }
+  if (g_probe) probe_take(&g_probe_after, 1);
   cpu_snapshot(&g_cpu_after);
   if (g_who) cpu_snapshot_others(&g_others_after);
   return reps;
