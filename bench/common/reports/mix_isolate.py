@@ -5,17 +5,17 @@ the range. [isolate] tells a CPU-routed call's extra time apart by what each sta
 (forwarding only, no policy), iso-nogpu (the policy without a GPU), bo-uncal (auto out of the box; bo-cal: with a
 policy file), iso-frozen (no learning or exploration), iso-noresid (no write tracking or registration), iso-nolend
 (OpenBLAS keeps every thread while the GPU starts; bo-cal-nolend likewise, calibrated, in [startdrv], whose first
-calls get a table of their own). [small] repeats the CPU alone and bo-uncal (and bo-base, another commit's library,
-where the carry has one) over many short processes, so that a 10% effect stands out of OpenBLAS's process-to-process
-modes. No targets: exit status 0 when there are measurements; the last lines count the points within 1.10x.
+calls get a table of their own). [small] repeats the CPU alone, the CPU alone again (cpu-aa: an A/A comparison, the
+spread between identical processes), iso-forward and bo-uncal (and bo-base, another commit's library, where the carry
+has one) over many short processes, so that a 10% effect stands out of the machine's fast and slow periods. No targets: exit status 0 when there are measurements; the last lines count the points within 1.10x.
 """
 import statistics
 
 import report_beside as beside
 import report as common
 
-ORDER = ["cpu", "iso-forward", "iso-nogpu", "bo-uncal", "bo-cal", "bo-base", "iso-frozen", "iso-noresid",
-         "iso-nolend", "bo-cal-nolend"]
+ORDER = ["cpu", "cpu-aa", "iso-forward", "iso-nogpu", "bo-uncal", "bo-cal", "bo-base", "iso-frozen", "iso-noresid",
+         "iso-nolend", "bo-cal-nolend", "iso-nopin", "bo-pause"]
 
 
 def cell(rs):
