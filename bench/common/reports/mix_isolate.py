@@ -9,6 +9,7 @@ calls get a table of their own). [small] repeats the CPU alone, the CPU alone ag
 spread between identical processes), iso-forward and bo-uncal (and bo-base, another commit's library, where the carry
 has one) over many short processes, so that a 10% effect stands out of the machine's fast and slow periods. No targets: exit status 0 when there are measurements; the last lines count the points within 1.10x.
 """
+import math
 import statistics
 
 import report_beside as beside
@@ -52,6 +53,23 @@ def ratio_table(t, lib, cell_of=cell):
     return trs, within
 
 
+def process_speeds(t, stacks):
+    """Rows per round: each stack's process, the geometric mean over its points under 100 us (the CPU alone's median)
+    of its time / the CPU alone's median time over the rounds. The machine's fast and slow periods show as rounds where
+    every stack, the CPU alone included, sits low or high together."""
+    small = [k for k in t if t[k].get("cpu") and common.median(t[k]["cpu"].values()) < 100e-6]
+    rounds = sorted({r for k in small for s in stacks for r in t[k].get(s, {})})
+    trs = []
+    for r in rounds:
+        cells = []
+        for s in stacks:
+            logs = [math.log(t[k][s][r] / common.median(t[k]["cpu"].values())) for k in small
+                    if r in t[k].get(s, {}) and t[k][s][r] > 0]
+            cells.append("%.2f" % math.exp(sum(logs) / len(logs)) if logs else "-")
+        trs.append([str(r)] + cells)
+    return trs, len(small)
+
+
 def render(rows, context_list, args):
     t, first, full = {}, {}, {}
     for obj in rows:
@@ -80,5 +98,12 @@ def render(rows, context_list, args):
         out += ["", "### First calls (the drivers part: where the GPU's start-up lands)", ""] + common.table(head, trs)
         out += [""] + ["- %s: %d of %d first calls with a median ratio within 1.10" % (s, w, n)
                        for s, (w, n) in within.items()]
+    speeds, points = process_speeds(t, ["cpu"] + lib)
+    if len(speeds) >= 3:
+        out += ["", "### Each process's speed", "",
+                "The geometric mean over the %d points under 100 us of a process's time / the CPU alone's median over "
+                "the rounds (a round's processes run one after another, in turning order): rounds where every stack "
+                "sits low or high together are the machine's, not a stack's." % points, ""]
+        out += common.table(["round", "cpu"] + lib, speeds)
     out += [""] + beside.section(full)
     return out, 0
