@@ -16,6 +16,9 @@ Targets (each library stack): (a) within 1.10x of the CPU alone at every point w
 reference drivers) never slower than without the library: ratio <= 1.05 (the rounds' noise) at every order; (d) a
 point the library ran on the CPU within 2% of the CPU alone where the CPU alone takes over 1 ms a call. Every check
 of every stack passes.
+Where the run has cpu-aa (the CPU alone again, run as a stack of its own: `--set "stack=cpu cpu-aa"`), a section
+counts the same targets for it against the CPU alone: what an identical process misses in this protocol, the
+machine's noise floor under the targets.
 """
 import glob
 import os
@@ -27,6 +30,7 @@ import report as common
 
 STACKS = ["cpu", "bo-uncal", "bo-cal"]
 BO = STACKS[1:]
+AA = "cpu-aa"
 LAPACK = {"getrf", "getrs", "gesv", "potrf", "potrs", "posv", "trtrs", "geqrf", "getri"}
 ORDER = ["gemm", "gemv", "nrm2", "trsv", "trsm", "syrk", "getrf", "potrf", "getrs", "potrs", "trtrs", "gesv", "posv",
          "geqrf", "getri"]
@@ -106,6 +110,34 @@ def where_points(points, summary):
     return out
 
 
+def aa_section(pts, ratios):
+    """The targets' checks for cpu-aa against the CPU alone, where the run has it."""
+    counts = {k: [0, 0] for k in ("a", "c", "d")}
+    worst = []
+    for (part, routine, n, nrhs), stacks in sorted(pts.items()):
+        rs = ratios(stacks, AA)
+        if not rs or not stacks.get("cpu"):
+            continue
+        med = statistics.median(rs)
+        cpu = statistics.median([p["seconds"] for p in stacks["cpu"].values()])
+        checks = [("a", True, NEAR_CPU), ("c", routine[1:] in LAPACK, LAPACK_NEVER), ("d", cpu > ROUTED_MIN_S, ROUTED)]
+        for k, applies, limit in checks:
+            if applies:
+                counts[k][1] += 1
+                counts[k][0] += med > limit
+        worst.append((med, "%s %s n=%d%s %s" % (part, routine, n, " nrhs=%d" % nrhs if nrhs else "", fmt_r(rs))))
+    if not worst:
+        return []
+    rounds = max(len(st.get(AA, {})) for st in pts.values())
+    out = ["### The CPU alone against itself (cpu-aa: the same process again, as a stack of its own)", "",
+           "What an identical process misses in this protocol (%d rounds), with the targets' limits:" % rounds,
+           "- (a) above %.2fx: %d of %d points" % (NEAR_CPU, counts["a"][0], counts["a"][1]),
+           "- (c) LAPACK points above %.2fx: %d of %d" % (LAPACK_NEVER, counts["c"][0], counts["c"][1]),
+           "- (d) points over 1 ms a call above %.2fx: %d of %d" % (ROUTED, counts["d"][0], counts["d"][1]),
+           "- the ten farthest: " + "; ".join(w for _, w in sorted(worst, reverse=True)[:10]), ""]
+    return out
+
+
 def render(rows, context_list, args):
     pts, totals, notes = {}, {}, []
     for obj in rows:
@@ -113,7 +145,7 @@ def render(rows, context_list, args):
             totals.setdefault((obj.get("part"), base(obj.get("stack", ""))), {})[obj.get("round", 0)] = obj
         elif "skipped" in obj:
             notes.append(obj)
-        elif "seconds" in obj and base(obj.get("stack", "")) in STACKS:
+        elif "seconds" in obj and base(obj.get("stack", "")) in STACKS + [AA]:
             key = (obj.get("part", "calls"), obj["routine"], obj["n"], obj.get("nrhs", 0))
             pts.setdefault(key, {}).setdefault(base(obj["stack"]), {})[obj.get("round", 0)] = obj
     if not pts:
@@ -266,6 +298,7 @@ def render(rows, context_list, args):
             out.append("- ... and %d more" % (len(notes) - 40))
         out.append("")
 
+    out += aa_section(pts, ratios)
     out += beside.section(pts)
     out += ["### Targets (issue 20)", ""]
     ok_a = counted["a"] > 0 and not miss["a"]
