@@ -134,6 +134,20 @@ std::vector<Knob> build() {
                     "registering the program's memory for direct DMA (auto: on unless the program uses CUDA itself)"));
   v.push_back(typed("BLASOFFLOAD_PIN_MAX", K::kBytes, O::kModule, "a quarter of RAM", "a size such as 16G",
                     "the most host memory kept registered"));
+  {
+    Knob k{"BLASOFFLOAD_PIN_AFTER",
+           K::kNumber,
+           O::kModule,
+           "8",
+           "a number >= 0",
+           "a mapping is registered once calls have staged this many times its size from it (registering it and "
+           "undoing it cost about that much staging; 0: at its second use)",
+           {},
+           0,
+           kNoMax,
+           false};
+    v.push_back(k);
+  }
   v.push_back(words("BLASOFFLOAD_RESIDENCY", O::kModule, {"auto", "on", "off"},
                     "device copies of operands reused across calls (auto: where write tracking works and no RDMA "
                     "library is loaded)"));

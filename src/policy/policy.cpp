@@ -237,7 +237,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
   double staged_bytes = 0;
   auto predict = [&](const bo_cuda_module* mod) {
     const double kernel = std::max(mod ? mod->kernel_us(&c.call) : 0.0, 0.0);
-    // Host memory the module registered (or registers on this call: the mapping's second use) moves at the DMA rate,
+    // Host memory the module registered (or registers on this call: its staging has paid for it) moves at the DMA rate,
     // without staging copies; the registration itself (~58 ms per GiB, once per mapping) is left out. The spans
     // asked about are the operands' element counts (a lower bound of their extent): a guess for the model only.
     // Before the module is up nothing can be asked: the estimate that decides whether starting it is worth its

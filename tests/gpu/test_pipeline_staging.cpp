@@ -196,6 +196,7 @@ TYPED_TEST(PipelineStaging, Registered_DirectDmaThenRemappedAndDiscardedOperands
   GPU_TEST_PREAMBLE();
   Knobs knobs(64);
   knobs.set("BLASOFFLOAD_PIN_HOST", "on");  // this process uses CUDA itself, so auto would leave registrations off
+  knobs.set("BLASOFFLOAD_PIN_AFTER", "0");  // at the second use: the rent rule has its own test below
   const int64_t m = 300, n = 260, k = 270, lda = 301, ldb = 271, ldc = 303;
   const size_t na = size_t(lda * k), nb = size_t(ldb * n), nc = size_t(ldc * n);
   T *a = map_elems<T>(na), *b = map_elems<T>(nb), *c = map_elems<T>(nc);
@@ -259,6 +260,46 @@ TYPED_TEST(PipelineStaging, Registered_DirectDmaThenRemappedAndDiscardedOperands
   unmap_elems(a, na);
   unmap_elems(b, nb);
   unmap_elems(c2, nc);
+}
+
+// Rent or buy (BLASOFFLOAD_PIN_AFTER, default 8): operands stay staged until calls have moved about eight times
+// their mappings' size from them, then move by DMA; the results are right either way.
+TYPED_TEST(PipelineStaging, Registered_OnlyOnceStagingCostWhatRegisteringWould_tile64) {
+  using T = TypeParam;
+  GPU_TEST_PREAMBLE();
+  Knobs knobs(64);
+  knobs.set("BLASOFFLOAD_PIN_HOST", "on");  // this process uses CUDA itself
+  const int64_t m = 300, n = 260, k = 270;
+  const size_t na = size_t(m * k), nb = size_t(k * n), nc = size_t(m * n);
+  T *a = map_elems<T>(na), *b = map_elems<T>(nb), *c = map_elems<T>(nc);
+  for (size_t i = 0; i < na; ++i) a[i] = uni<T>();
+  for (size_t i = 0; i < nb; ++i) b[i] = uni<T>();
+  bo_gemm_stats st{};
+  int first_direct = 0;
+  for (int call = 1; call <= 12 && !first_direct; ++call) {
+    std::fill(c, c + nc, T(0));
+    const bo_call g = gemm_call<T>('N', 'N', m, n, k, 1.0, a, m, b, k, 0.0, c, m);
+    ASSERT_EQ(module().mod->call(&g, 0.0), BO_CUDA_OK);
+    module().mod->last_gemm_stats(&st);
+    ASSERT_EQ(st.path, 1);
+    if (st.pinned_operands == 3) first_direct = call;
+    long double worst = 0;
+    for (int64_t j = 0; j < n; j += 37)
+      for (int64_t i = 0; i < m; i += 29) {
+        long double s = 0, sa = 0;
+        for (int64_t l = 0; l < k; ++l) {
+          s += (long double)a[i + l * m] * b[l + j * k];
+          sa += std::fabs((long double)a[i + l * m] * b[l + j * k]);
+        }
+        worst = std::max<long double>(worst, std::fabs(c[i + j * m] - s) / (sa * (k + 2) * Real<T>::u + tiny<T>()));
+      }
+    EXPECT_LE(double(worst), 1.0) << "call " << call;
+  }
+  EXPECT_GE(first_direct, 9) << "registered before staging had moved eight times the operands' size";
+  EXPECT_LE(first_direct, 11) << "never registered (0) or late";
+  unmap_elems(a, na);
+  unmap_elems(b, nb);
+  unmap_elems(c, nc);
 }
 
 // ---------------------------------------------------------------- 8. determinism and staging

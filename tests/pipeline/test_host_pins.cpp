@@ -103,6 +103,45 @@ TEST_F(HostPinsTest, SecondUseRegistersTheWholeMappingOnce) {
   munmap(p, kLen + 4096);
 }
 
+// Rent or buy: with set_pin_after(3) a mapping is registered once calls have staged three times its size from it, so
+// the fourth whole use registers it, and state() says so only before that use; half uses count half.
+TEST_F(HostPinsTest, RegisteredOnceStagingHasMovedItsSizeThePinAfterTimes) {
+  pins_->set_pin_after(3);
+  char* p = Map();
+  EXPECT_EQ(pins_->state(p, kLen), 0) << "a first use stages";
+  for (int use = 1; use <= 3; ++use) {
+    EXPECT_FALSE(Use(p, kLen)) << "use " << use;
+    EXPECT_EQ(pins_->state(p, kLen), use == 3 ? 2 : 0) << "after use " << use;
+  }
+  EXPECT_EQ(g_pins.load(), 0);
+  EXPECT_TRUE(Use(p, kLen));
+  EXPECT_EQ(g_pins.load(), 1);
+  EXPECT_EQ(pins_->state(p, kLen), 1);
+  char* q = Map();
+  for (int half = 1; half <= 6; ++half) EXPECT_FALSE(Use(q, kLen / 2)) << "half use " << half;
+  EXPECT_TRUE(Use(q + kLen / 2, kLen / 2));
+  EXPECT_EQ(g_pins.load(), 2);
+  munmap(p, kLen + 4096);
+  munmap(q, kLen + 4096);
+}
+
+// A mapping freed and registered again: the new one starts its rent from nothing.
+TEST_F(HostPinsTest, ANewMappingAtTheSameAddressPaysItsOwnRent) {
+  pins_->set_pin_after(2);
+  char* p = Map();
+  EXPECT_FALSE(Use(p, kLen));
+  EXPECT_FALSE(Use(p, kLen));
+  ASSERT_TRUE(Use(p, kLen));
+  char* q = Map(kLen, p);
+  ASSERT_EQ(q, p);
+  EXPECT_FALSE(Use(q, kLen)) << "the new memory's first use must stage";
+  EXPECT_FALSE(Use(q, kLen)) << "the old mapping's staging was counted for the new one";
+  EXPECT_TRUE(Use(q, kLen));
+  EXPECT_EQ(g_unpins.load(), 1);
+  EXPECT_EQ(g_pins.load(), 2);
+  munmap(q, kLen + 4096);
+}
+
 TEST_F(HostPinsTest, StateTellsEligibleRegisteredAndNever) {
   char* p = Map();
   EXPECT_EQ(pins_->state(p, kLen), 2);  // eligible, not registered

@@ -117,6 +117,7 @@ void HostPins::changed_locked(uintptr_t lo, uintptr_t hi) {
   for (Seen& s : seen_)
     if (s.lo < hi && lo < s.hi) {
       s.uses = 0;
+      s.staged = 0;  // new memory pays its own rent
       ++s.changes;
     }
   refused_.erase(
@@ -213,11 +214,15 @@ HostPins::Lease HostPins::acquire(const void* p, size_t len) {
     if (q.lo == lo && q.hi == hi) s = &q;
   if (!s) {
     if (seen_.size() >= 256) seen_.erase(seen_.begin());
-    seen_.push_back(Seen{lo, hi, 0, 0});
+    seen_.push_back(Seen{lo, hi, 0, 0, 0});
     s = &seen_.back();
   }
-  // A mapping that keeps changing under us (freed and reallocated between calls) is not worth pinning.
-  if (++s->uses < 2 || s->changes >= 3) {
+  // A mapping that keeps changing under us (freed and reallocated between calls) is not worth pinning; nor one whose
+  // staging has not yet cost what registering it (and undoing that) would.
+  const bool due = s->due(pin_after_.load(std::memory_order_relaxed));
+  ++s->uses;
+  if (!due) {
+    s->staged += double(len);
     ++stats_.staged_first_use;
     return l;
   }
@@ -243,8 +248,9 @@ int HostPins::state(const void* p, size_t len) {
   for (const Entry& e : entries_)
     if (e.live && e.lo < b && a < e.hi) return !e.stale && e.lo <= a && b <= e.hi ? 1 : 0;
   if (!events_) return 0;
+  const double after = pin_after_.load(std::memory_order_relaxed);
   for (const Seen& q : seen_)
-    if (q.lo <= a && b <= q.hi) return q.changes >= 3 ? 0 : 2;
+    if (q.lo <= a && b <= q.hi) return q.due(after) || (after == 0 && q.changes < 3) ? 2 : 0;
   for (const auto& r : refused_)
     if (r.first <= a && b <= r.second) return 0;
   uintptr_t lo = 0, hi = 0;
@@ -257,8 +263,8 @@ int HostPins::state(const void* p, size_t len) {
     return 0;
   }
   if (seen_.size() >= 256) seen_.erase(seen_.begin());
-  seen_.push_back(Seen{lo, hi, 0, 0});
-  return 2;
+  seen_.push_back(Seen{lo, hi, 0, 0, 0});
+  return after == 0 ? 2 : 0;  // with rent or buy, a first use stages
 }
 
 void HostPins::release(const Lease& l) {
