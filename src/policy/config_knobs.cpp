@@ -140,14 +140,16 @@ std::vector<Knob> build() {
            O::kModule,
            "8",
            "a number >= 0",
-           "a mapping is registered once calls have staged this many times its size from it (registering it and "
-           "undoing it cost about that much staging; 0: at its second use)",
+           "a mapping of BLASOFFLOAD_PIN_AFTER_MIN or more is registered once calls have staged this many times its "
+           "size from it (registering and undoing it cost about that much staging; 0: at its second use)",
            {},
            0,
            kNoMax,
            false};
     v.push_back(k);
   }
+  v.push_back(typed("BLASOFFLOAD_PIN_AFTER_MIN", K::kBytes, O::kModule, "256M", "a size such as 256M",
+                    "smaller mappings are registered at their second use (BLASOFFLOAD_PIN_AFTER)"));
   v.push_back(words("BLASOFFLOAD_RESIDENCY", O::kModule, {"auto", "on", "off"},
                     "device copies of operands reused across calls (auto: where write tracking works and no RDMA "
                     "library is loaded)"));

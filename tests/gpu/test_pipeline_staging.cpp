@@ -172,7 +172,7 @@ TYPED_TEST(PipelineMultiGpu, TwoDevices_FailureAndHybrid) {
 
 // ---------------------------------------------------------------- 7. registered host memory
 // Operands in their own mappings (as malloc gives large arrays) move by DMA without staging once registered (the
-// mapping's second use); C replaced by a new mapping at the same address is never used through the old
+// mapping's second use: these are under BLASOFFLOAD_PIN_AFTER_MIN); C replaced by a new mapping at the same address is never used through the old
 // registration, and a mapping whose pages were discarded (MADV_DONTNEED: they read as zeros afterwards) neither.
 template <typename T>
 T* map_elems(size_t n, void* at = nullptr) {
@@ -196,7 +196,6 @@ TYPED_TEST(PipelineStaging, Registered_DirectDmaThenRemappedAndDiscardedOperands
   GPU_TEST_PREAMBLE();
   Knobs knobs(64);
   knobs.set("BLASOFFLOAD_PIN_HOST", "on");  // this process uses CUDA itself, so auto would leave registrations off
-  knobs.set("BLASOFFLOAD_PIN_AFTER", "0");  // at the second use: the rent rule has its own test below
   const int64_t m = 300, n = 260, k = 270, lda = 301, ldb = 271, ldc = 303;
   const size_t na = size_t(lda * k), nb = size_t(ldb * n), nc = size_t(ldc * n);
   T *a = map_elems<T>(na), *b = map_elems<T>(nb), *c = map_elems<T>(nc);
@@ -262,13 +261,15 @@ TYPED_TEST(PipelineStaging, Registered_DirectDmaThenRemappedAndDiscardedOperands
   unmap_elems(c2, nc);
 }
 
-// Rent or buy (BLASOFFLOAD_PIN_AFTER, default 8): operands stay staged until calls have moved about eight times
-// their mappings' size from them, then move by DMA; the results are right either way.
+// Rent or buy (BLASOFFLOAD_PIN_AFTER, default 8, for mappings of BLASOFFLOAD_PIN_AFTER_MIN or more: here all): operands
+// stay staged until calls have moved about eight times their mappings' size from them, then move by DMA; the results
+// are right either way.
 TYPED_TEST(PipelineStaging, Registered_OnlyOnceStagingCostWhatRegisteringWould_tile64) {
   using T = TypeParam;
   GPU_TEST_PREAMBLE();
   Knobs knobs(64);
   knobs.set("BLASOFFLOAD_PIN_HOST", "on");  // this process uses CUDA itself
+  knobs.set("BLASOFFLOAD_PIN_AFTER_MIN", "0");
   const int64_t m = 300, n = 260, k = 270;
   const size_t na = size_t(m * k), nb = size_t(k * n), nc = size_t(m * n);
   T *a = map_elems<T>(na), *b = map_elems<T>(nb), *c = map_elems<T>(nc);

@@ -125,6 +125,22 @@ TEST_F(HostPinsTest, RegisteredOnceStagingHasMovedItsSizeThePinAfterTimes) {
   munmap(q, kLen + 4096);
 }
 
+// The rent rule applies from a size on (set_pin_after's from_bytes): a smaller mapping is registered at its second use.
+TEST_F(HostPinsTest, MappingsUnderTheRentSizeAreRegisteredAtTheirSecondUse) {
+  pins_->set_pin_after(3, int64_t(kLen));
+  char* small = Map(kLen / 2);
+  EXPECT_EQ(pins_->state(small, kLen / 2), 2);
+  EXPECT_FALSE(Use(small, kLen / 2));
+  EXPECT_TRUE(Use(small, kLen / 2));
+  char* large = Map(kLen);
+  EXPECT_EQ(pins_->state(large, kLen), 0);
+  EXPECT_FALSE(Use(large, kLen));
+  EXPECT_FALSE(Use(large, kLen)) << "a mapping of the rent size registered at its second use";
+  EXPECT_EQ(g_pins.load(), 1);
+  munmap(small, kLen / 2 + 4096);
+  munmap(large, kLen + 4096);
+}
+
 // A mapping freed and registered again: the new one starts its rent from nothing.
 TEST_F(HostPinsTest, ANewMappingAtTheSameAddressPaysItsOwnRent) {
   pins_->set_pin_after(2);

@@ -75,18 +75,26 @@ HostPins& host_pins() {
   }();
   return *h;
 }
-// Rent or buy (host_pins.h), BLASOFFLOAD_PIN_AFTER: on the lent H100, registering costs ~58 ms per GiB and undoing it
-// 60-80, while staging adds ~14 ms per GiB moved (29 against 50 GB/s), so 8 times the mapping's size. A product called
-// a few times on freshly allocated operands (the mix's n = 8192 points) then stays staged, and nothing is unpinned
-// beside the program's next calls once it frees them (there, 1.4-1.8x on the CPU BLAS's threaded calls). Read at each
-// call, as BLASOFFLOAD_PIN_HOST.
-double pin_after_setting() {
+// Rent or buy (host_pins.h), BLASOFFLOAD_PIN_AFTER and BLASOFFLOAD_PIN_AFTER_MIN, read at each call as
+// BLASOFFLOAD_PIN_HOST. On the lent H100 registering costs ~58 ms per GiB and undoing it 60-80, while staging adds ~14
+// ms per GiB moved (29 against 50 GB/s): 8 times the mapping's size. That estimate holds for large mappings (dgemm
+// n = 8192 staged 60 ms a call, registered 40), whose undoing is also what slows the program's next calls (the CPU
+// BLAS's threaded ones 1.4-1.8x for 60-80 ms per GiB); below 256 MiB the staged path costs far more than the rates'
+// difference (dgemm n = 2048, 32 MiB operands: 18-34 ms a call staged with a CPU share, 2.3 registered) and undoing
+// takes under 20 ms, so those are registered at their second use.
+void apply_pin_after_settings(HostPins& pins) {
+  double after = 8;
   if (const char* v = config("BLASOFFLOAD_PIN_AFTER")) {
     char* end = nullptr;
     const double x = std::strtod(v, &end);
-    if (end != v && *end == '\0' && x >= 0) return x;
+    if (end != v && *end == '\0' && x >= 0) after = x;
   }
-  return 8;
+  int64_t from = int64_t(256) << 20;
+  if (const char* v = config("BLASOFFLOAD_PIN_AFTER_MIN")) {
+    const int64_t b = parse_bytes(v);
+    if (b >= 0) from = b;
+  }
+  pins.set_pin_after(after, from);
 }
 
 // Scratch the kernels of every tile shape need (full, last row, last column, corner).
@@ -262,7 +270,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
     HostPins& pins = host_pins();
     const int64_t ar = gpu.op[0] == 'N' ? gpu.m : gpu.k, ac = gpu.op[0] == 'N' ? gpu.k : gpu.m;
     const int64_t br = gpu.op[1] == 'N' ? gpu.k : gpu.n, bc = gpu.op[1] == 'N' ? gpu.n : gpu.k;
-    pins.set_pin_after(pin_after_setting());
+    apply_pin_after_settings(pins);
     la = pins.acquire(gpu.a, span(gpu.a, ar, ac, gpu.lda));
     lb = pins.acquire(gpu.b, span(gpu.b, br, bc, gpu.ldb));
     lc = pins.acquire(gpu.c, span(gpu.c, gpu.m, gpu.n, gpu.ldc));
@@ -391,7 +399,7 @@ bool pinning_enabled(const bo_cuda_host_services* h) {
 
 int host_range_state(const void* p, int64_t bytes) {
   if (bytes <= 0) return 0;
-  host_pins().set_pin_after(pin_after_setting());
+  apply_pin_after_settings(host_pins());
   if (cuda_pinned_elsewhere(p) && cuda_pinned_elsewhere(static_cast<const char*>(p) + bytes - 1)) return 1;
   return host_pins().state(p, size_t(bytes));
 }

@@ -219,7 +219,7 @@ HostPins::Lease HostPins::acquire(const void* p, size_t len) {
   }
   // A mapping that keeps changing under us (freed and reallocated between calls) is not worth pinning; nor one whose
   // staging has not yet cost what registering it (and undoing that) would.
-  const bool due = s->due(pin_after_.load(std::memory_order_relaxed));
+  const bool due = s->due(pin_after(lo, hi));
   ++s->uses;
   if (!due) {
     s->staged += double(len);
@@ -248,9 +248,11 @@ int HostPins::state(const void* p, size_t len) {
   for (const Entry& e : entries_)
     if (e.live && e.lo < b && a < e.hi) return !e.stale && e.lo <= a && b <= e.hi ? 1 : 0;
   if (!events_) return 0;
-  const double after = pin_after_.load(std::memory_order_relaxed);
   for (const Seen& q : seen_)
-    if (q.lo <= a && b <= q.hi) return q.due(after) || (after == 0 && q.changes < 3) ? 2 : 0;
+    if (q.lo <= a && b <= q.hi) {
+      const double after = pin_after(q.lo, q.hi);
+      return q.due(after) || (after == 0 && q.changes < 3) ? 2 : 0;
+    }
   for (const auto& r : refused_)
     if (r.first <= a && b <= r.second) return 0;
   uintptr_t lo = 0, hi = 0;
@@ -264,7 +266,7 @@ int HostPins::state(const void* p, size_t len) {
   }
   if (seen_.size() >= 256) seen_.erase(seen_.begin());
   seen_.push_back(Seen{lo, hi, 0, 0, 0});
-  return after == 0 ? 2 : 0;  // with rent or buy, a first use stages
+  return pin_after(lo, hi) == 0 ? 2 : 0;  // with rent or buy, a first use stages
 }
 
 void HostPins::release(const Lease& l) {

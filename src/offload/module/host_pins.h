@@ -11,10 +11,10 @@
 // before the unpinning: the module leaves registrations off in programs that use CUDA themselves unless
 // BLASOFFLOAD_PIN_HOST=on). Where userfaultfd is unavailable, nothing is registered. Only unnamed private anonymous
 // read-write mappings (malloc's large blocks) are considered; never the brk heap, stacks, files or shared memory. A
-// mapping is registered once staging it has cost what registering it would (rent or buy: set_pin_after, the bytes
-// staged from it in multiples of its size; registering costs ~58 ms per GiB and undoing it, once the program frees it,
-// 15-20 ms per 256 MiB, against about 14 ms per GiB moved that staging adds on the lent H100), and at its second use at
-// the earliest; within a byte budget, least recently used first out.
+// large mapping is registered once staging it has cost what registering it would (rent or buy: set_pin_after, the
+// bytes staged from it in multiples of its size; registering costs ~58 ms per GiB and undoing it, once the program
+// frees it, 15-20 ms per 256 MiB, against about 14 ms per GiB moved that staging adds on the lent H100), a smaller one
+// at its second use; within a byte budget, least recently used first out.
 #pragma once
 
 #include <atomic>
@@ -57,8 +57,12 @@ class HostPins {
   // (a private anonymous mapping whose changes can be tracked, and whose staging so far has cost what registering
   // it would), 0 neither (staged). Registers nothing; reads /proc/self/maps only for a mapping not seen before.
   int state(const void* p, size_t len);
-  // Rent or buy: a mapping is registered once calls have staged `times` its size from it (0: at its second use).
-  void set_pin_after(double times) { pin_after_.store(times > 0 ? times : 0, std::memory_order_relaxed); }
+  // Rent or buy: a mapping of at least `from_bytes` is registered once calls have staged `times` its size from it (0:
+  // at its second use); smaller ones at their second use.
+  void set_pin_after(double times, int64_t from_bytes = 0) {
+    pin_after_.store(times > 0 ? times : 0, std::memory_order_relaxed);
+    rent_from_.store(from_bytes > 0 ? from_bytes : 0, std::memory_order_relaxed);
+  }
   PinStats stats();
   // False when userfaultfd is unavailable (then acquire only ever finds the program's own pinned memory); why.
   bool tracking(std::string* why);
@@ -83,9 +87,7 @@ class HostPins {
     int uses = 0, changes = 0;
     double staged = 0;  // bytes calls staged from it so far
     // The next call registers it: used before (never on a first use), and staging it has cost what registering would.
-    bool due(double pin_after) const {
-      return changes < 3 && uses >= 1 && staged >= pin_after * double(hi - lo);
-    }
+    bool due(double pin_after) const { return changes < 3 && uses >= 1 && staged >= pin_after * double(hi - lo); }
   };
   void start_tracking();
   void drain_locked();
@@ -98,6 +100,12 @@ class HostPins {
   PinOps ops_;
   int64_t budget_;
   std::atomic<double> pin_after_{0};
+  std::atomic<int64_t> rent_from_{0};
+  // The rent rule's multiple for a mapping of `bytes` (0 below rent_from_).
+  double pin_after(uintptr_t lo, uintptr_t hi) const {
+    return int64_t(hi - lo) >= rent_from_.load(std::memory_order_relaxed) ? pin_after_.load(std::memory_order_relaxed)
+                                                                          : 0;
+  }
   std::mutex mu_;
   std::atomic<bool> closing_{false};
   std::atomic<bool> unpinning_{false};  // written under mu_ by collect_locked, read without it
