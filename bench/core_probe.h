@@ -15,12 +15,12 @@
 #include <time.h>
 
 typedef struct {
-  int cpu;              /* sched_getcpu() */
-  long migrations;      /* se.nr_migrations of /proc/thread-self/sched (-1 unreadable) */
-  uint64_t xinuse;      /* XGETBV(1): bit 2 the upper halves of ymm0-15, 5-7 AVX-512 state (all ones: unknown) */
-  double ghz;           /* from 3-cycle imul latency */
-  double sse_cpa;       /* legacy-SSE addps, 8 independent chains: cycles per add (0.5 on an idle core) */
-  double vex_cpa;       /* the same VEX-encoded (after the points only: a VEX write clears upper state) */
+  int cpu;         /* sched_getcpu() */
+  long migrations; /* se.nr_migrations of /proc/thread-self/sched (-1 unreadable) */
+  uint64_t xinuse; /* XGETBV(1): bit 2 the upper halves of ymm0-15, 5-7 AVX-512 state (all ones: unknown) */
+  double ghz;      /* from 3-cycle imul latency */
+  double sse_cpa;  /* legacy-SSE addps, 8 independent chains: cycles per add (0.5 on an idle core) */
+  double vex_cpa;  /* the same VEX-encoded (after the points only: a VEX write clears upper state) */
 } CoreProbe;
 
 static int probe_enabled(void) {
@@ -81,52 +81,52 @@ static double probe_adds_ns(int vex) {
   const double t0 = probe_now_ns();
   if (vex)
     __asm__ volatile(
-          "vxorps %%xmm8, %%xmm8, %%xmm8\n\t"
-          "vxorps %%xmm0, %%xmm0, %%xmm0\n\t"
-          "vxorps %%xmm1, %%xmm1, %%xmm1\n\t"
-          "vxorps %%xmm2, %%xmm2, %%xmm2\n\t"
-          "vxorps %%xmm3, %%xmm3, %%xmm3\n\t"
-          "vxorps %%xmm4, %%xmm4, %%xmm4\n\t"
-          "vxorps %%xmm5, %%xmm5, %%xmm5\n\t"
-          "vxorps %%xmm6, %%xmm6, %%xmm6\n\t"
-          "vxorps %%xmm7, %%xmm7, %%xmm7\n\t"
-          "mov $16000, %%ecx\n"
-          "1:\n\t"
-          "vaddps %%xmm8, %%xmm0, %%xmm0\n\t"
-          "vaddps %%xmm8, %%xmm1, %%xmm1\n\t"
-          "vaddps %%xmm8, %%xmm2, %%xmm2\n\t"
-          "vaddps %%xmm8, %%xmm3, %%xmm3\n\t"
-          "vaddps %%xmm8, %%xmm4, %%xmm4\n\t"
-          "vaddps %%xmm8, %%xmm5, %%xmm5\n\t"
-          "vaddps %%xmm8, %%xmm6, %%xmm6\n\t"
-          "vaddps %%xmm8, %%xmm7, %%xmm7\n\t"
-          "dec %%ecx\n\t"
-          "jnz 1b"
-          :::"ecx", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "cc");
+        "vxorps %%xmm8, %%xmm8, %%xmm8\n\t"
+        "vxorps %%xmm0, %%xmm0, %%xmm0\n\t"
+        "vxorps %%xmm1, %%xmm1, %%xmm1\n\t"
+        "vxorps %%xmm2, %%xmm2, %%xmm2\n\t"
+        "vxorps %%xmm3, %%xmm3, %%xmm3\n\t"
+        "vxorps %%xmm4, %%xmm4, %%xmm4\n\t"
+        "vxorps %%xmm5, %%xmm5, %%xmm5\n\t"
+        "vxorps %%xmm6, %%xmm6, %%xmm6\n\t"
+        "vxorps %%xmm7, %%xmm7, %%xmm7\n\t"
+        "mov $16000, %%ecx\n"
+        "1:\n\t"
+        "vaddps %%xmm8, %%xmm0, %%xmm0\n\t"
+        "vaddps %%xmm8, %%xmm1, %%xmm1\n\t"
+        "vaddps %%xmm8, %%xmm2, %%xmm2\n\t"
+        "vaddps %%xmm8, %%xmm3, %%xmm3\n\t"
+        "vaddps %%xmm8, %%xmm4, %%xmm4\n\t"
+        "vaddps %%xmm8, %%xmm5, %%xmm5\n\t"
+        "vaddps %%xmm8, %%xmm6, %%xmm6\n\t"
+        "vaddps %%xmm8, %%xmm7, %%xmm7\n\t"
+        "dec %%ecx\n\t"
+        "jnz 1b" ::
+            : "ecx", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "cc");
   else
     __asm__ volatile(
-          "xorps %%xmm8, %%xmm8\n\t"
-          "xorps %%xmm0, %%xmm0\n\t"
-          "xorps %%xmm1, %%xmm1\n\t"
-          "xorps %%xmm2, %%xmm2\n\t"
-          "xorps %%xmm3, %%xmm3\n\t"
-          "xorps %%xmm4, %%xmm4\n\t"
-          "xorps %%xmm5, %%xmm5\n\t"
-          "xorps %%xmm6, %%xmm6\n\t"
-          "xorps %%xmm7, %%xmm7\n\t"
-          "mov $16000, %%ecx\n"
-          "1:\n\t"
-          "addps %%xmm8, %%xmm0\n\t"
-          "addps %%xmm8, %%xmm1\n\t"
-          "addps %%xmm8, %%xmm2\n\t"
-          "addps %%xmm8, %%xmm3\n\t"
-          "addps %%xmm8, %%xmm4\n\t"
-          "addps %%xmm8, %%xmm5\n\t"
-          "addps %%xmm8, %%xmm6\n\t"
-          "addps %%xmm8, %%xmm7\n\t"
-          "dec %%ecx\n\t"
-          "jnz 1b"
-          :::"ecx", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "cc");
+        "xorps %%xmm8, %%xmm8\n\t"
+        "xorps %%xmm0, %%xmm0\n\t"
+        "xorps %%xmm1, %%xmm1\n\t"
+        "xorps %%xmm2, %%xmm2\n\t"
+        "xorps %%xmm3, %%xmm3\n\t"
+        "xorps %%xmm4, %%xmm4\n\t"
+        "xorps %%xmm5, %%xmm5\n\t"
+        "xorps %%xmm6, %%xmm6\n\t"
+        "xorps %%xmm7, %%xmm7\n\t"
+        "mov $16000, %%ecx\n"
+        "1:\n\t"
+        "addps %%xmm8, %%xmm0\n\t"
+        "addps %%xmm8, %%xmm1\n\t"
+        "addps %%xmm8, %%xmm2\n\t"
+        "addps %%xmm8, %%xmm3\n\t"
+        "addps %%xmm8, %%xmm4\n\t"
+        "addps %%xmm8, %%xmm5\n\t"
+        "addps %%xmm8, %%xmm6\n\t"
+        "addps %%xmm8, %%xmm7\n\t"
+        "dec %%ecx\n\t"
+        "jnz 1b" ::
+            : "ecx", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "cc");
   return probe_now_ns() - t0;
 }
 #endif

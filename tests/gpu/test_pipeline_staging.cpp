@@ -172,8 +172,9 @@ TYPED_TEST(PipelineMultiGpu, TwoDevices_FailureAndHybrid) {
 
 // ---------------------------------------------------------------- 7. registered host memory
 // Operands in their own mappings (as malloc gives large arrays) move by DMA without staging once registered (the
-// mapping's second use: these are under BLASOFFLOAD_PIN_AFTER_MIN); C replaced by a new mapping at the same address is never used through the old
-// registration, and a mapping whose pages were discarded (MADV_DONTNEED: they read as zeros afterwards) neither.
+// mapping's second use: these are under BLASOFFLOAD_PIN_AFTER_MIN); C replaced by a new mapping at the same address is
+// never used through the old registration, and a mapping whose pages were discarded (MADV_DONTNEED: they read as zeros
+// afterwards) neither.
 template <typename T>
 T* map_elems(size_t n, void* at = nullptr) {
   const size_t bytes = (n * sizeof(T) + 4095) / 4096 * 4096;
