@@ -223,7 +223,7 @@ HostPins::Lease HostPins::acquire(const void* p, size_t len) {
   ++s->uses;
   if (!due) {
     s->staged += double(len);
-    ++stats_.staged_first_use;
+    ++stats_.staged_unregistered;
     return l;
   }
   if (!register_locked(lo, hi)) return l;

@@ -37,7 +37,8 @@ struct PinOps {
 };
 
 struct PinStats {
-  int64_t registrations = 0, dropped_changed = 0, evicted = 0, hits = 0, staged_first_use = 0;
+  // staged_unregistered: uses staged because their mapping's staging had not yet paid for registering it.
+  int64_t registrations = 0, dropped_changed = 0, evicted = 0, hits = 0, staged_unregistered = 0;
   int64_t pinned_bytes = 0;
 };
 
