@@ -2,8 +2,8 @@
  * ran on and how often it moved, its clock rate (a chain of dependent multiplies), its legacy-SSE and VEX add
  * throughput in cycles per add (a busy SMT sibling slows both; a dirty upper vector state only the legacy-SSE one),
  * and the processor's XINUSE vector-state bits. Small calls of the same program run in one of two speeds per process;
- * these tell a slow core from a slow library. Each program includes it once; everything is static; x86-64 Linux (other
- * machines print nothing). */
+ * these tell a slow core from a slow library. Each program includes it once, with _GNU_SOURCE defined first
+ * (sched_getcpu); everything is static; x86-64 Linux (other machines print nothing). */
 #ifndef BLASOFFLOAD_BENCH_CORE_PROBE_H
 #define BLASOFFLOAD_BENCH_CORE_PROBE_H
 
@@ -36,7 +36,8 @@ static int probe_vzeroupper_enabled(void) {
   __builtin_cpu_init();
   return e && strcmp(e, "1") == 0 && __builtin_cpu_supports("avx");
 #else
-  return e && 0;
+  (void)e;
+  return 0;
 #endif
 }
 

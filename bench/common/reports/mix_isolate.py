@@ -57,14 +57,14 @@ def process_speeds(t, stacks):
     """Rows per round: each stack's process, the geometric mean over its points under 100 us (the CPU alone's median)
     of its time / the CPU alone's median time over the rounds. The machine's fast and slow periods show as rounds where
     every stack, the CPU alone included, sits low or high together."""
-    small = [k for k in t if t[k].get("cpu") and common.median(t[k]["cpu"].values()) < 100e-6]
+    cpu = {k: common.median(t[k]["cpu"].values()) for k in t if t[k].get("cpu")}
+    small = [k for k, v in cpu.items() if v < 100e-6]
     rounds = sorted({r for k in small for s in stacks for r in t[k].get(s, {})})
     trs = []
     for r in rounds:
         cells = []
         for s in stacks:
-            logs = [math.log(t[k][s][r] / common.median(t[k]["cpu"].values())) for k in small
-                    if r in t[k].get(s, {}) and t[k][s][r] > 0]
+            logs = [math.log(t[k][s][r] / cpu[k]) for k in small if r in t[k].get(s, {}) and t[k][s][r] > 0]
             cells.append("%.2f" % math.exp(sum(logs) / len(logs)) if logs else "-")
         trs.append([str(r)] + cells)
     return trs, len(small)

@@ -64,24 +64,14 @@ bool cuda_pinned_elsewhere(const void* p) {
 void unpin_busy(int delta) {
   if (const bo_cuda_host_services* h = host(); h && h->want_core) h->want_core(delta);
 }
-HostPins& host_pins() {
-  static HostPins* h = [] {
-    int64_t budget = int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGESIZE)) / 4;
-    if (const char* v = config("BLASOFFLOAD_PIN_MAX")) {
-      const int64_t b = parse_bytes(v);
-      if (b >= 0) budget = b;
-    }
-    return new HostPins(PinOps{cuda_pin, cuda_unpin, cuda_pinned_elsewhere, unpin_busy}, budget);
-  }();
-  return *h;
-}
-// Rent or buy (host_pins.h), BLASOFFLOAD_PIN_AFTER and BLASOFFLOAD_PIN_AFTER_MIN, read at each call as
-// BLASOFFLOAD_PIN_HOST. On the lent H100 registering costs ~58 ms per GiB and undoing it 60-80, while staging adds ~14
-// ms per GiB moved (29 against 50 GB/s): 8 times the mapping's size. That estimate holds for large mappings (dgemm
-// n = 8192 staged 60 ms a call, registered 40), whose undoing is also what slows the program's next calls (the CPU
-// BLAS's threaded ones 1.4-1.8x for 60-80 ms per GiB); below 256 MiB the staged path costs far more than the rates'
-// difference (dgemm n = 2048, 32 MiB operands: 18-34 ms a call staged with a CPU share, 2.3 registered) and undoing
-// takes under 20 ms, so those are registered at their second use.
+// Rent or buy (host_pins.h), BLASOFFLOAD_PIN_AFTER and BLASOFFLOAD_PIN_AFTER_MIN: applied when the registrations are
+// made and again at each pipelined call (as BLASOFFLOAD_PIN_HOST is read there), not at the policy's queries. On the
+// lent H100 registering costs ~58 ms per GiB and undoing it 60-80, while staging adds ~14 ms per GiB moved (29 against
+// 50 GB/s): 8 times the mapping's size. That estimate holds for large mappings (dgemm n = 8192 staged 60 ms a call,
+// registered 40), whose undoing is also what slows the program's next calls (the CPU BLAS's threaded ones 1.4-1.8x for
+// 60-80 ms per GiB); below 256 MiB the staged path costs far more than the rates' difference (dgemm n = 2048, 32 MiB
+// operands: 18-34 ms a call staged with a CPU share, 2.3 registered) and undoing takes under 20 ms, so those are
+// registered at their second use.
 void apply_pin_after_settings(HostPins& pins) {
   double after = 8;
   if (const char* v = config("BLASOFFLOAD_PIN_AFTER")) {
@@ -95,6 +85,19 @@ void apply_pin_after_settings(HostPins& pins) {
     if (b >= 0) from = b;
   }
   pins.set_pin_after(after, from);
+}
+HostPins& host_pins() {
+  static HostPins* h = [] {
+    int64_t budget = int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGESIZE)) / 4;
+    if (const char* v = config("BLASOFFLOAD_PIN_MAX")) {
+      const int64_t b = parse_bytes(v);
+      if (b >= 0) budget = b;
+    }
+    HostPins* pins = new HostPins(PinOps{cuda_pin, cuda_unpin, cuda_pinned_elsewhere, unpin_busy}, budget);
+    apply_pin_after_settings(*pins);  // the policy's queries may come before any pipelined call
+    return pins;
+  }();
+  return *h;
 }
 
 // Scratch the kernels of every tile shape need (full, last row, last column, corner).
@@ -399,7 +402,6 @@ bool pinning_enabled(const bo_cuda_host_services* h) {
 
 int host_range_state(const void* p, int64_t bytes) {
   if (bytes <= 0) return 0;
-  apply_pin_after_settings(host_pins());
   if (cuda_pinned_elsewhere(p) && cuda_pinned_elsewhere(static_cast<const char*>(p) + bytes - 1)) return 1;
   return host_pins().state(p, size_t(bytes));
 }

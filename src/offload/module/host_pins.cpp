@@ -251,7 +251,7 @@ int HostPins::state(const void* p, size_t len) {
   for (const Seen& q : seen_)
     if (q.lo <= a && b <= q.hi) {
       const double after = pin_after(q.lo, q.hi);
-      return q.due(after) || (after == 0 && q.changes < 3) ? 2 : 0;
+      return q.changes < 3 && (after == 0 || q.due(after)) ? 2 : 0;
     }
   for (const auto& r : refused_)
     if (r.first <= a && b <= r.second) return 0;

@@ -188,11 +188,10 @@ bool Residency::eligible_locked(uintptr_t a, uintptr_t b, uintptr_t* map_lo, uin
   uintptr_t lo = 0, hi = 0;
   bool guard_below = false;
   const bool anon = anonymous_mapping(reinterpret_cast<const void*>(a), b - a, &lo, &hi, &guard_below);
-  const bool known =
-      anon && std::find(not_stack_.begin(), not_stack_.end(), std::make_pair(lo, hi)) != not_stack_.end();
   bool stack = anon && own_stack(lo, hi);
   // Only what is laid out like a thread's stack (a guard page below) has its flags read: malloc's blocks are not.
-  if (anon && !stack && !known && guard_below) {
+  if (anon && !stack && guard_below &&
+      std::find(not_stack_.begin(), not_stack_.end(), std::make_pair(lo, hi)) == not_stack_.end()) {
     ++stats_.flag_reads;
     stack = flagged_stack(lo);
     if (!stack) {
