@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v10 and talks to it only through this table. Calls arrive as one struct bo_call
+ * blasoffload_cuda_module_v11 and talks to it only through this table. Calls arrive as one struct bo_call
  * (src/routines/call.h), already checked (reference INFO rules passed), normalised (upper-case option letters)
  * and past the reference quick returns, so the module only computes. Which operands a call reads and writes, and
  * how much work it is, come from the routine's descriptor (src/routines/), which both sides compile. Plain C so
@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 10u
+#define BO_CUDA_API_VERSION 11u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -121,6 +121,10 @@ struct bo_cuda_module {
   int (*is_device_pointer)(const void* p);
   /* blasoffload-calibrate: measures transfer rates and the call overhead on this GPU (a few seconds). */
   int (*measure)(struct bo_cuda_rates* out);
+  /* The link alone, as measure() does it but over tens of MiB (tens of milliseconds, on the calling thread): gpu,
+   * h2d_gbs, d2h_gbs and pageable_gbs; the call overhead and copy latency are left 0. The core asks for it at the
+   * start-up of a process without a calibration of this GPU, so that its first run decides with this machine's link. */
+  int (*measure_link)(struct bo_cuda_rates* out);
   /* 1 when [p, p + bytes) is host memory the module moves by DMA without staging copies (registered by the module
    * on an earlier call, or page-locked by the program); 2 when it is not yet but the module registers it the second
    * time an sgemm operand lies in that mapping (private anonymous memory whose changes it can track); 0 otherwise
@@ -162,7 +166,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v10"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v11"
 
 #ifdef __cplusplus
 }

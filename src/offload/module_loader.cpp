@@ -18,6 +18,7 @@
 #include "offload/gpu_diagnose.h"
 #include "policy/config.h"
 #include "policy/lent_core.h"
+#include "policy/policy.h"
 #include "routines/all.h"
 
 namespace blasoffload {
@@ -130,6 +131,8 @@ void load() {
     }
     return;
   }
+  g_bg_stage.store("measuring the link (no calibration of this GPU)");
+  policy::gpu_ready(m);
   g_bg_stage.store("done");
   log_info("GPU path ready: %s", m->name);
   g_module.store(m, std::memory_order_release);

@@ -57,6 +57,12 @@ struct State {
   std::atomic<bool> cuda_in_process{false};  // the program itself uses CUDA: its operands may be device memory
                                              // (program_uses_cuda; once true, stays true)
   std::atomic<bool> gpu_checked{false};      // the loaded GPU was compared with the calibration's
+  bool frozen = false;                       // BLASOFFLOAD_DECISIONS=frozen: no link measured at start-up either
+  // The link measured at the start-up where no calibration of this GPU exists (gpu_ready); written before the module
+  // is published, read by those who found it published.
+  std::atomic<bool> link_measured{false};
+  bo_cuda_rates link{};
+  double link_ms = 0;
   // Work below which the GPU cannot win. Work: the descriptor's work(), a product of kWorkDims dimensions (m n k, m n,
   // n^2, n; trsm m n t, syrk n^2 k), so that the inline tiny-call answer (policy.h) takes no roots.
   double floor[kNumRoutines] = {};
@@ -114,7 +120,8 @@ void publish_floors(const Settings& s) {
     g_cpu_below[r].store(full_path || s.min_size[r] >= 0 ? 0.0 : g->floor[r], std::memory_order_relaxed);
 }
 
-// Keeps a calibration's CPU side and takes the built-in GPU numbers.
+// Keeps a calibration's CPU side and takes the built-in GPU numbers, with the link's as measured at start-up once they
+// are (gpu_ready).
 void use_default_gpu(Calibration* c) {
   const Calibration d = built_in_defaults();
   c->gpu = d.gpu;
@@ -124,6 +131,17 @@ void use_default_gpu(Calibration* c) {
   c->call_overhead_us = d.call_overhead_us;
   c->copy_latency_us = d.copy_latency_us;
   c->init_ms = d.init_ms;
+  if (g && g->link_measured.load(std::memory_order_acquire)) {
+    c->h2d_gbs = g->link.h2d_gbs;
+    c->d2h_gbs = g->link.d2h_gbs;
+    c->pageable_gbs = g->link.pageable_gbs;
+  }
+}
+
+// The calibration's GPU numbers were measured on another GPU than the one loaded.
+bool foreign_gpu(const bo_cuda_module* m) {
+  const std::string& gpu = g->calibration.gpu;
+  return g->from_file && g->gpu_measured && !gpu.empty() && !std::strstr(m->name, gpu.c_str());
 }
 
 // The first time the module is seen ready: a calibration measured on another GPU keeps its CPU side only.
@@ -131,8 +149,8 @@ void check_gpu_once(const bo_cuda_module* m) {
   if (g->gpu_checked.load(std::memory_order_acquire)) return;
   bool expected = false;
   if (!g->gpu_checked.compare_exchange_strong(expected, true)) return;
+  if (!foreign_gpu(m)) return;
   const std::string& gpu = g->calibration.gpu;
-  if (!g->from_file || !g->gpu_measured || gpu.empty() || std::strstr(m->name, gpu.c_str())) return;
   log_warning(
       "warning: policy: the policy file's GPU numbers were measured on %s, not on this GPU (%s); using "
       "the built-in GPU numbers; run blasoffload-calibrate again",
@@ -160,8 +178,37 @@ void add_gain(double us) {
 
 }  // namespace
 
+void gpu_ready(const bo_cuda_module* m) {
+  if (!g || g->frozen || !m->measure_link) return;
+  const bool foreign = foreign_gpu(m);
+  if (g->from_file && g->gpu_measured && !foreign) return;  // calibrated on this GPU
+  const double t0 = now_s();
+  bo_cuda_rates r{};
+  const int st = m->measure_link(&r);
+  const double ms = (now_s() - t0) * 1e3;
+  if (st != BO_CUDA_OK || !(r.h2d_gbs > 0) || !(r.d2h_gbs > 0) || !(r.pageable_gbs > 0)) {
+    log_debug("policy: measuring the GPU's link at start-up failed (status %d); the built-in link numbers stay", st);
+    return;
+  }
+  g->link = r;
+  g->link_ms = ms;
+  g->link_measured.store(true, std::memory_order_release);
+  log_info(
+      "policy: no calibration of this GPU yet: its link measured at start-up in %.0f ms (%.1f GB/s to it and %.1f "
+      "back from pinned memory, %.1f staged)",
+      ms, r.h2d_gbs, r.d2h_gbs, r.pageable_gbs);
+  if (foreign) return;  // check_gpu_once takes them, with the warning
+  Calibration c = g->calibration;
+  c.h2d_gbs = r.h2d_gbs;
+  c.d2h_gbs = r.d2h_gbs;
+  c.pageable_gbs = r.pageable_gbs;
+  // Readers may still hold the old model: it is never freed (one small object per process).
+  g->model.store(new CostModel(c), std::memory_order_release);
+}
+
 void init(const Settings& s, const CpuIdentity& cpu) {
   g = new State();
+  g->frozen = s.frozen;
   if (class_count() > Learning::kClasses) {
     log_fatal("internal error: %d shape classes, room for %d", class_count(), Learning::kClasses);
     std::abort();
@@ -469,6 +516,13 @@ std::string summary() {
     std::snprintf(line, sizeof line,
                   "  GPU never started: the predicted gain (%.1f ms) did not reach twice its one-time cost (%.0f ms)\n",
                   g->gain_us.load() * 1e-3, g->model.load()->init_ms());
+    out += line;
+  }
+  if (g->link_measured.load(std::memory_order_acquire)) {
+    std::snprintf(line, sizeof line,
+                  "  GPU link measured at start-up (no calibration of this GPU): %.1f GB/s to it, %.1f back, %.1f "
+                  "staged, in %.0f ms\n",
+                  g->link.h2d_gbs, g->link.d2h_gbs, g->link.pageable_gbs, g->link_ms);
     out += line;
   }
   out += lent_core_note();

@@ -10,6 +10,8 @@
 #include "policy/config.h"
 #include "policy/cost_model.h"
 
+struct bo_cuda_module;  // offload/cuda_module_api.h
+
 namespace blasoffload {
 
 enum class Target : std::uint8_t { kCpu, kGpu };
@@ -50,6 +52,12 @@ namespace policy {
 // Builds the model from the policy file (or the built-in defaults) for the CPU BLAS in use. Called once by the
 // first-call initialisation when some routine is in auto mode; cheap otherwise.
 void init(const Settings& s, const CpuIdentity& cpu);
+
+// The CUDA module is up, about to be published (called once, on the thread that started it: the background start-up
+// as a rule). Without a calibration of this GPU (no policy file, one without GPU numbers or one of another GPU), and
+// unless decisions are frozen, the link's rates are measured now (measure_link: tens of milliseconds) and the model
+// takes them in place of the built-in ones, so that a first run decides with this machine's link.
+void gpu_ready(const bo_cuda_module* m);
 
 // The auto-mode decision for a call of work `w` (its descriptor's work()). O(1) and allocation-free.
 Decision decide_auto(const Settings& s, const Call& c, double w);

@@ -1,6 +1,7 @@
 // Loading the shipped CUDA module (libblasoffload_cuda.so) the way the core does, for the GPU tests and the kernel
-// benchmarks alike: where it is, dlopen, its two versioned entry points (module API v8, kernel registry v5), and the
-// host services a harness lends it in place of the core. No GoogleTest here, so that bench/ can compile it too.
+// benchmarks alike: where it is, dlopen, its two versioned entry points (the module API and the kernel registry,
+// versions as compiled), and the host services a harness lends it in place of the core. No GoogleTest here, so that
+// bench/ can compile it too.
 #pragma once
 #include <string>
 #include <vector>

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -176,6 +178,26 @@ TYPED_TEST(GpuRuntime, ForkedChildNeverTouchesCuda) {
   const bo_call c = nrm2_host_call(routine, 3, x, &r);
   EXPECT_EQ(module().mod->call(&c, 0.0), BO_CUDA_OK);
   EXPECT_NEAR(r, 5.0, 4 * Real<T>::u * 5.0);
+}
+
+// The start-up's link measurement (tens of MiB) lands near blasoffload-calibrate's (hundreds): the first run of a
+// program without a calibration decides with it. Both printed, with the start-up's time.
+TEST(GpuRuntimeLink, TheStartUpsLinkMeasurementAgreesWithTheCalibrations) {
+  GPU_TEST_PREAMBLE();
+  bo_cuda_rates quick{}, full{};
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(module().mod->measure_link(&quick), BO_CUDA_OK);
+  const double quick_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(module().mod->measure(&full), BO_CUDA_OK);
+  std::printf("measure_link: %.1f / %.1f GB/s pinned, %.1f staged, in %.0f ms; measure: %.1f / %.1f, %.1f\n",
+              quick.h2d_gbs, quick.d2h_gbs, quick.pageable_gbs, quick_ms, full.h2d_gbs, full.d2h_gbs,
+              full.pageable_gbs);
+  EXPECT_STREQ(quick.gpu, full.gpu);
+  EXPECT_NEAR(quick.h2d_gbs, full.h2d_gbs, 0.15 * full.h2d_gbs);
+  EXPECT_NEAR(quick.d2h_gbs, full.d2h_gbs, 0.15 * full.d2h_gbs);
+  EXPECT_NEAR(quick.pageable_gbs, full.pageable_gbs, 0.3 * full.pageable_gbs);
+  EXPECT_EQ(quick.call_overhead_us, 0.0);
+  EXPECT_LT(quick_ms, 1000.0) << "the start-up's measurement must stay small beside the start-up itself";
 }
 
 }  // namespace

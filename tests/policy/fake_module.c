@@ -1,4 +1,4 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v10 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v11 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
@@ -17,6 +17,8 @@
  *   FAKE_CUDA_RESIDENT_NS=X   ... whose copy is made at X ns a byte (default 0.5)
  *   FAKE_CUDA_BUSY_MS=N       after init(), a thread of the module works beside the program for N ms, as the real
  *                             module's unpinning thread does: host->want_core(+1), then (-1)
+ *   FAKE_CUDA_LINK_GBS=a,b,c  measure_link() reports a GB/s to the GPU, b back and c staged (default 25,25,10, as
+ *                             measure()); "fail": it reports BO_CUDA_LAUNCH_FAILED
  *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the module),
  *                             and "host_resident N" (the residency questions asked)
  *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
@@ -456,6 +458,24 @@ static int fake_measure(struct bo_cuda_rates* out) {
   return BO_CUDA_OK;
 }
 
+/* The start-up's link measurement: "measure-link" in the trace. */
+static int fake_measure_link(struct bo_cuda_rates* out) {
+  if (atomic_load(&g_state) != kReady) {
+    violation("measure_link called while the module is not ready");
+    return BO_CUDA_NO_DEVICE;
+  }
+  trace("measure-link");
+  const char* v = getenv("FAKE_CUDA_LINK_GBS");
+  if (v && strcmp(v, "fail") == 0) return BO_CUDA_LAUNCH_FAILED;
+  memset(out, 0, sizeof *out);
+  snprintf(out->gpu, sizeof out->gpu, "%s", FAKE_GPU_NAME);
+  out->h2d_gbs = 25;
+  out->d2h_gbs = 25;
+  out->pageable_gbs = 10;
+  if (v && *v) sscanf(v, "%lf,%lf,%lf", &out->h2d_gbs, &out->d2h_gbs, &out->pageable_gbs);
+  return BO_CUDA_OK;
+}
+
 /* No residency cache here: every host operand moves, unless FAKE_CUDA_RESIDENT says what to answer. */
 static atomic_long g_resident_questions; /* host_resident calls: "host_resident N" in FAKE_CUDA_COUNTS */
 
@@ -519,6 +539,7 @@ static const struct bo_cuda_module kModule = {
     fake_kernel_us,
     fake_is_device_pointer,
     fake_measure,
+    fake_measure_link,
     fake_host_pinned,
     fake_host_resident,
     fake_last_gemm_stats,
@@ -529,7 +550,7 @@ static const struct bo_cuda_module kModule = {
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v10(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v11(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 

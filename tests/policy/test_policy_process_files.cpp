@@ -1,5 +1,6 @@
 // The policy file in whole processes: a missing, corrupt or stale file gives one warning and the built-in defaults,
-// the default locations are read, and a file of another CPU BLAS or GPU is set aside or kept in part.
+// the default locations are read, a file of another CPU BLAS or GPU is set aside or kept in part, and without GPU
+// numbers of this GPU the start-up measures the link.
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -157,6 +158,81 @@ TEST_F(PolicyProcess, PolicyFileFromAnotherGpuKeepsItsCpuSide) {
   double cpu_ms = 0, gpu_ms = 0;
   ASSERT_TRUE(ModelNumbers(b.calls[1].reason, &cpu_ms, &gpu_ms)) << b.calls[1].text;
   EXPECT_NEAR(cpu_ms, p.SgemmCpuMs(384, 384, 384), 0.02 * p.SgemmCpuMs(384, 384, 384)) << b.calls[1].text;
+}
+
+// ---- e. no calibration of this GPU: its link is measured at the start-up ----------------------------------------
+
+// A file measured without a GPU (its CPU side slow, so that the first sgemm starts the GPU eagerly): the start-up
+// measures the link once and the model takes its rates in place of the built-in ones. An sgemv of a 16 MB matrix, not
+// pipelined, moves it at 1 / (1 / staged + 1 / h2d): 5.7 GB/s with the built-in numbers (20 and 8 GB/s, which the
+// slow run reports), 66.7 GB/s with the fast run's.
+TEST_F(PolicyProcess, WithoutACalibrationOfThisGpuTheLinkIsMeasuredAtTheStartUp) {
+  PolicyFile p = Good();
+  p.has_gpu = false;
+  const std::vector<std::string> script = Script("sgemm NN 192 192 192  sleep 1000  sgemv N 2000 2000");
+  auto run = [&](const char* link, const char* decisions) {
+    Env env = PolicyEnv(p, decisions);
+    env["BLASOFFLOAD_STARTUP"] = "eager";
+    env["FAKE_CUDA_LINK_GBS"] = link;
+    const Outcome r = RunProbe(env, script);
+    ExpectProbePassed(r);
+    EXPECT_EQ(r.calls.size(), 2u) << r.Dump();
+    return r;
+  };
+  auto sgemv_gpu_ms = [](const Outcome& r) {
+    double cpu_ms = 0, gpu_ms = -1;
+    if (r.calls.size() == 2) EXPECT_TRUE(ModelNumbers(r.calls[1].reason, &cpu_ms, &gpu_ms)) << r.calls[1].text;
+    return gpu_ms;
+  };
+  const Outcome slow = run("20,20,8", "adaptive"), fast = run("200,200,100", "adaptive");
+  for (const Outcome* r : {&slow, &fast}) {
+    EXPECT_EQ(r->TraceCount("measure-link"), 1) << r->Dump();
+    EXPECT_TRUE(std::regex_search(r->log, std::regex("link measured at start-up"))) << r->log;
+  }
+  EXPECT_TRUE(std::regex_search(fast.log, std::regex("200\\.0 GB/s to it.*100\\.0 staged"))) << fast.log;
+  const double matrix_bytes = 4.0 * 2000 * 2000;
+  const double expected_ms = matrix_bytes * (1 / 5.714e9 - 1 / 66.67e9) * 1e3;  // 2.56 ms
+  EXPECT_NEAR(sgemv_gpu_ms(slow) - sgemv_gpu_ms(fast), expected_ms, 0.05 * expected_ms)
+      << slow.calls.back().text << "\n"
+      << fast.calls.back().text;
+
+  // Frozen decisions are the file's and the built-in numbers': nothing measured, the slow run's prediction.
+  const Outcome frozen = run("200,200,100", "frozen");
+  EXPECT_EQ(frozen.TraceCount("measure-link"), 0) << frozen.Dump();
+  EXPECT_NEAR(sgemv_gpu_ms(frozen), sgemv_gpu_ms(slow), 0.01 * sgemv_gpu_ms(slow)) << frozen.calls.back().text;
+  // A measurement that fails leaves the built-in numbers, and the calls right.
+  const Outcome failed = run("fail", "adaptive");
+  EXPECT_EQ(failed.TraceCount("measure-link"), 1) << failed.Dump();
+  EXPECT_NEAR(sgemv_gpu_ms(failed), sgemv_gpu_ms(slow), 0.01 * sgemv_gpu_ms(slow)) << failed.calls.back().text;
+}
+
+// A file measured on this GPU is used as it is: no measurement at the start-up. One of another GPU keeps its CPU side
+// and takes the measured link (with its warning).
+TEST_F(PolicyProcess, TheLinkIsMeasuredOnlyWhereTheFileHasNoNumbersOfThisGpu) {
+  PolicyFile p = Good();
+  const std::vector<std::string> script = Script("sgemm NN 192 192 192  sleep 1000  sgemv N 2000 2000");
+  Env env = PolicyEnv(p, "adaptive");
+  env["BLASOFFLOAD_STARTUP"] = "eager";
+  env["FAKE_CUDA_LINK_GBS"] = "200,200,100";
+  const Outcome own = RunProbe(env, script);
+  ExpectProbePassed(own);
+  EXPECT_EQ(own.TraceCount("measure-link"), 0) << own.Dump();
+  EXPECT_EQ(own.log.find("link measured"), std::string::npos) << own.log;
+
+  p.gpu_name = "NVIDIA H100 80GB HBM3";
+  env = PolicyEnv(p, "adaptive");
+  env["BLASOFFLOAD_STARTUP"] = "eager";
+  env["FAKE_CUDA_LINK_GBS"] = "200,200,100";
+  const Outcome other = RunProbe(env, script);
+  ExpectProbePassed(other);
+  EXPECT_EQ(other.TraceCount("measure-link"), 1) << other.Dump();
+  EXPECT_TRUE(std::regex_search(other.log, std::regex("measured on NVIDIA H100 80GB HBM3"))) << other.log;
+  ASSERT_EQ(other.calls.size(), 2u) << other.Dump();
+  double cpu_ms = 0, gpu_ms = 0;
+  ASSERT_TRUE(ModelNumbers(other.calls[1].reason, &cpu_ms, &gpu_ms)) << other.calls[1].text;
+  // 16 MB at 66.7 GB/s (0.24 ms), the built-in 30 us a call and 5 us for each of three more copies, and the fake's
+  // kernel time (16 us); at the built-in link the same call is predicted at 2.86 ms.
+  EXPECT_NEAR(gpu_ms, 0.24 + 0.03 + 0.015 + 0.016, 0.03) << other.calls[1].text;
 }
 
 }  // namespace

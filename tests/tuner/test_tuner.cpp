@@ -200,7 +200,8 @@ TEST(Module, ExportsTheEntryTableOfThisApiVersion) {
   const void* fns[] = {reinterpret_cast<const void*>(m->init),        reinterpret_cast<const void*>(m->call),
                        reinterpret_cast<const void*>(m->kernel_us),   reinterpret_cast<const void*>(m->measure),
                        reinterpret_cast<const void*>(m->host_pinned), reinterpret_cast<const void*>(m->host_resident),
-                       reinterpret_cast<const void*>(m->growth_us),   reinterpret_cast<const void*>(m->shutdown)};
+                       reinterpret_cast<const void*>(m->growth_us),   reinterpret_cast<const void*>(m->shutdown),
+                       reinterpret_cast<const void*>(m->measure_link)};
   for (const void* f : fns) EXPECT_NE(f, nullptr);
 }
 

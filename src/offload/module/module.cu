@@ -1,4 +1,4 @@
-// The CUDA module's entry table (offload/cuda_module_api.h v8): start-up, the generic call (executor.h), what the
+// The CUDA module's entry table (offload/cuda_module_api.h): start-up, the generic call (executor.h), what the
 // policy asks (kernel time estimates, device pointers, pinned and resident host memory), blasoffload-calibrate's
 // measurements and shutdown. Where things live: device.h (device choice, slots, call scope, errors), staging.h
 // (element-exact packing), executor.h (the generic call), gemm_pipeline.h (the tiled gemm for large host operands),
@@ -142,22 +142,23 @@ double seconds_since(const std::chrono::steady_clock::time_point& t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// blasoffload-calibrate's GPU side: DMA rates from and to pinned memory, the staging copy the module makes of pageable
-// data (what pack/unpack cost per byte), and a tiny call end to end through the module's own generic path.
-int measure(bo_cuda_rates* out) {
-  if (int g = bom::gate()) return g;
-  std::memset(out, 0, sizeof *out);
+// The link: DMA rates from and to pinned memory over dma_bytes (best of five each way), and what large host operands
+// really move at, the engine's threaded staging overlapped with the DMA, over staged_bytes of pageable memory. With
+// pack_too, pageable_gbs is first the single-threaded staging copy alone (what pack/unpack cost per byte), kept where
+// the engine's measurement fails.
+int measure_link_over(size_t dma_bytes, int64_t staged_bytes, bool pack_too, bo_cuda_rates* out) {
+  *out = bo_cuda_rates{};
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, bom::device());
   std::snprintf(out->gpu, sizeof out->gpu, "%s", prop.name);
-  const size_t bytes = size_t(256) << 20;
+  const size_t bytes = dma_bytes;
   char *dev = nullptr, *pin = nullptr, *host = nullptr;
   cudaStream_t st = nullptr;
   cudaEvent_t e0 = nullptr, e1 = nullptr;
   int rc = BO_CUDA_OK;
   if (cudaMalloc(&dev, bytes) || cudaHostAlloc(reinterpret_cast<void**>(&pin), bytes, cudaHostAllocPortable) ||
       cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) || cudaEventCreate(&e0) || cudaEventCreate(&e1) ||
-      !(host = static_cast<char*>(std::malloc(bytes)))) {
+      (pack_too && !(host = static_cast<char*>(std::malloc(bytes))))) {
     cudaGetLastError();
     rc = BO_CUDA_OUT_OF_MEMORY;
   }
@@ -177,22 +178,23 @@ int measure(bo_cuda_rates* out) {
     return double(bytes) / (best_ms * 1e-3) / 1e9;
   };
   if (rc == BO_CUDA_OK) {
-    std::memset(host, 1, bytes);  // fault the pages in: the program's data is resident
     std::memset(pin, 2, bytes);
     out->h2d_gbs = dma_gbs(cudaMemcpyHostToDevice);
     out->d2h_gbs = dma_gbs(cudaMemcpyDeviceToHost);
-    // Pageable <-> pinned as the direct path stages a matrix; the slower direction counts for both.
-    double best_in = 1e30, best_out = 1e30;
-    const int64_t floats = int64_t(bytes / 4);
-    for (int rep = 0; rep < 3; ++rep) {
-      auto t0 = std::chrono::steady_clock::now();
-      bom::pack_matrix(pin, host, floats, 1, floats, 4);
-      best_in = std::min(best_in, seconds_since(t0));
-      t0 = std::chrono::steady_clock::now();
-      bom::unpack_matrix(host, pin, floats, 1, floats, 4);
-      best_out = std::min(best_out, seconds_since(t0));
+    if (pack_too) {  // pageable <-> pinned as the direct path stages a matrix; the slower direction counts for both
+      std::memset(host, 1, bytes);  // fault the pages in: the program's data is resident
+      double best_in = 1e30, best_out = 1e30;
+      const int64_t floats = int64_t(bytes / 4);
+      for (int rep = 0; rep < 3; ++rep) {
+        auto t0 = std::chrono::steady_clock::now();
+        bom::pack_matrix(pin, host, floats, 1, floats, 4);
+        best_in = std::min(best_in, seconds_since(t0));
+        t0 = std::chrono::steady_clock::now();
+        bom::unpack_matrix(host, pin, floats, 1, floats, 4);
+        best_out = std::min(best_out, seconds_since(t0));
+      }
+      out->pageable_gbs = double(bytes) / std::max(best_in, best_out) / 1e9;
     }
-    out->pageable_gbs = double(bytes) / std::max(best_in, best_out) / 1e9;  // single-threaded, replaced below
     if (cudaGetLastError() != cudaSuccess) rc = BO_CUDA_LAUNCH_FAILED;
   }
   if (e0) cudaEventDestroy(e0);
@@ -202,6 +204,25 @@ int measure(bo_cuda_rates* out) {
   cudaFreeHost(pin);
   std::free(host);
   if (rc != BO_CUDA_OK) return rc;
+  int d = bom::device();
+  bom::EngineHost eh{bom::host(), &d, 1, bom::engine_error, bom::log_line};
+  const double staged = bom::measure_staged_gbs(eh, staged_bytes);
+  if (staged > 0) out->pageable_gbs = staged;
+  return out->pageable_gbs > 0 ? BO_CUDA_OK : BO_CUDA_LAUNCH_FAILED;
+}
+
+// At start-up without a calibration of this GPU: 32 MiB each way and 64 MiB staged (about 30-60 ms on the lent H100,
+// most of it allocating and faulting the memory; the rates land within a few percent of blasoffload-calibrate's).
+int measure_link(bo_cuda_rates* out) {
+  if (int g = bom::gate()) return g;
+  return measure_link_over(size_t(32) << 20, int64_t(64) << 20, false, out);
+}
+
+// blasoffload-calibrate's GPU side: the link over hundreds of MiB, and a tiny call end to end through the module's own
+// generic path.
+int measure(bo_cuda_rates* out) {
+  if (int g = bom::gate()) return g;
+  if (int rc = measure_link_over(size_t(256) << 20, int64_t(512) << 20, true, out)) return rc;
   // Tiny calls through the generic path (staging, launch, synchronisation, results back), medians of 201: snrm2 moves
   // one operand in, sgemm with beta != 0 three in and one out; the difference prices each further copy.
   auto median_us = [](auto&& fn) {
@@ -237,13 +258,6 @@ int measure(bo_cuda_rates* out) {
   const double t_gemm = median_us([&] { return bom::call(&gemm, 0.0); });
   if (t_nrm < 0 || t_gemm < 0) return BO_CUDA_LAUNCH_FAILED;
   out->call_overhead_us = t_nrm;
-  // What large host operands really move at: the engine's threaded staging overlapped with the DMA.
-  {
-    int d = bom::device();
-    bom::EngineHost eh{bom::host(), &d, 1, bom::engine_error, bom::log_line};
-    const double staged = bom::measure_staged_gbs(eh, int64_t(512) << 20);
-    if (staged > 0) out->pageable_gbs = staged;
-  }
   out->copy_latency_us = std::max(0.0, (t_gemm - t_nrm) / 3);
   return BO_CUDA_OK;
 }
@@ -303,6 +317,7 @@ const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
                                 kernel_us,
                                 is_device_pointer,
                                 measure,
+                                measure_link,
                                 host_pinned,
                                 host_resident,
                                 last_gemm_stats,
@@ -314,7 +329,7 @@ const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v10() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v11() {
   return &kModule;
 }
 
