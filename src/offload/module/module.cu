@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +25,7 @@
 #include "offload/module/executor.h"
 #include "offload/module/gemm_pipeline.h"
 #include "offload/module/resident_copies.h"
+#include "offload/module/ring_transfer.h"
 #include "offload/module/solver_model.h"
 #include "offload/module/staging.h"
 #include "offload/module/staging_pool.h"
@@ -142,23 +144,32 @@ double seconds_since(const std::chrono::steady_clock::time_point& t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// How measure_link_over times staged copies of pageable memory.
+enum class Staged {
+  kPipeline,  // the tiled gemm pipeline's threaded staging overlapped with the DMA, both directions at once
+  kRing,      // the LAPACK path's ring of pinned pieces (ring_transfer.h), one direction after the other
+};
+
 // The link: DMA rates from and to pinned memory over dma_bytes (best of five each way), and what large host operands
-// really move at, the engine's threaded staging overlapped with the DMA, over staged_bytes of pageable memory. With
-// pack_too, pageable_gbs is first the single-threaded staging copy alone (what pack/unpack cost per byte), kept where
-// the engine's measurement fails.
-int measure_link_over(size_t dma_bytes, int64_t staged_bytes, bool pack_too, bo_cuda_rates* out) {
+// really move at over staged_bytes of pageable memory (bytes in plus bytes out per second). kPipeline needs hundreds of
+// MiB: its pinned ring grows during the first calls (64 MiB measured 5 GB/s on the lent H100 where 512 MiB measured
+// 28); kRing runs in the DMA's pinned buffer, cut into four pieces. With pack_too, pageable_gbs is first the
+// single-threaded staging copy alone (what pack/unpack cost per byte), kept where the staged measurement fails.
+int measure_link_over(size_t dma_bytes, int64_t staged_bytes, Staged how, bool pack_too, bo_cuda_rates* out) {
   *out = bo_cuda_rates{};
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, bom::device());
   std::snprintf(out->gpu, sizeof out->gpu, "%s", prop.name);
   const size_t bytes = dma_bytes;
+  const size_t host_bytes = how == Staged::kRing ? size_t(staged_bytes) : pack_too ? bytes : 0;
+  const size_t dev_bytes = std::max(bytes, how == Staged::kRing ? size_t(staged_bytes) : 0);
   char *dev = nullptr, *pin = nullptr, *host = nullptr;
   cudaStream_t st = nullptr;
   cudaEvent_t e0 = nullptr, e1 = nullptr;
   int rc = BO_CUDA_OK;
-  if (cudaMalloc(&dev, bytes) || cudaHostAlloc(reinterpret_cast<void**>(&pin), bytes, cudaHostAllocPortable) ||
+  if (cudaMalloc(&dev, dev_bytes) || cudaHostAlloc(reinterpret_cast<void**>(&pin), bytes, cudaHostAllocPortable) ||
       cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) || cudaEventCreate(&e0) || cudaEventCreate(&e1) ||
-      (pack_too && !(host = static_cast<char*>(std::malloc(bytes))))) {
+      (host_bytes && !(host = static_cast<char*>(std::malloc(host_bytes))))) {
     cudaGetLastError();
     rc = BO_CUDA_OUT_OF_MEMORY;
   }
@@ -179,10 +190,10 @@ int measure_link_over(size_t dma_bytes, int64_t staged_bytes, bool pack_too, bo_
   };
   if (rc == BO_CUDA_OK) {
     std::memset(pin, 2, bytes);
+    if (host) std::memset(host, 1, host_bytes);  // fault the pages in: the program's data is resident
     out->h2d_gbs = dma_gbs(cudaMemcpyHostToDevice);
     out->d2h_gbs = dma_gbs(cudaMemcpyDeviceToHost);
     if (pack_too) {  // pageable <-> pinned as the direct path stages a matrix; the slower direction counts for both
-      std::memset(host, 1, bytes);  // fault the pages in: the program's data is resident
       double best_in = 1e30, best_out = 1e30;
       const int64_t floats = int64_t(bytes / 4);
       for (int rep = 0; rep < 3; ++rep) {
@@ -195,6 +206,22 @@ int measure_link_over(size_t dma_bytes, int64_t staged_bytes, bool pack_too, bo_
       }
       out->pageable_gbs = double(bytes) / std::max(best_in, best_out) / 1e9;
     }
+    if (how == Staged::kRing) {  // a square float matrix of staged_bytes, up and down, best of three each way
+      const int64_t n = int64_t(std::sqrt(double(staged_bytes / 4)));
+      const bo::routines::Operand o{0, bo::routines::Operand::kMatrix, bo::routines::Operand::kInOut, n, n, n};
+      const bom::Ring ring{pin, bytes / bom::kRingSlots, bom::kRingSlots};
+      double best_up = 1e30, best_down = 1e30;
+      for (int rep = 0; rep < 3 && rc == BO_CUDA_OK; ++rep) {
+        auto t0 = std::chrono::steady_clock::now();
+        bool written = false;
+        if (bom::ring_upload(ring, dev, host, o, 4, st) || cudaStreamSynchronize(st)) rc = BO_CUDA_LAUNCH_FAILED;
+        best_up = std::min(best_up, seconds_since(t0));
+        t0 = std::chrono::steady_clock::now();
+        if (rc == BO_CUDA_OK && bom::ring_download(ring, host, dev, o, 4, st, &written)) rc = BO_CUDA_LAUNCH_FAILED;
+        best_down = std::min(best_down, seconds_since(t0));
+      }
+      if (rc == BO_CUDA_OK) out->pageable_gbs = 2.0 * 4.0 * double(n * n) / (best_up + best_down) / 1e9;
+    }
     if (cudaGetLastError() != cudaSuccess) rc = BO_CUDA_LAUNCH_FAILED;
   }
   if (e0) cudaEventDestroy(e0);
@@ -204,25 +231,27 @@ int measure_link_over(size_t dma_bytes, int64_t staged_bytes, bool pack_too, bo_
   cudaFreeHost(pin);
   std::free(host);
   if (rc != BO_CUDA_OK) return rc;
-  int d = bom::device();
-  bom::EngineHost eh{bom::host(), &d, 1, bom::engine_error, bom::log_line};
-  const double staged = bom::measure_staged_gbs(eh, staged_bytes);
-  if (staged > 0) out->pageable_gbs = staged;
+  if (how == Staged::kPipeline) {
+    int d = bom::device();
+    bom::EngineHost eh{bom::host(), &d, 1, bom::engine_error, bom::log_line};
+    const double staged = bom::measure_staged_gbs(eh, staged_bytes);
+    if (staged > 0) out->pageable_gbs = staged;
+  }
   return out->pageable_gbs > 0 ? BO_CUDA_OK : BO_CUDA_LAUNCH_FAILED;
 }
 
-// At start-up without a calibration of this GPU: 32 MiB each way and 64 MiB staged (about 30-60 ms on the lent H100,
-// most of it allocating and faulting the memory; the rates land within a few percent of blasoffload-calibrate's).
+// At start-up without a calibration of this GPU: 32 MiB each way and 64 MiB staged through the LAPACK path's ring, in
+// the same 32 MiB of pinned memory (nothing kept after it).
 int measure_link(bo_cuda_rates* out) {
   if (int g = bom::gate()) return g;
-  return measure_link_over(size_t(32) << 20, int64_t(64) << 20, false, out);
+  return measure_link_over(size_t(32) << 20, int64_t(64) << 20, Staged::kRing, false, out);
 }
 
 // blasoffload-calibrate's GPU side: the link over hundreds of MiB, and a tiny call end to end through the module's own
 // generic path.
 int measure(bo_cuda_rates* out) {
   if (int g = bom::gate()) return g;
-  if (int rc = measure_link_over(size_t(256) << 20, int64_t(512) << 20, true, out)) return rc;
+  if (int rc = measure_link_over(size_t(256) << 20, int64_t(512) << 20, Staged::kPipeline, true, out)) return rc;
   // Tiny calls through the generic path (staging, launch, synchronisation, results back), medians of 201: snrm2 moves
   // one operand in, sgemm with beta != 0 three in and one out; the difference prices each further copy.
   auto median_us = [](auto&& fn) {
