@@ -39,7 +39,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "offload/cuda_module_api.h"
 
@@ -164,7 +167,7 @@ static int fake_init(const struct bo_cuda_host_services* host) {
   }
   g_host = host;
   atomic_store(&g_state, kInitRunning);
-  trace("init-begin");
+  trace("init-begin nice=%d", getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)));
   atexit(fake_runtime_exit);
   host->log(BO_LOG_DEBUG, "fake-cuda: init begins");
   const char* ms = getenv("FAKE_CUDA_INIT_MS");
@@ -458,13 +461,14 @@ static int fake_measure(struct bo_cuda_rates* out) {
   return BO_CUDA_OK;
 }
 
-/* The start-up's link measurement: "measure-link" in the trace. */
+/* The start-up's link measurement: "measure-link nice=N" in the trace. */
 static int fake_measure_link(struct bo_cuda_rates* out) {
   if (atomic_load(&g_state) != kReady) {
     violation("measure_link called while the module is not ready");
     return BO_CUDA_NO_DEVICE;
   }
-  trace("measure-link");
+  /* The thread's nice value: the core measures the link at the program's priority, not the start-up's 19. */
+  trace("measure-link nice=%d", getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)));
   const char* v = getenv("FAKE_CUDA_LINK_GBS");
   if (v && strcmp(v, "fail") == 0) return BO_CUDA_LAUNCH_FAILED;
   memset(out, 0, sizeof *out);

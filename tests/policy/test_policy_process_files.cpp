@@ -187,6 +187,9 @@ TEST_F(PolicyProcess, WithoutACalibrationOfThisGpuTheLinkIsMeasuredAtTheStartUp)
   const Outcome slow = run("20,20,8", "adaptive"), fast = run("200,200,100", "adaptive");
   for (const Outcome* r : {&slow, &fast}) {
     EXPECT_EQ(r->TraceCount("measure-link"), 1) << r->Dump();
+    // At the program's priority (its staging threads keep their creator's), while the start-up ran at nice 19.
+    EXPECT_EQ(r->TraceCount("measure-link nice=0"), 1) << r->Dump();
+    EXPECT_EQ(r->TraceCount("init-begin nice=19"), 1) << r->Dump();
     EXPECT_TRUE(std::regex_search(r->log, std::regex("link measured at start-up"))) << r->log;
   }
   EXPECT_TRUE(std::regex_search(fast.log, std::regex("200\\.0 GB/s to it.*100\\.0 staged"))) << fast.log;
