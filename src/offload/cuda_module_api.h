@@ -121,9 +121,10 @@ struct bo_cuda_module {
   int (*is_device_pointer)(const void* p);
   /* blasoffload-calibrate: measures transfer rates and the call overhead on this GPU (a few seconds). */
   int (*measure)(struct bo_cuda_rates* out);
-  /* The link alone, as measure() does it but over tens of MiB (tens of milliseconds, on the calling thread): gpu,
-   * h2d_gbs, d2h_gbs and pageable_gbs; the call overhead and copy latency are left 0. The core asks for it at the
-   * start-up of a process without a calibration of this GPU, so that its first run decides with this machine's link. */
+  /* The link alone, as measure() does it but over tens of MiB (about a tenth of a second on the calling thread, whose
+   * priority the staging threads it may start keep): gpu, h2d_gbs, d2h_gbs and pageable_gbs (staged through the
+   * LAPACK path's ring); the call overhead and copy latency are left 0. The core asks for it at the start-up of a
+   * process without a calibration of this GPU, so that its first run decides with this machine's link. */
   int (*measure_link)(struct bo_cuda_rates* out);
   /* 1 when [p, p + bytes) is host memory the module moves by DMA without staging copies (registered by the module
    * on an earlier call, or page-locked by the program); 2 when it is not yet but the module registers it the second

@@ -153,8 +153,9 @@ void check_gpu_once(const bo_cuda_module* m) {
   const std::string& gpu = g->calibration.gpu;
   log_warning(
       "warning: policy: the policy file's GPU numbers were measured on %s, not on this GPU (%s); using "
-      "the built-in GPU numbers; run blasoffload-calibrate again",
-      gpu.c_str(), m->name);
+      "the built-in GPU numbers%s; run blasoffload-calibrate again",
+      gpu.c_str(), m->name,
+      g->link_measured.load(std::memory_order_acquire) ? " with the link as measured at start-up" : "");
   Calibration c = g->calibration;
   use_default_gpu(&c);
   // Readers may still hold the old model: it is never freed (one small object per process).

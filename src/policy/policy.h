@@ -55,8 +55,8 @@ void init(const Settings& s, const CpuIdentity& cpu);
 
 // The CUDA module is up, about to be published (called once, on the thread that started it: the background start-up
 // as a rule). Without a calibration of this GPU (no policy file, one without GPU numbers or one of another GPU), and
-// unless decisions are frozen, the link's rates are measured now (measure_link: tens of milliseconds) and the model
-// takes them in place of the built-in ones, so that a first run decides with this machine's link.
+// unless decisions are frozen, the link's rates are measured now (measure_link: about a tenth of a second) and the
+// model takes them in place of the built-in ones, so that a first run decides with this machine's link.
 void gpu_ready(const bo_cuda_module* m);
 
 // The auto-mode decision for a call of work `w` (its descriptor's work()). O(1) and allocation-free.
