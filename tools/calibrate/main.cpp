@@ -112,11 +112,14 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
     const double s = time_call([&] { sink = b.nrm2(&n, x.data(), &inc); });
     add(c, p + "nrm2", E * n, s, 1.0);
   }
-  // Level 3 beyond gemm, square shapes (a few sizes: the class is by flops, and LAPACK's calls span both small
-  // triangles with many right-hand sides and the reverse).
+  // Level 3 beyond gemm, square shapes (the class is by flops, and LAPACK's calls span both small triangles with many
+  // right-hand sides and the reverse), every doubling of n as for gemm: between n = 128 and 512 the curve read ssyrk
+  // n = 256 at 129 us on the lent H100 where it takes 60-90, and the calibrated library sent the first 5-15 calls of
+  // such a point to a GPU twice as slow.
   const char U = 'U';
   SizeBound trsm, syrk;
-  for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{128, 512, 2048}) {
+  const std::vector<int> l3_sizes = quick ? std::vector<int>{64, 128} : std::vector<int>{128, 256, 512, 1024, 2048};
+  for (int s : l3_sizes) {
     if (!trsm.allow(double(s) * s * s, 2 * E * s * s)) continue;
     // The identity in the triangle: all the arithmetic of a solve, yet B comes back unchanged, so repeated solves in
     // place time the same work without drifting toward overflow or subnormals.
@@ -127,7 +130,7 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
         time_call([&] { b.trsm(&L, &L, &N, &N, &s, &s, &one, A.data(), &s, B.data(), &s, fl, fl, fl, fl); });
     add(c, p + "trsm", double(s) * s * s, t, 1.0);
   }
-  for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{128, 512, 2048}) {
+  for (int s : l3_sizes) {
     if (!syrk.allow(double(s) * s * s, 2 * E * s * s)) continue;
     auto A = random_vector<T>(size_t(s) * s, 11), C = random_vector<T>(size_t(s) * s, 12);
     // C -= A A^T, LAPACK's (spotrf's) form; C grows only linearly over the repetitions.
