@@ -1,5 +1,6 @@
 // The registry's data: every BLASOFFLOAD_* setting, declared once (name, kind, default, values, one-line doc).
 #include <cctype>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,15 @@ Knob typed(const char* name, KnobKind kind, KnobOwner owner, const char* def, co
 }
 
 constexpr double kNoMax = 1e18;
+
+// A number setting of at least `min` (no upper bound).
+Knob number_from(const char* name, KnobOwner owner, const char* def, double min, const char* doc) {
+  Knob k{name, KnobKind::kNumber, owner, def, "", doc, {}, min, kNoMax, false};
+  char allowed[48];
+  std::snprintf(allowed, sizeof allowed, "a number >= %g", min);
+  k.allowed = allowed;
+  return k;
+}
 
 std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -134,20 +144,10 @@ std::vector<Knob> build() {
                     "registering the program's memory for direct DMA (auto: on unless the program uses CUDA itself)"));
   v.push_back(typed("BLASOFFLOAD_PIN_MAX", K::kBytes, O::kModule, "a quarter of RAM", "a size such as 16G",
                     "the most host memory kept registered"));
-  {
-    Knob k{"BLASOFFLOAD_PIN_AFTER",
-           K::kNumber,
-           O::kModule,
-           "8",
-           "a number >= 0",
-           "a mapping of BLASOFFLOAD_PIN_AFTER_MIN or more is registered once calls have staged this many times its "
-           "size from it (registering and undoing it cost about that much staging; 0: at its second use)",
-           {},
-           0,
-           kNoMax,
-           false};
-    v.push_back(k);
-  }
+  v.push_back(number_from("BLASOFFLOAD_PIN_AFTER", O::kModule, "8", 0,
+                          "a mapping of BLASOFFLOAD_PIN_AFTER_MIN or more is registered once calls have staged this "
+                          "many times its size from it (registering and undoing it cost about that much staging; 0: "
+                          "at its second use)"));
   v.push_back(typed("BLASOFFLOAD_PIN_AFTER_MIN", K::kBytes, O::kModule, "256M", "a size such as 256M",
                     "smaller mappings are registered at their second use (BLASOFFLOAD_PIN_AFTER)"));
   v.push_back(words("BLASOFFLOAD_RESIDENCY", O::kModule, {"auto", "on", "off"},
@@ -155,19 +155,9 @@ std::vector<Knob> build() {
                     "library is loaded)"));
   v.push_back(typed("BLASOFFLOAD_RESIDENCY_MEM", K::kBytes, O::kModule, "half the GPU's memory", "a size such as 8G",
                     "device memory for resident copies"));
-  {
-    Knob k{"BLASOFFLOAD_STRSM_INV_MAX_COND",
-           K::kNumber,
-           O::kModule,
-           "1000",
-           "a number >= 0",
-           "the largest condition estimate of a diagonal block strsm uses inverted (0: always substitution)",
-           {},
-           0,
-           kNoMax,
-           false};
-    v.push_back(k);
-  }
+  v.push_back(number_from("BLASOFFLOAD_STRSM_INV_MAX_COND", O::kModule, "1000", 0,
+                          "the largest condition estimate of a diagonal block strsm uses inverted (0: always "
+                          "substitution)"));
   v.push_back(typed("BLASOFFLOAD_CUBLAS", K::kText, O::kModule, "libcublas.so.13", "off or a path",
                     "cuBLAS as a tuning candidate and where the table picks it"));
   v.push_back(typed("BLASOFFLOAD_CUSOLVER", K::kText, O::kModule, "libcusolver.so.12", "off or a path",

@@ -120,8 +120,15 @@ void publish_floors(const Settings& s) {
     g_cpu_below[r].store(full_path || s.min_size[r] >= 0 ? 0.0 : g->floor[r], std::memory_order_relaxed);
 }
 
-// Keeps a calibration's CPU side and takes the built-in GPU numbers, with the link's as measured at start-up once they
-// are (gpu_ready).
+// The link's rates as measured at start-up (gpu_ready), once they are.
+void use_measured_link(Calibration* c) {
+  if (!g || !g->link_measured.load(std::memory_order_acquire)) return;
+  c->h2d_gbs = g->link.h2d_gbs;
+  c->d2h_gbs = g->link.d2h_gbs;
+  c->pageable_gbs = g->link.pageable_gbs;
+}
+
+// Keeps a calibration's CPU side and takes the built-in GPU numbers, with the measured link (use_measured_link).
 void use_default_gpu(Calibration* c) {
   const Calibration d = built_in_defaults();
   c->gpu = d.gpu;
@@ -131,11 +138,7 @@ void use_default_gpu(Calibration* c) {
   c->call_overhead_us = d.call_overhead_us;
   c->copy_latency_us = d.copy_latency_us;
   c->init_ms = d.init_ms;
-  if (g && g->link_measured.load(std::memory_order_acquire)) {
-    c->h2d_gbs = g->link.h2d_gbs;
-    c->d2h_gbs = g->link.d2h_gbs;
-    c->pageable_gbs = g->link.pageable_gbs;
-  }
+  use_measured_link(c);
 }
 
 // The calibration's GPU numbers were measured on another GPU than the one loaded.
@@ -200,9 +203,7 @@ void gpu_ready(const bo_cuda_module* m) {
       ms, r.h2d_gbs, r.d2h_gbs, r.pageable_gbs);
   if (foreign) return;  // check_gpu_once takes them, with the warning
   Calibration c = g->calibration;
-  c.h2d_gbs = r.h2d_gbs;
-  c.d2h_gbs = r.d2h_gbs;
-  c.pageable_gbs = r.pageable_gbs;
+  use_measured_link(&c);
   // Readers may still hold the old model: it is never freed (one small object per process).
   g->model.store(new CostModel(c), std::memory_order_release);
 }

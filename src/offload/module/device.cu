@@ -51,6 +51,14 @@ void set_host(const bo_cuda_host_services* h) { g_host = h; }
 const char* config(const char* key) { return g_host && g_host->config ? g_host->config(key) : nullptr; }
 long config_long(const char* key, long dflt) { return parse_long(config(key), dflt); }
 
+double config_number(const char* key, double dflt, double min) {
+  const char* v = config(key);
+  if (!v || !*v) return dflt;
+  char* end = nullptr;
+  const double x = std::strtod(v, &end);
+  return end != v && *end == '\0' && x >= min ? x : dflt;
+}
+
 void log_line(int level, const char* fmt, ...) {
   if (!g_host || !g_host->log) return;
   char buf[768];

@@ -21,6 +21,8 @@ void set_host(const bo_cuda_host_services* h);
 const char* config(const char* key);
 // A whole-number setting; dflt when unset or malformed.
 long config_long(const char* key, long dflt);
+// A number setting; dflt when unset, malformed or below min.
+double config_number(const char* key, double dflt, double min);
 void log_line(int level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // A GPU failure no CPU fallback can repair (device operands, a write-back already begun): one line on stderr, then

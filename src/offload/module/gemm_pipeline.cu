@@ -73,12 +73,7 @@ void unpin_busy(int delta) {
 // operands: 18-34 ms a call staged with a CPU share, 2.3 registered) and undoing takes under 20 ms, so those are
 // registered at their second use.
 void apply_pin_after_settings(HostPins& pins) {
-  double after = 8;
-  if (const char* v = config("BLASOFFLOAD_PIN_AFTER")) {
-    char* end = nullptr;
-    const double x = std::strtod(v, &end);
-    if (end != v && *end == '\0' && x >= 0) after = x;
-  }
+  const double after = config_number("BLASOFFLOAD_PIN_AFTER", 8, 0);
   int64_t from = int64_t(256) << 20;
   if (const char* v = config("BLASOFFLOAD_PIN_AFTER_MIN")) {
     const int64_t b = parse_bytes(v);
