@@ -15,6 +15,8 @@ Learning::Learning() {
       }
       credit_us_[c][b].store(0.0f, std::memory_order_relaxed);
     }
+  for (int c = 0; c < kClasses; ++c)
+    for (int s = 0; s < 2; ++s) first_seen_[c][s].store(0, std::memory_order_relaxed);
 }
 
 int Learning::bucket(double size) {
@@ -43,7 +45,8 @@ bool Learning::explore(int cls, int bucket, double chosen_us, double other_us) {
 }
 
 void Learning::observe(int cls, int bucket, int side, double predicted_us, double actual_us, bool after_gpu) {
-  if (actual_us < kLearnMinUs || !(predicted_us > 0) || cls < 0 || cls >= kClasses) return;
+  if (actual_us < kLearnMinUs || !(predicted_us > 0) || cls < 0 || cls >= kClasses || bucket < 0 || bucket >= kBuckets)
+    return;
   if (side == 0 && after_gpu && actual_us > predicted_us) {
     // Not the CPU's rate but the switch's cost (kAfterGpuUs): the bucket's exploration pays it, so that trying the GPU
     // costs the program what the exploration share allows, slow CPU calls after the try included. One call is charged
@@ -53,8 +56,8 @@ void Learning::observe(int cls, int bucket, int side, double predicted_us, doubl
     credit.store(float(credit.load(std::memory_order_relaxed) - charge), std::memory_order_relaxed);
     return;
   }
-  const std::uint64_t bit = 1ull << cls;
-  if (!(first_seen_[side].fetch_or(bit, std::memory_order_relaxed) & bit)) return;
+  const std::uint32_t bit = 1u << bucket;
+  if (!(first_seen_[cls][side].fetch_or(bit, std::memory_order_relaxed) & bit)) return;
   std::atomic<float>& corr = corr_[cls][bucket][side];
   std::atomic<std::uint16_t>& n = samples_[cls][bucket][side];
   const unsigned k = n.load(std::memory_order_relaxed);

@@ -11,6 +11,7 @@ class Learning {
  public:
   static constexpr int kClasses = 64;  // at least class_count(): checked by the policy's init
   static constexpr int kBuckets = 32;  // a factor of 4 in the class's size each
+  static_assert(kBuckets <= 32, "first_seen_ keeps a bit per bucket");
   // Corrections stay within these factors of the calibration. Each side may turn out far slower or the CPU far faster
   // than predicted (a transfer or registration the model did not see, a CPU BLAS on many more cores than the built-in
   // defaults assume), and the decision must then follow; the step schedule in observe() keeps one outlier from going
@@ -57,8 +58,10 @@ class Learning {
   bool explore(int cls, int bucket, double chosen_us, double other_us);
 
   // A measured call: `predicted_us` is the prediction it was decided with (its correction included). The first
-  // call of a class on a side is not learned from (one-time costs: a library's first use, a handle, thread start-up);
-  // then a running mean in log terms over the first samples, and a quarter of the way after, so that a mispredicted
+  // call of a class and size bucket on a side is not learned from: its one-time costs (a library's first use, a handle,
+  // thread start-up, and code loaded at a size's first call: cuBLAS's ssyrk n = 1024 took 10.7 ms at its first call on
+  // the lent H100, 1.0-1.2 ms after, where n = 256 had run before); then a running mean in log terms over the first
+  // samples, and a quarter of the way after, so that a mispredicted
   // bucket corrects itself within a call or two, yet one outlier among many moves it little. A CPU slower than
   // predicted moves more slowly (kMaxCpuRise). after_gpu: a CPU call that started within kAfterGpuUs of the end of
   // the calling thread's last GPU call; if slower than predicted, it is not learned from (see kAfterGpuUs).
@@ -72,7 +75,7 @@ class Learning {
   std::atomic<float> corr_[kClasses][kBuckets][2];
   std::atomic<std::uint16_t> samples_[kClasses][kBuckets][2];
   std::atomic<float> credit_us_[kClasses][kBuckets];
-  std::atomic<std::uint64_t> first_seen_[2] = {};  // per side, a bit per class
+  std::atomic<std::uint32_t> first_seen_[kClasses][2];  // per class and side, a bit per bucket
   std::atomic<std::uint64_t> learned_[2] = {};
   std::atomic<std::uint64_t> explored_{0};
 };

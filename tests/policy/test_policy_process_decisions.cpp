@@ -286,8 +286,9 @@ TEST_F(PolicyProcess, ExitFromTheMainThreadWaitsForTheStartUpBeforeAnyExitHandle
 }
 
 // A GPU far slower than predicted (every fake call takes 200 ms more; the model expects well under a millisecond):
-// the measurements move the bucket to the CPU within a few calls (the first GPU call of a class is not learned from:
-// one-time costs), and the bounded exploration spends at most a small share of the run trying the GPU again.
+// the measurements move the bucket to the CPU within a few calls (the first GPU call of a class and bucket is not
+// learned from: one-time costs), and the bounded exploration spends at most a small share of the run trying the GPU
+// again.
 TEST_F(PolicyProcess, AdaptiveLeavesAGpuFarSlowerThanPredicted) {
   Env env = PolicyEnv(Good(), "adaptive", "calls");
   env["FAKE_CUDA_CALL_MS"] = "200";
