@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v11 and talks to it only through this table. Calls arrive as one struct bo_call
+ * blasoffload_cuda_module_v12 and talks to it only through this table. Calls arrive as one struct bo_call
  * (src/routines/call.h), already checked (reference INFO rules passed), normalised (upper-case option letters)
  * and past the reference quick returns, so the module only computes. Which operands a call reads and writes, and
  * how much work it is, come from the routine's descriptor (src/routines/), which both sides compile. Plain C so
@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 11u
+#define BO_CUDA_API_VERSION 12u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -157,6 +157,11 @@ struct bo_cuda_module {
    * faster than making the copy with its share of the making (the copy has not paid yet). Cleared when call() returns
    * and by the next call's first host_resident question. */
   void (*stage_candidates)(void);
+  /* The rate the program's own staged uploads of 64 MiB or more reached (the LAPACK path's ring: their bytes over the
+   * time from the first piece's packing to the last piece's arrival on the GPU), the median of the last five, in GB/s;
+   * 0 with none. *samples: how many were timed so far. The core prices staged copies at it where only the start-up's
+   * measure_link stood for the link. A mutex, no CUDA call. */
+  double (*staged_gbs_seen)(int64_t* samples);
 
   /* Called in a fork() child: the module must never touch CUDA again in this process. */
   void (*forked_child)(void);
@@ -167,7 +172,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v11"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v12"
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "dispatch/cpu_blas.h"
 #include "dispatch/log.h"
@@ -22,6 +23,7 @@
 #include "policy/learning.h"
 #include "policy/lent_core.h"
 #include "policy/resident_questions.h"
+#include "policy/staged_link.h"
 #include "routines/all.h"
 
 namespace blasoffload::policy {
@@ -63,6 +65,11 @@ struct State {
   std::atomic<bool> link_measured{false};
   bo_cuda_rates link{};
   double link_ms = 0;
+  // Then its staged rate follows the program's large staged uploads (StagedLink); link_mu guards the link and the
+  // models built from it.
+  std::mutex link_mu;
+  StagedLink staged;
+  double startup_staged_gbs = 0;
   // Work below which the GPU cannot win. Work: the descriptor's work(), a product of kWorkDims dimensions (m n k, m n,
   // n^2, n; trsm m n t, syrk n^2 k), so that the inline tiny-call answer (policy.h) takes no roots.
   double floor[kNumRoutines] = {};
@@ -120,7 +127,8 @@ void publish_floors(const Settings& s) {
     g_cpu_below[r].store(full_path || s.min_size[r] >= 0 ? 0.0 : g->floor[r], std::memory_order_relaxed);
 }
 
-// The link's rates as measured at start-up (gpu_ready), once they are.
+// The link's rates as measured at start-up (gpu_ready), once they are, the staged one as the program's uploads moved it
+// (follow_staged_uploads). Callers that may run beside those hold link_mu.
 void use_measured_link(Calibration* c) {
   if (!g || !g->link_measured.load(std::memory_order_acquire)) return;
   c->h2d_gbs = g->link.h2d_gbs;
@@ -153,6 +161,7 @@ void check_gpu_once(const bo_cuda_module* m) {
   bool expected = false;
   if (!g->gpu_checked.compare_exchange_strong(expected, true)) return;
   if (!foreign_gpu(m)) return;
+  std::lock_guard<std::mutex> lock(g->link_mu);
   const std::string& gpu = g->calibration.gpu;
   log_warning(
       "warning: policy: the policy file's GPU numbers were measured on %s, not on this GPU (%s); using "
@@ -180,6 +189,26 @@ void add_gain(double us) {
   }
 }
 
+// Where the link is the start-up's measurement, its staged rate follows the program's own large staged uploads
+// (staged_link.h). Corrections already learned stay: they were learned on calls that went to the GPU at the old price.
+void follow_staged_uploads(const bo_cuda_module* m) {
+  if (!g->link_measured.load(std::memory_order_acquire) || !m->staged_gbs_seen) return;
+  std::int64_t n = 0;
+  const double gbs = m->staged_gbs_seen(&n);
+  if (!g->staged.news(n)) return;
+  std::lock_guard<std::mutex> lock(g->link_mu);
+  if (!g->staged.take(n, gbs, g->link.pageable_gbs)) return;
+  log_info("policy: the program's large staged uploads reached %.1f GB/s; staged copies are priced at it (was %.1f)",
+           gbs, g->link.pageable_gbs);
+  g->link.pageable_gbs = gbs;
+  Calibration c = g->calibration;
+  if (foreign_gpu(m))
+    use_default_gpu(&c);
+  else
+    use_measured_link(&c);
+  g->model.store(new CostModel(c), std::memory_order_release);  // never freed, as in check_gpu_once
+}
+
 }  // namespace
 
 void gpu_ready(const bo_cuda_module* m) {
@@ -194,8 +223,10 @@ void gpu_ready(const bo_cuda_module* m) {
     log_debug("policy: measuring the GPU's link at start-up failed (status %d); the built-in link numbers stay", st);
     return;
   }
+  std::lock_guard<std::mutex> lock(g->link_mu);
   g->link = r;
   g->link_ms = ms;
+  g->startup_staged_gbs = r.pageable_gbs;
   g->link_measured.store(true, std::memory_order_release);
   log_info(
       "policy: no calibration of this GPU yet: its link measured at start-up in %.0f ms (%.1f GB/s to it and %.1f "
@@ -442,6 +473,8 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
 
 void observe(const Decision& d, bool ran_on_gpu, double actual_us, std::uint64_t start_ns, std::uint64_t end_ns) {
   if (!d.learn) return;
+  if (ran_on_gpu)
+    if (const bo_cuda_module* m = gpu_module_if_ready()) follow_staged_uploads(m);
   // When this thread's last GPU call ended (Learning::kAfterGpuUs: a CPU call starting soon after it is disturbed).
   thread_local std::uint64_t gpu_ended_ns = 0;
   if (ran_on_gpu) gpu_ended_ns = end_ns;
@@ -524,8 +557,16 @@ std::string summary() {
     std::snprintf(line, sizeof line,
                   "  GPU link measured at start-up (no calibration of this GPU): %.1f GB/s to it, %.1f back, %.1f "
                   "staged, in %.0f ms\n",
-                  g->link.h2d_gbs, g->link.d2h_gbs, g->link.pageable_gbs, g->link_ms);
+                  g->link.h2d_gbs, g->link.d2h_gbs, g->startup_staged_gbs, g->link_ms);
     out += line;
+    std::lock_guard<std::mutex> lock(g->link_mu);
+    if (g->staged.updates() > 0) {
+      std::snprintf(line, sizeof line,
+                    "  staged copies priced at %.1f GB/s, what the program's large staged uploads reached (%lld timed, "
+                    "%d changes)\n",
+                    g->staged.last_gbs(), static_cast<long long>(g->staged.samples()), g->staged.updates());
+      out += line;
+    }
   }
   out += lent_core_note();
   if (const std::uint64_t r = g->memo.remembered()) {

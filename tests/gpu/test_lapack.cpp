@@ -422,4 +422,30 @@ TYPED_TEST(GpuLapack, RepeatedSolvesOnUnchangedFactorsThenNewOnes) {
     }
 }
 
+// The program's staged uploads of 64 MiB or more are timed (offload/module/staged_seen.h), smaller ones not, and their
+// rate lands near blasoffload-calibrate's staged rate (where the start-up's 64 MiB beside a busy CPU BLAS read half
+// of it): the core prices staged copies at it where no calibration of the GPU exists. Printed.
+TEST(GpuLapackLink, LargeStagedUploadsAreTimed) {
+  GPU_TEST_PREAMBLE();
+  int64_t before = 0, after = 0;
+  module().mod->staged_gbs_seen(&before);
+  Problem<double> small = make<double>(K::kGetrf, 1024, 1024, 0, 1024, 1024);  // 8 MiB
+  ASSERT_EQ(run(small), BO_CUDA_OK);
+  module().mod->staged_gbs_seen(&after);
+  EXPECT_EQ(after, before) << "an 8 MiB upload was timed";
+  for (int i = 0; i < 3; ++i) {
+    Problem<double> big = make<double>(K::kGetrf, 4096, 4096, 0, 4096, 4096);  // 128 MiB
+    ASSERT_EQ(run(big), BO_CUDA_OK);
+    EXPECT_EQ(big.info, 0);
+  }
+  const double gbs = module().mod->staged_gbs_seen(&after);
+  EXPECT_EQ(after, before + 3);
+  bo_cuda_rates full{};
+  ASSERT_EQ(module().mod->measure(&full), BO_CUDA_OK);
+  std::printf("staged uploads of 128 MiB: %.1f GB/s (median of the last ones); measure: %.1f staged\n", gbs,
+              full.pageable_gbs);
+  EXPECT_GT(gbs, 0.7 * full.pageable_gbs);
+  EXPECT_LT(gbs, 2.0 * full.pageable_gbs);
+}
+
 }  // namespace

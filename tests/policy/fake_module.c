@@ -1,4 +1,4 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v11 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v12 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
@@ -19,6 +19,8 @@
  *                             module's unpinning thread does: host->want_core(+1), then (-1)
  *   FAKE_CUDA_LINK_GBS=a,b,c  measure_link() reports a GB/s to the GPU, b back and c staged (default 25,25,10, as
  *                             measure()); "fail": it reports BO_CUDA_LAUNCH_FAILED
+ *   FAKE_CUDA_STAGED_SEEN=X   every call that ran counts as a large staged upload at X GB/s (staged_gbs_seen());
+ *                             unset: none is ever timed
  *   FAKE_CUDA_COUNTS=path     at exit, write "sgemm N\ndgemm N\n..." for every routine (calls that reached the module),
  *                             and "host_resident N" (the residency questions asked)
  *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
@@ -367,6 +369,8 @@ static double env_ms(const char* name) {
 /* FAKE_CUDA_GROWTH_MS: the buffers' size (the most bytes a call staged), and the bytes this thread last asked about
  * (the policy asks just before a call it would send). */
 static _Atomic double g_grown;
+/* The calls that ran (FAKE_CUDA_STAGED_SEEN). */
+static atomic_long g_calls_ran;
 static _Thread_local double t_asked;
 static double fake_growth_us(double staged_bytes) {
   const int state = atomic_load(&g_state);
@@ -387,6 +391,7 @@ static int fake_call(const struct bo_call* c, double cpu_share) {
   }
   const int st = enter(c->routine);
   if (st != BO_CUDA_OK) return st;
+  atomic_fetch_add(&g_calls_ran, 1);
   t_one_time_us = 0;
   const double slow_ms = env_ms("FAKE_CUDA_CALL_MS");
   double one_time_ms = env_ms("FAKE_CUDA_ONE_TIME_MS");
@@ -512,6 +517,13 @@ static int fake_last_gemm_stats(struct bo_gemm_stats* out) {
 
 static double fake_last_one_time_us(void) { return t_one_time_us; }
 
+/* FAKE_CUDA_STAGED_SEEN: the calls that ran, as the real module's timed uploads of the program's large operands. */
+static double fake_staged_gbs_seen(int64_t* samples) {
+  const double gbs = env_ms("FAKE_CUDA_STAGED_SEEN");
+  *samples = gbs > 0 ? (int64_t)atomic_load(&g_calls_ran) : 0;
+  return *samples > 0 ? gbs : 0.0;
+}
+
 /* The policy staging a call's residency candidates instead of having their copies made: "stage-candidates" in the
  * trace, once per call told so. */
 static void fake_stage_candidates(void) {
@@ -550,11 +562,12 @@ static const struct bo_cuda_module kModule = {
     fake_last_one_time_us,
     fake_growth_us,
     fake_stage_candidates,
+    fake_staged_gbs_seen,
     fake_forked_child,
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v11(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v12(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -207,6 +208,55 @@ TEST_F(PolicyProcess, WithoutACalibrationOfThisGpuTheLinkIsMeasuredAtTheStartUp)
   const Outcome failed = run("fail", "adaptive");
   EXPECT_EQ(failed.TraceCount("measure-link"), 1) << failed.Dump();
   EXPECT_NEAR(sgemv_gpu_ms(failed), sgemv_gpu_ms(slow), 0.01 * sgemv_gpu_ms(slow)) << failed.calls.back().text;
+}
+
+// Where the link is the start-up's measurement, the staged rate follows what the program's own large staged uploads
+// reach (the fake counts each call that ran as one at FAKE_CUDA_STAGED_SEEN GB/s): a start-up reading 8 GB/s staged
+// and uploads seen at 32 predict an sgemv as a start-up reading 32 does. A rate within 15% of the model's, a file of
+// this GPU, and frozen decisions change nothing.
+TEST_F(PolicyProcess, TheStagedRateFollowsTheProgramsLargeUploads) {
+  PolicyFile p = Good();
+  p.has_gpu = false;
+  const std::vector<std::string> script =
+      Script("sgemm NN 192 192 192  sleep 1000  sgemm NN 192 192 192 x3  sgemv N 2000 2000");
+  auto run = [&](const PolicyFile& file, const char* link, const char* seen, const char* decisions) {
+    Env env = PolicyEnv(file, decisions, "calls");
+    env["BLASOFFLOAD_STARTUP"] = "eager";
+    env["FAKE_CUDA_LINK_GBS"] = link;
+    if (*seen) env["FAKE_CUDA_STAGED_SEEN"] = seen;
+    const Outcome r = RunProbe(env, script);
+    ExpectProbePassed(r);
+    EXPECT_EQ(r.calls.size(), 5u) << r.Dump();
+    return r;
+  };
+  auto sgemv_gpu_ms = [](const Outcome& r) {
+    double cpu_ms = 0, gpu_ms = -1;
+    if (r.calls.size() == 5) EXPECT_TRUE(ModelNumbers(r.calls[4].reason, &cpu_ms, &gpu_ms)) << r.calls[4].text;
+    return gpu_ms;
+  };
+  const std::regex priced("staged uploads reached 32\\.0 GB/s; staged copies are priced at it \\(was 8\\.0\\)");
+  const Outcome slow = run(p, "20,20,8", "", "adaptive"), fast = run(p, "20,20,32", "", "adaptive");
+  const Outcome seen = run(p, "20,20,8", "32", "adaptive");
+  EXPECT_GE(std::count_if(seen.calls.begin(), seen.calls.end(), [](const CallLine& c) { return c.where == "gpu"; }), 1)
+      << "no GPU call timed an upload\n"
+      << seen.Dump();
+  EXPECT_TRUE(std::regex_search(seen.log, priced)) << seen.log;
+  EXPECT_TRUE(std::regex_search(seen.log, std::regex("staged copies priced at 32\\.0 GB/s.*1 changes"))) << seen.log;
+  EXPECT_TRUE(std::regex_search(seen.log, std::regex("link measured at start-up.*20\\.0 back, 8\\.0 staged")))
+      << seen.log;
+  EXPECT_GT(sgemv_gpu_ms(slow) - sgemv_gpu_ms(fast), 1.0) << slow.calls.back().text << "\n" << fast.calls.back().text;
+  EXPECT_NEAR(sgemv_gpu_ms(seen), sgemv_gpu_ms(fast), 0.01 * sgemv_gpu_ms(fast)) << seen.calls.back().text;
+
+  // Uploads within 15% of the start-up's rate: left as they are.
+  const Outcome near = run(p, "20,20,8", "9", "adaptive");
+  EXPECT_EQ(near.log.find("staged copies are priced"), std::string::npos) << near.log;
+  EXPECT_NEAR(sgemv_gpu_ms(near), sgemv_gpu_ms(slow), 0.01 * sgemv_gpu_ms(slow)) << near.calls.back().text;
+  // A calibration of this GPU and frozen decisions: its numbers, whatever the uploads reach.
+  const Outcome own = run(Good(), "20,20,8", "32", "adaptive"), own_alone = run(Good(), "20,20,8", "", "adaptive");
+  EXPECT_EQ(own.log.find("staged copies are priced"), std::string::npos) << own.log;
+  EXPECT_NEAR(sgemv_gpu_ms(own), sgemv_gpu_ms(own_alone), 0.01 * sgemv_gpu_ms(own_alone)) << own.calls.back().text;
+  const Outcome frozen = run(p, "20,20,8", "32", "frozen");
+  EXPECT_EQ(frozen.log.find("staged copies are priced"), std::string::npos) << frozen.log;
 }
 
 // A file measured on this GPU is used as it is: no measurement at the start-up. One of another GPU keeps its CPU side

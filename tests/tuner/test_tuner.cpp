@@ -197,11 +197,12 @@ TEST(Module, ExportsTheEntryTableOfThisApiVersion) {
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->version, BO_CUDA_API_VERSION);
   EXPECT_NE(m->name, nullptr);
-  const void* fns[] = {reinterpret_cast<const void*>(m->init),        reinterpret_cast<const void*>(m->call),
-                       reinterpret_cast<const void*>(m->kernel_us),   reinterpret_cast<const void*>(m->measure),
-                       reinterpret_cast<const void*>(m->host_pinned), reinterpret_cast<const void*>(m->host_resident),
-                       reinterpret_cast<const void*>(m->growth_us),   reinterpret_cast<const void*>(m->shutdown),
-                       reinterpret_cast<const void*>(m->measure_link)};
+  const void* fns[] = {
+      reinterpret_cast<const void*>(m->init),         reinterpret_cast<const void*>(m->call),
+      reinterpret_cast<const void*>(m->kernel_us),    reinterpret_cast<const void*>(m->measure),
+      reinterpret_cast<const void*>(m->host_pinned),  reinterpret_cast<const void*>(m->host_resident),
+      reinterpret_cast<const void*>(m->growth_us),    reinterpret_cast<const void*>(m->shutdown),
+      reinterpret_cast<const void*>(m->measure_link), reinterpret_cast<const void*>(m->staged_gbs_seen)};
   for (const void* f : fns) EXPECT_NE(f, nullptr);
 }
 

@@ -22,6 +22,7 @@
 #include "offload/module/lapack_exec.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
+#include "offload/module/staged_seen.h"
 #include "offload/module/staging.h"  // packed_elements
 #include "routines/all.h"
 
@@ -57,6 +58,45 @@ cudaError_t scan(const T* dev, const Operand& o, int64_t ld, int* flag, cudaStre
 }
 
 bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+// Times a call's staged uploads when they are large (staged_seen.h): an event before the first piece is packed and one
+// after the last is queued, on the call's stream, read once the stream is synchronised. Anything failing here only
+// leaves the upload untimed.
+class UploadClock {
+ public:
+  UploadClock(double bytes, cudaStream_t st) : bytes_(bytes), st_(st) {
+    if (bytes_ < kSeenMinBytes) return;
+    if (cudaEventCreate(&ev_[0]) != cudaSuccess || cudaEventCreate(&ev_[1]) != cudaSuccess ||
+        cudaEventRecord(ev_[0], st_) != cudaSuccess)
+      failed();
+  }
+  void uploaded() {
+    if (ev_[1] && cudaEventRecord(ev_[1], st_) != cudaSuccess) failed();
+  }
+  // After the stream's synchronisation: the upload's time to the module's record.
+  void synchronised() {
+    float ms = 0;
+    if (!ev_[1]) return;
+    if (cudaEventElapsedTime(&ms, ev_[0], ev_[1]) == cudaSuccess)
+      note_staged_upload(bytes_, double(ms));
+    else
+      failed();
+  }
+  ~UploadClock() { destroy(); }
+
+ private:
+  void destroy() {
+    for (cudaEvent_t& e : ev_)
+      if (e) cudaEventDestroy(e), e = nullptr;
+  }
+  void failed() {
+    destroy();
+    cudaGetLastError();  // the clock's failure is not the call's: the call's own checks must not see it
+  }
+  double bytes_;
+  cudaStream_t st_;
+  cudaEvent_t ev_[2] = {nullptr, nullptr};
+};
 
 template <class T>
 int run(const bo_call& c) {
@@ -149,8 +189,10 @@ int run(const bo_call& c) {
       lda_dev = oa.ld;
     }
   }
+  UploadClock clock(double(es) * ((lease.dev ? 0.0 : oa.elements()) + (ob ? ob->elements() : 0.0)), st);
   if (!e && !lease.dev) e = ring_upload(ring, da, c.a, oa, es, st);
   if (!e && ob) e = ring_upload(ring, db, c.c, *ob, es, st);
+  if (!e) clock.uploaded();
   if (!e && kind == BO_KIND_GETRS) {
     std::memcpy(ppiv, c.ipiv, sizeof(int) * size_t(npiv));  // blas_int is int in this build
     e = cudaMemcpyAsync(dpiv, ppiv, sizeof(int) * size_t(npiv), cudaMemcpyHostToDevice, st);
@@ -197,6 +239,7 @@ int run(const bo_call& c) {
     e = cudaMemcpyAsync(ppiv, dpiv, sizeof(int) * size_t(npiv), cudaMemcpyDeviceToHost, st);
   if (!e) e = cudaStreamSynchronize(st);
   if (e) return cs.fail(e);
+  clock.synchronised();
   if (pinfo[0] < 0 || pinfo[1] < 0) return BO_CUDA_UNSUPPORTED;  // cuSOLVER refused an argument: the CPU's business
   if (pinfo[0] > 0 || pinfo[2] != 0) {
     log_line(BO_LOG_DEBUG, "%s n=%lld: the GPU found INFO = %d%s; the CPU LAPACK answers", name, (long long)c.n,

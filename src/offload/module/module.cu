@@ -27,6 +27,7 @@
 #include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
 #include "offload/module/solver_model.h"
+#include "offload/module/staged_seen.h"
 #include "offload/module/staging.h"
 #include "offload/module/staging_pool.h"
 #include "offload/one_time_cost.h"
@@ -353,12 +354,13 @@ const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
                                 last_one_time_us,
                                 growth_us,
                                 stage_candidates,
+                                bom::staged_gbs_seen,
                                 forked_child,
                                 shutdown};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v11() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v12() {
   return &kModule;
 }
 
