@@ -157,10 +157,10 @@ struct bo_cuda_module {
    * faster than making the copy with its share of the making (the copy has not paid yet). Cleared when call() returns
    * and by the next call's first host_resident question. */
   void (*stage_candidates)(void);
-  /* The rate the program's own staged uploads of 64 MiB or more reached (the LAPACK path's ring: their bytes over the
-   * time from the first piece's packing to the last piece's arrival on the GPU), the median of the last five, in GB/s;
-   * 0 with none. *samples: how many were timed so far. The core prices staged copies at it where only the start-up's
-   * measure_link stood for the link. A mutex, no CUDA call. */
+  /* The rate the program's own staged uploads of full matrices of 64 MiB or more reached (the LAPACK path's ring:
+   * their bytes over the time from the first piece's packing to the last piece's arrival on the GPU), the median of
+   * the last five, in GB/s; 0 with none. *samples: how many were timed so far. The core prices staged copies at it
+   * where only the start-up's measure_link stood for the link. A mutex, no CUDA call. */
   double (*staged_gbs_seen)(int64_t* samples);
 
   /* Called in a fork() child: the module must never touch CUDA again in this process. */

@@ -422,9 +422,10 @@ TYPED_TEST(GpuLapack, RepeatedSolvesOnUnchangedFactorsThenNewOnes) {
     }
 }
 
-// The program's staged uploads of 64 MiB or more are timed (offload/module/staged_seen.h), smaller ones not, and their
-// rate lands near blasoffload-calibrate's staged rate (where the start-up's 64 MiB beside a busy CPU BLAS read half
-// of it): the core prices staged copies at it where no calibration of the GPU exists. Printed.
+// The program's staged uploads of full matrices of 64 MiB or more are timed (offload/module/staged_seen.h), smaller
+// ones and triangles not, and their rate lands near blasoffload-calibrate's staged rate (where the start-up's 64 MiB
+// beside a busy CPU BLAS read half of it): the core prices staged copies at it where no calibration of the GPU exists.
+// Printed.
 TEST(GpuLapackLink, LargeStagedUploadsAreTimed) {
   GPU_TEST_PREAMBLE();
   int64_t before = 0, after = 0;
@@ -433,6 +434,10 @@ TEST(GpuLapackLink, LargeStagedUploadsAreTimed) {
   ASSERT_EQ(run(small), BO_CUDA_OK);
   module().mod->staged_gbs_seen(&after);
   EXPECT_EQ(after, before) << "an 8 MiB upload was timed";
+  Problem<double> tri = make<double>(K::kPotrf, 6144, 6144, 0, 6144, 6144, "LNN");  // a triangle of 144 MiB
+  ASSERT_EQ(run(tri), BO_CUDA_OK);
+  module().mod->staged_gbs_seen(&after);
+  EXPECT_EQ(after, before) << "a triangle's upload was timed";
   for (int i = 0; i < 3; ++i) {
     Problem<double> big = make<double>(K::kGetrf, 4096, 4096, 0, 4096, 4096);  // 128 MiB
     ASSERT_EQ(run(big), BO_CUDA_OK);

@@ -1,6 +1,6 @@
-// What the program's own large staged uploads reached (the LAPACK path's ring): the rate at which the policy prices
-// staged copies once it has seen some, where only the start-up's short measurement stood for it (module API
-// staged_gbs_seen).
+// What the program's own large staged uploads of full matrices reached (the LAPACK path's ring): the rate at which the
+// policy prices staged copies once it has seen some, where only the start-up's short measurement stood for it (module
+// API staged_gbs_seen).
 #pragma once
 
 #include <cstdint>
