@@ -196,17 +196,21 @@ void follow_staged_uploads(const bo_cuda_module* m) {
   std::int64_t n = 0;
   const double gbs = m->staged_gbs_seen(&n);
   if (!g->staged.news(n)) return;
-  std::lock_guard<std::mutex> lock(g->link_mu);
-  if (!g->staged.take(n, gbs, g->link.pageable_gbs)) return;
+  double was = 0;
+  {
+    std::lock_guard<std::mutex> lock(g->link_mu);
+    if (!g->staged.take(n, gbs, g->link.pageable_gbs)) return;
+    was = g->link.pageable_gbs;
+    g->link.pageable_gbs = gbs;
+    Calibration c = g->calibration;
+    if (foreign_gpu(m))
+      use_default_gpu(&c);
+    else
+      use_measured_link(&c);
+    g->model.store(new CostModel(c), std::memory_order_release);  // never freed, as in check_gpu_once
+  }
   log_info("policy: the program's large staged uploads reached %.1f GB/s; staged copies are priced at it (was %.1f)",
-           gbs, g->link.pageable_gbs);
-  g->link.pageable_gbs = gbs;
-  Calibration c = g->calibration;
-  if (foreign_gpu(m))
-    use_default_gpu(&c);
-  else
-    use_measured_link(&c);
-  g->model.store(new CostModel(c), std::memory_order_release);  // never freed, as in check_gpu_once
+           gbs, was);
 }
 
 }  // namespace
