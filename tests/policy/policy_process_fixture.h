@@ -199,6 +199,13 @@ inline bool ModelNumbers(const std::string& reason, double* cpu_ms, double* gpu_
   return true;
 }
 
+// The GPU side the model predicted for a run's last call, in ms (-1 when the run has no such call).
+inline double LastGpuMs(const Outcome& r) {
+  double cpu_ms = 0, gpu_ms = -1;
+  if (!r.calls.empty()) EXPECT_TRUE(ModelNumbers(r.calls.back().reason, &cpu_ms, &gpu_ms)) << r.calls.back().text;
+  return gpu_ms;
+}
+
 struct Expect {
   std::string where, reason;  // reason: a regex
   int times = 1;
@@ -246,6 +253,21 @@ class PolicyProcess : public ::testing::Test {
   // The adaptive tests' program under `env` (eager start, every call logged): one sgemm n = 192 starts the GPU in the
   // background (at the lowest priority: a loaded machine may starve it), a pause lets it come up, then `calls` - 1
   // more.
+  // `script` under policy file `p` and `decisions`, the GPU started eagerly, the fake reporting `link` from its
+  // start-up measurement (FAKE_CUDA_LINK_GBS) and, unless empty, the rate of the program's timed uploads
+  // (FAKE_CUDA_STAGED_SEEN): the link tests' run, expected to log `calls` calls.
+  Outcome RunWithLink(const PolicyFile& p, const std::vector<std::string>& script, const char* link, const char* seen,
+                      const char* decisions, std::size_t calls) {
+    Env env = PolicyEnv(p, decisions);
+    env["BLASOFFLOAD_STARTUP"] = "eager";
+    env["FAKE_CUDA_LINK_GBS"] = link;
+    if (*seen) env["FAKE_CUDA_STAGED_SEEN"] = seen;
+    const Outcome r = RunProbe(env, script);
+    ExpectProbePassed(r);
+    EXPECT_EQ(r.calls.size(), calls) << r.Dump();
+    return r;
+  }
+
   Outcome RunEagerSgemms(Env env, int calls) {
     env["BLASOFFLOAD_STARTUP"] = "eager";
     env["BLASOFFLOAD_LOG"] = "calls";

@@ -171,20 +171,8 @@ TEST_F(PolicyProcess, WithoutACalibrationOfThisGpuTheLinkIsMeasuredAtTheStartUp)
   PolicyFile p = Good();
   p.has_gpu = false;
   const std::vector<std::string> script = Script("sgemm NN 192 192 192  sleep 1000  sgemv N 2000 2000");
-  auto run = [&](const char* link, const char* decisions) {
-    Env env = PolicyEnv(p, decisions);
-    env["BLASOFFLOAD_STARTUP"] = "eager";
-    env["FAKE_CUDA_LINK_GBS"] = link;
-    const Outcome r = RunProbe(env, script);
-    ExpectProbePassed(r);
-    EXPECT_EQ(r.calls.size(), 2u) << r.Dump();
-    return r;
-  };
-  auto sgemv_gpu_ms = [](const Outcome& r) {
-    double cpu_ms = 0, gpu_ms = -1;
-    if (r.calls.size() == 2) EXPECT_TRUE(ModelNumbers(r.calls[1].reason, &cpu_ms, &gpu_ms)) << r.calls[1].text;
-    return gpu_ms;
-  };
+  auto run = [&](const char* link, const char* decisions) { return RunWithLink(p, script, link, "", decisions, 2); };
+  auto sgemv_gpu_ms = LastGpuMs;
   const Outcome slow = run("20,20,8", "adaptive"), fast = run("200,200,100", "adaptive");
   for (const Outcome* r : {&slow, &fast}) {
     EXPECT_EQ(r->TraceCount("measure-link"), 1) << r->Dump();
@@ -220,20 +208,9 @@ TEST_F(PolicyProcess, TheStagedRateFollowsTheProgramsLargeUploads) {
   const std::vector<std::string> script =
       Script("sgemm NN 192 192 192  sleep 1000  sgemm NN 192 192 192 x3  sgemv N 2000 2000");
   auto run = [&](const PolicyFile& file, const char* link, const char* seen, const char* decisions) {
-    Env env = PolicyEnv(file, decisions, "calls");
-    env["BLASOFFLOAD_STARTUP"] = "eager";
-    env["FAKE_CUDA_LINK_GBS"] = link;
-    if (*seen) env["FAKE_CUDA_STAGED_SEEN"] = seen;
-    const Outcome r = RunProbe(env, script);
-    ExpectProbePassed(r);
-    EXPECT_EQ(r.calls.size(), 5u) << r.Dump();
-    return r;
+    return RunWithLink(file, script, link, seen, decisions, 5);
   };
-  auto sgemv_gpu_ms = [](const Outcome& r) {
-    double cpu_ms = 0, gpu_ms = -1;
-    if (r.calls.size() == 5) EXPECT_TRUE(ModelNumbers(r.calls[4].reason, &cpu_ms, &gpu_ms)) << r.calls[4].text;
-    return gpu_ms;
-  };
+  auto sgemv_gpu_ms = LastGpuMs;
   const std::regex priced("staged uploads reached 32\\.0 GB/s; staged copies are priced at it \\(was 8\\.0\\)");
   const Outcome slow = run(p, "20,20,8", "", "adaptive"), fast = run(p, "20,20,32", "", "adaptive");
   const Outcome seen = run(p, "20,20,8", "32", "adaptive");
