@@ -60,11 +60,11 @@ class Learning {
   // A measured call: `predicted_us` is the prediction it was decided with (its correction included). The first
   // call of a class and size bucket on a side is not learned from: its one-time costs (a library's first use, a handle,
   // thread start-up, and code loaded at a size's first call: cuBLAS's ssyrk n = 1024 took 10.7 ms at its first call on
-  // the lent H100, 1.0-1.2 ms after, where n = 256 had run before); then a running mean in log terms over the first
-  // samples, and a quarter of the way after, so that a mispredicted
-  // bucket corrects itself within a call or two, yet one outlier among many moves it little. A CPU slower than
-  // predicted moves more slowly (kMaxCpuRise). after_gpu: a CPU call that started within kAfterGpuUs of the end of
-  // the calling thread's last GPU call; if slower than predicted, it is not learned from (see kAfterGpuUs).
+  // the lent H100, 1.0-1.3 ms after, where n = 256 had run before); then a running mean in log terms over the first
+  // samples, and a quarter of the way after, so that a mispredicted bucket corrects itself within a call or two, yet
+  // one outlier among many moves it little. A CPU slower than predicted moves more slowly (kMaxCpuRise). after_gpu: a
+  // CPU call that started within kAfterGpuUs of the end of the calling thread's last GPU call; if slower than
+  // predicted, it is not learned from (see kAfterGpuUs).
   void observe(int cls, int bucket, int side, double predicted_us, double actual_us, bool after_gpu = false);
 
   // Calls learned from, per side (the summary).

@@ -30,7 +30,7 @@ TEST(Learning, FirstCallOfAClassAndBucketOnASideIsNotLearnedFrom) {
   Measure(*l, kGpu, 100, 400);                                 // the bucket's second: learned from
   EXPECT_NEAR(l->correction(kCls, kBucket, kGpu), 2.0, 1e-5);  // half of the way to 4 in log terms
   // Another bucket of the same class has its own first call: a vendor library loads the code of a new size's kernels
-  // then (cuBLAS's ssyrk n = 1024 on the lent H100: 10.7 ms at its first call, 1.0-1.2 after, n = 256 run before).
+  // then (cuBLAS's ssyrk n = 1024 on the lent H100: 10.7 ms at its first call, 1.0-1.3 after, n = 256 run before).
   l->observe(kCls, kBucket + 1, kGpu, 100, 1000);
   EXPECT_EQ(l->correction(kCls, kBucket + 1, kGpu), 1.0);
   l->observe(kCls, kBucket + 1, kGpu, 100, 90);
