@@ -22,8 +22,8 @@
 #include "policy/growth_credit.h"
 #include "policy/learning.h"
 #include "policy/lent_core.h"
+#include "policy/measured_link.h"
 #include "policy/resident_questions.h"
-#include "policy/staged_link.h"
 #include "routines/all.h"
 
 namespace blasoffload::policy {
@@ -60,16 +60,9 @@ struct State {
                                              // (program_uses_cuda; once true, stays true)
   std::atomic<bool> gpu_checked{false};      // the loaded GPU was compared with the calibration's
   bool frozen = false;                       // BLASOFFLOAD_DECISIONS=frozen: no link measured at start-up either
-  // The link measured at the start-up where no calibration of this GPU exists (gpu_ready); written before the module
-  // is published, read by those who found it published.
-  std::atomic<bool> link_measured{false};
-  bo_cuda_rates link{};
-  double link_ms = 0;
-  // Then its staged rate follows the program's large staged uploads (StagedLink); link_mu guards the link and the
-  // models built from it.
-  std::mutex link_mu;
-  StagedLink staged;
-  double startup_staged_gbs = 0;
+  // The link measured at the start-up where no calibration of this GPU exists (gpu_ready), then followed on the
+  // program's uploads (follow_staged_uploads); its mutex also guards the models built from it.
+  MeasuredLink link;
   // Work below which the GPU cannot win. Work: the descriptor's work(), a product of kWorkDims dimensions (m n k, m n,
   // n^2, n; trsm m n t, syrk n^2 k), so that the inline tiny-call answer (policy.h) takes no roots.
   double floor[kNumRoutines] = {};
@@ -127,16 +120,7 @@ void publish_floors(const Settings& s) {
     g_cpu_below[r].store(full_path || s.min_size[r] >= 0 ? 0.0 : g->floor[r], std::memory_order_relaxed);
 }
 
-// The link's rates as measured at start-up (gpu_ready), once they are, the staged one as the program's uploads moved it
-// (follow_staged_uploads). Callers that may run beside those hold link_mu.
-void use_measured_link(Calibration* c) {
-  if (!g || !g->link_measured.load(std::memory_order_acquire)) return;
-  c->h2d_gbs = g->link.h2d_gbs;
-  c->d2h_gbs = g->link.d2h_gbs;
-  c->pageable_gbs = g->link.pageable_gbs;
-}
-
-// Keeps a calibration's CPU side and takes the built-in GPU numbers, with the measured link (use_measured_link).
+// Keeps a calibration's CPU side and takes the built-in GPU numbers, with the measured link once there is one.
 void use_default_gpu(Calibration* c) {
   const Calibration d = built_in_defaults();
   c->gpu = d.gpu;
@@ -146,7 +130,7 @@ void use_default_gpu(Calibration* c) {
   c->call_overhead_us = d.call_overhead_us;
   c->copy_latency_us = d.copy_latency_us;
   c->init_ms = d.init_ms;
-  use_measured_link(c);
+  if (g) g->link.apply(c);
 }
 
 // The calibration's GPU numbers were measured on another GPU than the one loaded.
@@ -161,13 +145,12 @@ void check_gpu_once(const bo_cuda_module* m) {
   bool expected = false;
   if (!g->gpu_checked.compare_exchange_strong(expected, true)) return;
   if (!foreign_gpu(m)) return;
-  std::lock_guard<std::mutex> lock(g->link_mu);
+  std::lock_guard<std::mutex> lock(g->link.mutex());
   const std::string& gpu = g->calibration.gpu;
   log_warning(
       "warning: policy: the policy file's GPU numbers were measured on %s, not on this GPU (%s); using "
       "the built-in GPU numbers%s; run blasoffload-calibrate again",
-      gpu.c_str(), m->name,
-      g->link_measured.load(std::memory_order_acquire) ? " with the link as measured at start-up" : "");
+      gpu.c_str(), m->name, g->link.measured() ? " with the link as measured at start-up" : "");
   Calibration c = g->calibration;
   use_default_gpu(&c);
   // Readers may still hold the old model: it is never freed (one small object per process).
@@ -190,23 +173,22 @@ void add_gain(double us) {
 }
 
 // Where the link is the start-up's measurement, its staged rate follows the program's own large staged uploads
-// (staged_link.h). Corrections already learned stay: they were learned on calls that went to the GPU at the old price.
+// (measured_link.h). Corrections already learned stay: they were learned on calls that went to the GPU at the old
+// price.
 void follow_staged_uploads(const bo_cuda_module* m) {
-  if (!g->link_measured.load(std::memory_order_acquire) || !m->staged_gbs_seen) return;
+  if (!g->link.measured() || !m->staged_gbs_seen) return;
   std::int64_t n = 0;
   const double gbs = m->staged_gbs_seen(&n);
-  if (!g->staged.news(n)) return;
+  if (!g->link.news(n)) return;
   double was = 0;
   {
-    std::lock_guard<std::mutex> lock(g->link_mu);
-    if (!g->staged.take(n, gbs, g->link.pageable_gbs)) return;
-    was = g->link.pageable_gbs;
-    g->link.pageable_gbs = gbs;
+    std::lock_guard<std::mutex> lock(g->link.mutex());
+    if (!g->link.follow(n, gbs, &was)) return;
     Calibration c = g->calibration;
     if (foreign_gpu(m))
       use_default_gpu(&c);
     else
-      use_measured_link(&c);
+      g->link.apply(&c);
     g->model.store(new CostModel(c), std::memory_order_release);  // never freed, as in check_gpu_once
   }
   log_info("policy: the program's large staged uploads reached %.1f GB/s; staged copies are priced at it (was %.1f)",
@@ -227,18 +209,15 @@ void gpu_ready(const bo_cuda_module* m) {
     log_debug("policy: measuring the GPU's link at start-up failed (status %d); the built-in link numbers stay", st);
     return;
   }
-  std::lock_guard<std::mutex> lock(g->link_mu);
-  g->link = r;
-  g->link_ms = ms;
-  g->startup_staged_gbs = r.pageable_gbs;
-  g->link_measured.store(true, std::memory_order_release);
+  std::lock_guard<std::mutex> lock(g->link.mutex());
+  g->link.set(r, ms);
   log_info(
       "policy: no calibration of this GPU yet: its link measured at start-up in %.0f ms (%.1f GB/s to it and %.1f "
       "back from pinned memory, %.1f staged)",
       ms, r.h2d_gbs, r.d2h_gbs, r.pageable_gbs);
   if (foreign) return;  // check_gpu_once takes them, with the warning
   Calibration c = g->calibration;
-  use_measured_link(&c);
+  g->link.apply(&c);
   // Readers may still hold the old model: it is never freed (one small object per process).
   g->model.store(new CostModel(c), std::memory_order_release);
 }
@@ -557,21 +536,7 @@ std::string summary() {
                   g->gain_us.load() * 1e-3, g->model.load()->init_ms());
     out += line;
   }
-  if (g->link_measured.load(std::memory_order_acquire)) {
-    std::snprintf(line, sizeof line,
-                  "  GPU link measured at start-up (no calibration of this GPU): %.1f GB/s to it, %.1f back, %.1f "
-                  "staged, in %.0f ms\n",
-                  g->link.h2d_gbs, g->link.d2h_gbs, g->startup_staged_gbs, g->link_ms);
-    out += line;
-    std::lock_guard<std::mutex> lock(g->link_mu);
-    if (g->staged.updates() > 0) {
-      std::snprintf(line, sizeof line,
-                    "  staged copies priced at %.1f GB/s, what the program's large staged uploads reached (%lld timed, "
-                    "%d changes)\n",
-                    g->staged.last_gbs(), static_cast<long long>(g->staged.samples()), g->staged.updates());
-      out += line;
-    }
-  }
+  out += g->link.summary();
   out += lent_core_note();
   if (const std::uint64_t r = g->memo.remembered()) {
     std::snprintf(line, sizeof line,

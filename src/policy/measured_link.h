@@ -1,0 +1,54 @@
+// The GPU link's rates where no calibration of this GPU exists: measured at the start-up (module API measure_link),
+// then the staged rate following the program's own large staged uploads (module API staged_gbs_seen). On the lent
+// H100 the start-up's 64 MiB beside a busy CPU BLAS read 8.7-13.7 GB/s staged where the mix's factors of 256-512 MiB
+// moved at about 28: uncalibrated dgetrs n = 8192 with one right-hand side stayed on the CPU (30 ms a call), its GPU
+// side predicted at 46 ms where it took 18.5 staged, then 2.7 from a device copy.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "offload/cuda_module_api.h"
+#include "policy/calibration.h"
+
+namespace blasoffload::policy {
+
+class MeasuredLink {
+ public:
+  // A staged rate within this share of the current one is left as it is: the rates are not that exact, and each
+  // change builds a new model.
+  static constexpr double kTolerance = 0.15;
+  // The most changes a process makes (each model built is kept for the process's life: readers may still hold it).
+  static constexpr int kMaxUpdates = 8;
+
+  // Guards the rates, and the models the caller builds from them.
+  std::mutex& mutex() { return mu_; }
+
+  // Under mutex(): the start-up's measurement, which took `ms`; from then on apply() puts the rates into calibrations.
+  void set(const bo_cuda_rates& r, double ms);
+  // Whether set() has run (any thread).
+  bool measured() const { return measured_.load(std::memory_order_acquire); }
+  // Under mutex() where set() or follow() may run beside: the current rates into a calibration (nothing before set()).
+  void apply(Calibration* c) const;
+
+  // Whether the module has timed uploads not yet looked at (one relaxed load: asked after every learned GPU call).
+  bool news(std::int64_t samples) const { return samples > seen_.load(std::memory_order_relaxed); }
+  // Under mutex(): the module's answer (staged_gbs_seen). True when the staged rate is now `gbs`; *was: the one
+  // before.
+  bool follow(std::int64_t samples, double gbs, double* was);
+
+  // The summary's lines (takes mutex()); empty before set().
+  std::string summary();
+
+ private:
+  std::mutex mu_;
+  std::atomic<bool> measured_{false};
+  bo_cuda_rates rates_{};
+  double ms_ = 0, startup_staged_gbs_ = 0;
+  std::atomic<std::int64_t> seen_{0};
+  int updates_ = 0;
+};
+
+}  // namespace blasoffload::policy
