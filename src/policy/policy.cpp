@@ -139,6 +139,18 @@ bool foreign_gpu(const bo_cuda_module* m) {
   return g->from_file && g->gpu_measured && !gpu.empty() && !std::strstr(m->name, gpu.c_str());
 }
 
+// Under the link's mutex: the model built anew from the calibration with the link as it stands now, on the built-in
+// GPU numbers where the calibration is of another GPU. Readers may still hold the old model: it is never freed (one
+// small object per rebuild, a few per process).
+void rebuild_model(bool foreign) {
+  Calibration c = g->calibration;
+  if (foreign)
+    use_default_gpu(&c);
+  else
+    g->link.apply(&c);
+  g->model.store(new CostModel(c), std::memory_order_release);
+}
+
 // The first time the module is seen ready: a calibration measured on another GPU keeps its CPU side only.
 void check_gpu_once(const bo_cuda_module* m) {
   if (g->gpu_checked.load(std::memory_order_acquire)) return;
@@ -151,10 +163,7 @@ void check_gpu_once(const bo_cuda_module* m) {
       "warning: policy: the policy file's GPU numbers were measured on %s, not on this GPU (%s); using "
       "the built-in GPU numbers%s; run blasoffload-calibrate again",
       gpu.c_str(), m->name, g->link.measured() ? " with the link as measured at start-up" : "");
-  Calibration c = g->calibration;
-  use_default_gpu(&c);
-  // Readers may still hold the old model: it is never freed (one small object per process).
-  g->model.store(new CostModel(c), std::memory_order_release);
+  rebuild_model(true);
 }
 
 // Some operand is device memory (only possible when the program uses CUDA itself).
@@ -184,12 +193,7 @@ void follow_staged_uploads(const bo_cuda_module* m) {
   {
     std::lock_guard<std::mutex> lock(g->link.mutex());
     if (!g->link.follow(n, gbs, &was)) return;
-    Calibration c = g->calibration;
-    if (foreign_gpu(m))
-      use_default_gpu(&c);
-    else
-      g->link.apply(&c);
-    g->model.store(new CostModel(c), std::memory_order_release);  // never freed, as in check_gpu_once
+    rebuild_model(foreign_gpu(m));
   }
   log_info("policy: the program's large staged uploads reached %.1f GB/s; staged copies are priced at it (was %.1f)",
            gbs, was);
@@ -216,10 +220,7 @@ void gpu_ready(const bo_cuda_module* m) {
       "back from pinned memory, %.1f staged)",
       ms, r.h2d_gbs, r.d2h_gbs, r.pageable_gbs);
   if (foreign) return;  // check_gpu_once takes them, with the warning
-  Calibration c = g->calibration;
-  g->link.apply(&c);
-  // Readers may still hold the old model: it is never freed (one small object per process).
-  g->model.store(new CostModel(c), std::memory_order_release);
+  rebuild_model(false);
 }
 
 void init(const Settings& s, const CpuIdentity& cpu) {

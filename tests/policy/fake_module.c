@@ -455,13 +455,18 @@ static int fake_is_device_pointer(const void* p) {
   return 0;
 }
 
-static int fake_measure(struct bo_cuda_rates* out) {
-  if (atomic_load(&g_state) != kReady) return BO_CUDA_NO_DEVICE;
+/* The fake GPU's link: 25 GB/s each way from pinned memory, 10 staged. */
+static void fake_link(struct bo_cuda_rates* out) {
   memset(out, 0, sizeof *out);
   snprintf(out->gpu, sizeof out->gpu, "%s", FAKE_GPU_NAME);
   out->h2d_gbs = 25;
   out->d2h_gbs = 25;
   out->pageable_gbs = 10;
+}
+
+static int fake_measure(struct bo_cuda_rates* out) {
+  if (atomic_load(&g_state) != kReady) return BO_CUDA_NO_DEVICE;
+  fake_link(out);
   out->call_overhead_us = 20;
   return BO_CUDA_OK;
 }
@@ -476,11 +481,7 @@ static int fake_measure_link(struct bo_cuda_rates* out) {
   trace("measure-link nice=%d", getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)));
   const char* v = getenv("FAKE_CUDA_LINK_GBS");
   if (v && strcmp(v, "fail") == 0) return BO_CUDA_LAUNCH_FAILED;
-  memset(out, 0, sizeof *out);
-  snprintf(out->gpu, sizeof out->gpu, "%s", FAKE_GPU_NAME);
-  out->h2d_gbs = 25;
-  out->d2h_gbs = 25;
-  out->pageable_gbs = 10;
+  fake_link(out);
   if (v && *v) sscanf(v, "%lf,%lf,%lf", &out->h2d_gbs, &out->d2h_gbs, &out->pageable_gbs);
   return BO_CUDA_OK;
 }
