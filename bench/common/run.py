@@ -15,7 +15,8 @@ Options:
   --deadline-s=S   everything stops S seconds after the start (default: none)
   --pack           pack each raw folder into <name>-<tag>.tar.gz (what a device call brings back)
   --set AXIS=V,V   replace an axis's values in every selected benchmark (e.g. --set n=256,512); --set BENCH.AXIS=V,V
-                   in one benchmark only (--set regret.precision=d)
+                   in one benchmark only (--set regret.precision=d); --set BENCH.PART.AXIS=V,V in one of its runs only
+                   (--set mix.calls.stack=cpu,cpu-aa,bo-uncal)
   --args=TEXT      more program arguments for every run (the {args} of the description)
   --args-for PROGRAM TEXT  more arguments for that program's runs only
   --no-calibrate   never calibrate (auto uses $BLASOFFLOAD_POLICY_FILE, else the built-in defaults)
@@ -292,7 +293,8 @@ class Benchmark:
             if ax in self.restrict:
                 vals = [v for v in vals if v in self.restrict[ax]] if self.d.get("select") == ax else \
                     list(self.restrict[ax])
-            for key in (ax, "%s.%s" % (self.name, ax)):  # --set AXIS=..., then --set BENCHMARK.AXIS=...
+            # --set AXIS=..., then --set BENCHMARK.AXIS=..., then --set BENCHMARK.PART.AXIS=... (one run's only)
+            for key in (ax, "%s.%s" % (self.name, ax), "%s.%s.%s" % (self.name, run["part"], ax)):
                 if key in self.opts["set"]:
                     vals = list(self.opts["set"][key])
             out.append((ax, vals))
