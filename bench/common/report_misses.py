@@ -8,8 +8,8 @@ Each miss gets one class, the first that holds:
 - steal mode: in one of the stack's rounds or more, the point's median call took 2.5 ms or more where the CPU alone
   takes under 0.3 ms, with the host taking the machine's CPUs (steal) meanwhile: a call of a threaded CPU BLAS then
   waits a host time slice for its stolen thread; the ratio without those rounds is given;
-- behind the other stack: missed only (b), at a point where the other library stack was the best: faster than the CPU
-  alone, slower than the other stack by more than 1.10x;
+- behind the other stack: missed only (b), at a point where the other library stack was the best, and faster than the
+  CPU alone (median ratio under 1);
 - within A/A: the median ratio is no higher than the highest round ratio of cpu-aa at that point (an identical process
   reached it in this run);
 - beyond A/A: the rest, each to be explained from its measurements.
@@ -28,13 +28,15 @@ def fmt(rs):
 
 
 def section(pts, missed, where):
-    """pts: (part, routine, n, nrhs) -> stack -> round -> point line; missed: (part, routine, n, nrhs, stack) -> set of
-    targets; where: (part, routine, n, nrhs, stack) -> set of where it ran."""
+    """pts: (part, routine, n, nrhs) -> stack -> round -> point line; missed: (part, routine, n, nrhs, stack) ->
+    {"targets": the set of targets missed, "best": the point's best stack}; where: (part, routine, n, nrhs, stack) ->
+    set of where it ran."""
     if not missed:
         return []
     classes = {"under 1 us": [], "steal mode": [], "behind the other stack": [], "within A/A": [], "beyond A/A": []}
     have_aa = any(AA in st for st in pts.values())
-    for (part, routine, n, nrhs, s), targets in sorted(missed.items()):
+    for (part, routine, n, nrhs, s), miss in sorted(missed.items()):
+        targets = miss["targets"]
         stacks = pts[(part, routine, n, nrhs)]
         cpu, mine, aa = stacks.get("cpu", {}), stacks.get(s, {}), stacks.get(AA, {})
         rounds = sorted(r for r in mine if r in cpu and cpu[r]["seconds"] > 0)
@@ -56,7 +58,7 @@ def section(pts, missed, where):
                 ", ".join("%.2g ms" % (mine[r]["seconds"] * 1e3) for r in ms_rounds),
                 ", ".join(str(mine[r].get("steal_ms")) for r in ms_rounds), fmt(rest))
             cls = "steal mode"
-        elif targets == {"b"} and rs and statistics.median(rs) < 1:
+        elif targets == {"b"} and miss.get("best") not in ("cpu", s) and rs and statistics.median(rs) < 1:
             cls = "behind the other stack"
         elif aa_rs and rs and statistics.median(rs) <= max(aa_rs):
             cls = "within A/A"

@@ -212,7 +212,7 @@ def render(rows, context_list, args):
         return [a[r]["seconds"] / b[r]["seconds"] for r in a if r in b and b[r]["seconds"] > 0]
 
     miss = {k: [] for k in ("a", "b_above", "c", "d")}
-    missed = {}  # (part, routine, n, nrhs, stack) -> the targets it missed
+    missed = {}  # (part, routine, n, nrhs, stack) -> {"targets": the targets it missed, "best": the best stack}
     near_best = {s: [0, 0] for s in BO}  # within 1.10x of the best, points
     counted = {k: 0 for k in ("a", "c", "d")}
     tiny = {"a": 0, "b": 0}  # misses at points under TINY_S a call on the CPU alone
@@ -256,7 +256,7 @@ def render(rows, context_list, args):
                     counted["a"] += 1
                     if med > NEAR_CPU:
                         miss["a"].append("%s %s %.2f" % (label, s, med))
-                        missed.setdefault((part, routine, n, nrhs, s), set()).add("a")
+                        missed.setdefault((part, routine, n, nrhs, s), {"targets": set(), "best": best_s})["targets"].add("a")
                         tiny["a"] += cpu < TINY_S
                 to_best = meds[s] / best if best else None
                 if to_best is not None:  # (b)
@@ -264,19 +264,19 @@ def render(rows, context_list, args):
                     near_best[s][0] += to_best <= NEAR_BEST
                     tiny["b"] += to_best > NEAR_BEST and cpu < TINY_S
                     if to_best > NEAR_BEST:
-                        missed.setdefault((part, routine, n, nrhs, s), set()).add("b")
+                        missed.setdefault((part, routine, n, nrhs, s), {"targets": set(), "best": best_s})["targets"].add("b")
                     if to_best > NEVER_ABOVE:
                         miss["b_above"].append("%s %s %.2fx the best (%s)" % (label, s, to_best, best_s))
                 if routine[1:] in LAPACK:  # (c)
                     counted["c"] += 1
                     if med > LAPACK_NEVER:
                         miss["c"].append("%s %s %.2f" % (label, s, med))
-                        missed.setdefault((part, routine, n, nrhs, s), set()).add("c")
+                        missed.setdefault((part, routine, n, nrhs, s), {"targets": set(), "best": best_s})["targets"].add("c")
                 if ws == {"cpu"} and cpu > ROUTED_MIN_S:  # (d)
                     counted["d"] += 1
                     if med > ROUTED:
                         miss["d"].append("%s %s %.3f" % (label, s, med))
-                        missed.setdefault((part, routine, n, nrhs, s), set()).add("d")
+                        missed.setdefault((part, routine, n, nrhs, s), {"targets": set(), "best": best_s})["targets"].add("d")
             cells.append(best_s or "-")
             trs.append(cells)
         out += ["### %s: seconds a call on the CPU alone, the library's ratios to it (< 1: faster)" % part, ""]
