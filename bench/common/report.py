@@ -97,6 +97,13 @@ def fmt(v, spec="%.2f"):
     return "-" if v is None else spec % v
 
 
+def fmt_range(rs):
+    """A list of ratios as "median (min-max)", the median alone for one, "-" for none."""
+    if not rs:
+        return "-"
+    return "%.2f" % statistics.median(rs) + (" (%.2f-%.2f)" % (min(rs), max(rs)) if len(rs) > 1 else "")
+
+
 def fmt_x(v):
     return "-" if v is None else "%.2fx" % v
 

@@ -16,15 +16,11 @@ Each miss gets one class, the first that holds:
 """
 import statistics
 
+import report as common
+
 TINY_S = 1e-6
 MS_MODE_S, MS_MODE_CPU_S = 2.5e-3, 3e-4
 AA = "cpu-aa"
-
-
-def fmt(rs):
-    if not rs:
-        return "-"
-    return "%.2f (%.2f-%.2f)" % (statistics.median(rs), min(rs), max(rs))
 
 
 def section(pts, missed, where):
@@ -47,8 +43,8 @@ def section(pts, missed, where):
                      mine[r]["seconds"] >= MS_MODE_S and (mine[r].get("steal_ms") or 0) > 0]
         ran = "/".join(sorted(where.get((part, routine, n, nrhs, s), set()))) or "?"
         line = "%s %s n=%d%s %s [%s] %s; ran %s; cpu-aa %s" % (
-            part, routine, n, " nrhs=%d" % nrhs if nrhs else "", s, ",".join(sorted(targets)), fmt(rs), ran,
-            fmt(aa_rs))
+            part, routine, n, " nrhs=%d" % nrhs if nrhs else "", s, ",".join(sorted(targets)), common.fmt_range(rs), ran,
+            common.fmt_range(aa_rs))
         if cpu_s is not None and cpu_s < TINY_S:
             cls = "under 1 us"
         elif ms_rounds:
@@ -56,7 +52,7 @@ def section(pts, missed, where):
             line += "; rounds %s at %s a call, steal %s ms; the other rounds %s" % (
                 ",".join(str(r) for r in ms_rounds),
                 ", ".join("%.2g ms" % (mine[r]["seconds"] * 1e3) for r in ms_rounds),
-                ", ".join(str(mine[r].get("steal_ms")) for r in ms_rounds), fmt(rest))
+                ", ".join(str(mine[r].get("steal_ms")) for r in ms_rounds), common.fmt_range(rest))
             cls = "steal mode"
         elif targets == {"b"} and miss.get("best") not in ("cpu", s) and rs and statistics.median(rs) < 1:
             cls = "behind the other stack"

@@ -58,13 +58,6 @@ def fmt_s(v):
     return "%.3g ms" % (v * 1e3) if v < 1 else "%.3g s" % v
 
 
-def fmt_r(rs):
-    if not rs:
-        return "-"
-    med = statistics.median(rs)
-    return "%.2f" % med + (" (%.2f-%.2f)" % (min(rs), max(rs)) if len(rs) > 1 else "")
-
-
 def read_summaries(raw):
     """{output name: {routine: {"cpu": n, "gpu": n}}} from the run folder's summary-<output>.log files."""
     out = {}
@@ -126,7 +119,7 @@ def aa_section(pts, ratios):
             if applies:
                 counts[k][1] += 1
                 counts[k][0] += med > limit
-        worst.append((med, "%s %s n=%d%s %s" % (part, routine, n, " nrhs=%d" % nrhs if nrhs else "", fmt_r(rs))))
+        worst.append((med, "%s %s n=%d%s %s" % (part, routine, n, " nrhs=%d" % nrhs if nrhs else "", common.fmt_range(rs))))
     if not worst:
         return []
     rounds = max(len(st.get(AA, {})) for st in pts.values())
@@ -248,7 +241,7 @@ def render(rows, context_list, args):
                 rs = ratios(stacks, s)
                 ws = where.get((part, routine, n, nrhs, s), set())
                 w = "/".join(sorted(ws)) if ws else "?"
-                cells += [fmt_r(rs), w]
+                cells += [common.fmt_range(rs), w]
                 if not rs or cpu is None:
                     continue
                 med = statistics.median(rs)
@@ -292,7 +285,7 @@ def render(rows, context_list, args):
               cpu_r[r]["calls_s"] > 0]
         tot_rows.append([part, s, ", ".join("%.3g" % per_round[r]["calls_s"] for r in sorted(per_round)),
                          ", ".join("%.3g" % per_round[r]["wall_s"] for r in sorted(per_round)),
-                         fmt_r(rs) if s != "cpu" else "-"])
+                         common.fmt_range(rs) if s != "cpu" else "-"])
     if tot_rows:
         out += ["### The whole sequence (seconds in the calls, first calls included; wall: with inputs, restores and "
                 "checks), per round", ""]
