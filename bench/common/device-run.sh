@@ -23,8 +23,6 @@ out=$2
 [ "$out" = - ] && out=${OUT:?OUTDIR - needs \$OUT}
 shift 2
 mkdir -p "$out"
-# The benchmarks calibrate explicitly (or run uncalibrated on purpose): no background calibration beside them.
-export BLASOFFLOAD_AUTO_CALIBRATE=${BLASOFFLOAD_AUTO_CALIBRATE:-off}
 logfile=$out/device-run-$(date -u +%Y%m%dT%H%MZ).log
 exec > >(tee "$logfile") 2>&1
 echo "device-run.sh: $(date -u +%Y-%m-%dT%H:%MZ) carry=$carry out=$out limit=${BO_DEVICE_LIMIT_S:-570}s: $*"

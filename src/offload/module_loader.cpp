@@ -161,6 +161,11 @@ void load() {
   std::string path = module_path();
   g_bg_stage.store("loading the CUDA module and its libraries");
   log_debug("GPU start-up: loading %s", path.c_str());
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  const auto t0 = Clock::now();
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     *g_unavailable = std::string("CUDA module not loadable (") + dlerror() + ")";
@@ -172,9 +177,12 @@ void load() {
     *g_unavailable = path + " is not a compatible blasoffload CUDA module";
     return;
   }
+  const double load_ms = ms_since(t0);
   g_bg_stage.store("initialising CUDA and the device");
   log_debug("GPU start-up: module loaded; initialising the device");
+  const auto t1 = Clock::now();
   int st = m->init(&kHost);
+  const double init_ms = ms_since(t1);
   if (st != BO_CUDA_OK) {
     *g_unavailable = std::string(m->name) + ": " + status_name(st);
     if (st == BO_CUDA_NO_DEVICE) {
@@ -184,12 +192,14 @@ void load() {
     return;
   }
   g_bg_stage.store("measuring the link (no calibration of this GPU)");
+  const auto t2 = Clock::now();
   if (t_at_program_priority)
     t_at_program_priority->run([m] { policy::gpu_ready(m); });
   else
     policy::gpu_ready(m);
   g_bg_stage.store("done");
-  log_info("GPU path ready: %s", m->name);
+  log_info("GPU path ready: %s; start-up %.0f ms (loading the module %.0f, initialising %.0f, the policy's link %.0f)",
+           m->name, ms_since(t0), load_ms, init_ms, ms_since(t2));
   g_module.store(m, std::memory_order_release);
 }
 

@@ -1,17 +1,21 @@
 // The policy file: schema, validation, interpolation and the choice between a file and the defaults.
 #include "policy/calibration.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "policy/calibration_checks.h"
 #include "policy/shape_classes.h"
 
 namespace blasoffload::policy {
@@ -310,18 +314,31 @@ CalibrationChoice choose_calibration(const std::string& path, bool path_explicit
     r.message = std::string(kPrefix) + "built-in defaults (" + path + " is for another CPU BLAS)";
     return r;
   }
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) r.age_days = std::max(0.0, double(std::time(nullptr) - st.st_mtime) / 86400.0);
+  const std::vector<Rejection> rejected = reject_inconsistent(&c);
+  for (const Rejection& x : rejected) r.rejected.push_back(describe(x));
+  if (!rejected.empty())
+    r.warnings.push_back(
+        std::string(kPrefix) + "rejected " + std::to_string(rejected.size()) + " rate" +
+        (rejected.size() > 1 ? "s" : "") + " of " + path +
+        " as inconsistent with its others (measured while the machine was busy?), first: " + r.rejected.front() +
+        "; derived or built-in rates are used instead. blasoffload-info lists them; run "
+        "blasoffload-calibrate again on an idle machine");
   const std::vector<std::string> derived = derive_missing_classes(&c);
   r.from_file = true;
   r.calibration = std::move(c);
   r.message = std::string(kPrefix) + path + " (measured " + r.calibration.created + ")";
+  if (!rejected.empty()) r.message += "; " + std::to_string(rejected.size()) + " inconsistent rates rejected";
   if (!derived.empty()) {
     std::string names;
     for (const std::string& d : derived) names += (names.empty() ? "" : ", ") + d;
-    r.message += "; CPU rates of " + names +
-                 " derived from its other rates (the file predates them: trsm at half gemm.panel, syrk as "
-                 "gemm.square, double precision as single at half the flops or the same bytes per second, LAPACK's "
-                 "factorizations at 0.45-0.5 of gemm.square and its solves as trsv or trsm; run "
-                 "blasoffload-calibrate to measure them)";
+    r.message +=
+        "; CPU rates of " + names +
+        " derived from its other rates (the file lacks them, or they were rejected: trsm at half gemm.panel, syrk as "
+        "gemm.square, double precision as single at half the flops or the same bytes per second, LAPACK's "
+        "factorizations at 0.45-0.5 of gemm.square and its solves as trsv or trsm; run "
+        "blasoffload-calibrate to measure them)";
   }
   return r;
 }

@@ -20,6 +20,7 @@ inline constexpr const char* kCalibrationSchema = "blasoffload-policy/1";
 struct RatePoint {
   double size = 0;  // bytes, or flops for sgemm, strsm and ssyrk
   double rate = 0;  // GB/s, or GFLOP/s for sgemm, strsm and ssyrk
+  bool operator==(const RatePoint& o) const { return size == o.size && rate == o.rate; }
 };
 
 // What identifies the CPU BLAS a calibration belongs to.
@@ -61,14 +62,19 @@ bool parse_calibration(const std::string& json, Calibration* out, std::string* e
 std::string calibration_to_json(const Calibration& c);
 bool save_calibration(const std::string& path, const Calibration& c, std::string* error);
 
+struct Rejection;  // calibration_checks.h
+
 // Which calibration applies: `path` (empty = none configured) must exist, parse, and name the CPU BLAS in use;
 // otherwise the built-in defaults, with a warning for a corrupt or stale file (a missing file configured
-// explicitly is warned about too; a missing default file is normal). Never throws.
+// explicitly is warned about too; a missing default file is normal). A file's rates that are inconsistent with its
+// others are removed (calibration_checks.h), with one warning. Never throws.
 struct CalibrationChoice {
   bool from_file = false;
   Calibration calibration;            // the file's, or built_in_defaults()
   std::string message;                // one line for the log (says which classes were derived)
-  std::vector<std::string> warnings;  // corrupt / stale / missing
+  std::vector<std::string> warnings;  // corrupt / stale / missing / rates rejected
+  std::vector<std::string> rejected;  // each rate removed as inconsistent, and why
+  double age_days = -1;               // since the file was written (its modification time); -1 without a file
 };
 CalibrationChoice choose_calibration(const std::string& path, bool path_explicit, const CpuIdentity& current);
 

@@ -102,6 +102,7 @@ void read_file(State& st, const std::string& path) {
     }
     const std::string written = trim(line.substr(0, eq));
     const std::string key = canonical_key(written);
+    if (retired_knob(key)) continue;
     if (!find_knob(key) || key == "BLASOFFLOAD_CONFIG") {
       std::string msg = where + ": unknown key '" + written + "'";
       if (key == "BLASOFFLOAD_CONFIG") {
@@ -158,7 +159,7 @@ void check_environment(State& st) {
     const char* eq = std::strchr(*e, '=');
     if (!eq) continue;
     const std::string name(*e, std::size_t(eq - *e));
-    if (!has_prefix(name) || find_knob(name) || !secure_getenv(name.c_str())) continue;
+    if (!has_prefix(name) || find_knob(name) || retired_knob(name) || !secure_getenv(name.c_str())) continue;
     std::string msg = name + ": unknown setting";
     if (const std::string near = nearest_knob(name); !near.empty()) msg += "; did you mean " + near + "?";
     st.problems.push_back(msg + " (ignored)");

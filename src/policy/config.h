@@ -81,6 +81,8 @@ struct Knob {
 // Every knob, in the README's order: fixed ones declared as data, per-routine ones generated from the routine list.
 const std::vector<Knob>& knobs();
 const Knob* find_knob(const std::string& name);
+// A setting of an earlier version that no longer does anything (ignored without a warning).
+bool retired_knob(const std::string& name);
 
 // Whether `value` is valid for `k` (pure).
 bool knob_accepts(const Knob& k, const std::string& value);

@@ -99,10 +99,6 @@ std::vector<Knob> build() {
   }
   v.push_back(typed("BLASOFFLOAD_POLICY_FILE", K::kPath, O::kCore, "$XDG_CONFIG_HOME/blasoffload/policy.json", "a path",
                     "the calibration the model uses (blasoffload-calibrate writes it); missing: built-in defaults"));
-  v.push_back(words("BLASOFFLOAD_AUTO_CALIBRATE", O::kCore, {"on", "off"},
-                    "with no policy file for the CPU BLAS in use at the default path, start blasoffload-calibrate in "
-                    "the background (lowest priority) to write it for the next run; off: built-in defaults until "
-                    "the user calibrates"));
   v.push_back(words("BLASOFFLOAD_LOG", O::kCore, {"off", "summary", "calls", "debug", "0", "1", "2", "3"},
                     "off; summary: a table at exit; calls: also one line per call with where it ran and why; "
                     "debug: also lookup decisions"));
@@ -169,8 +165,6 @@ std::vector<Knob> build() {
                       "tests: the pipeline fails after this many tiles"));
   v.push_back(typed("BLASOFFLOAD_TEST_ALLOW_GPU", K::kText, O::kTest, "unset", "any value",
                     "tests: results are checked against bounds, not bits (read by the test programs)"));
-  v.push_back(words("BLASOFFLOAD_TEST_AUTO_CALIBRATE_QUICK", O::kTest, {"off", "on"},
-                    "the background calibration uses blasoffload-calibrate --quick"));
   v.push_back(typed("BLASOFFLOAD_TEST_SEED", K::kText, O::kTest, "random", "an integer",
                     "tests: the seed of the randomised residency test (read by the test program)"));
   return v;
@@ -181,6 +175,15 @@ std::vector<Knob> build() {
 const std::vector<Knob>& knobs() {
   static const auto* v = new std::vector<Knob>(build());
   return *v;
+}
+
+bool retired_knob(const std::string& name) {
+  // Settings of earlier versions that no longer do anything: accepted silently, so that an environment or config file
+  // written for them is not warned about. BLASOFFLOAD_AUTO_CALIBRATE: the background calibration is gone.
+  static const char* const kRetired[] = {"BLASOFFLOAD_AUTO_CALIBRATE", "BLASOFFLOAD_TEST_AUTO_CALIBRATE_QUICK"};
+  for (const char* r : kRetired)
+    if (name == r) return true;
+  return false;
 }
 
 const Knob* find_knob(const std::string& name) {

@@ -16,7 +16,7 @@
 #include "dispatch/cpu_blas.h"
 #include "dispatch/log.h"
 #include "offload/module_loader.h"
-#include "policy/auto_calibrate.h"
+#include "policy/calibration_checks.h"
 #include "policy/cuda_in_process.h"
 #include "policy/decision_memo.h"
 #include "policy/growth_credit.h"
@@ -39,18 +39,27 @@ namespace {
 
 // A hybrid split must be predicted this much faster than the better side alone (it adds a second party to wait for).
 constexpr double kHybridMargin = 0.1;
-// Start-up begins once the predicted gain reaches this many times its one-time cost: it runs beside a busy CPU
-// BLAS (measured: a 16-thread getrf at n = 8192 took 0.13 s longer while it ran) and the gain is a prediction.
+// Start-up begins once the measured gain (what GPU-worthy calls run on the CPU took beyond their GPU prediction)
+// reaches this many times its one-time cost: it runs beside a busy CPU BLAS (measured: a 16-thread getrf at n = 8192
+// took 0.13 s longer while it ran) and the GPU's side is a prediction.
 constexpr double kStartupGainFactor = 2.0;
 // Large host-operand sgemm: the GPU (or the split) must be predicted this much faster (see decide_auto).
 constexpr double kPipelineMargin = 0.3;
-// A call the GPU would win that arrives while the GPU is being started waits for it when what is left of the start-up
-// plus the GPU's time is at most this fraction of the CPU's time (a long LAPACK factorization: running it on the CPU
-// beside the start-up would be slower still).
+// A call the GPU would win that arrives before the GPU is up waits for the start-up when the whole start-up plus the
+// GPU's time is at most this fraction of the CPU's time (a long LAPACK factorization: running it on the CPU beside the
+// start-up would be slower still). The whole start-up, not what seems left of it: a start-up that runs late (a busy
+// machine) must not hold a call that expected it to be nearly done.
 constexpr double kWaitForStartFraction = 0.5;
 
 struct State {
   std::atomic<const CostModel*> model{nullptr};
+  // The built-in rates' model: a second opinion on the CPU's time where a call would pay the GPU's start-up. Whatever
+  // a policy file says, the call's CPU time is taken as at most the built-in rates' (a strong 16-core CPU) allowing the
+  // CPU to be Learning::kMaxCpuCorrection times slower, so that a file measured too slow (a calibration disturbed by
+  // other work read factorizations thousands of times slower than they run) never has a call of milliseconds wait for
+  // a start-up of half a second, nor starts the GPU for gains that are not there. On a CPU slower than that, the GPU
+  // starts later than it could: never slower is the first aim.
+  const CostModel* builtin = nullptr;
   Calibration calibration;
   std::string message;
   bool from_file = false;
@@ -66,9 +75,8 @@ struct State {
   // Work below which the GPU cannot win. Work: the descriptor's work(), a product of kWorkDims dimensions (m n k, m n,
   // n^2, n; trsm m n t, syrk n^2 k), so that the inline tiny-call answer (policy.h) takes no roots.
   double floor[kNumRoutines] = {};
-  std::atomic<double> gain_us{0};  // predicted gain of GPU-worthy calls run on the CPU before the GPU was up
+  std::atomic<double> gain_us{0};  // measured gain of GPU-worthy calls run on the CPU before the GPU was started
   std::atomic<double> init_started_after_us{-1};
-  std::atomic<double> init_started_at_s{-1};  // monotonic clock when this policy started the background load
   // Measured / predicted per class and size bucket, and the exploration (adaptive only): local, so that a CPU BLAS's
   // quirk at one size does not move the decision at another.
   Learning learning;
@@ -209,8 +217,15 @@ void gpu_ready(const bo_cuda_module* m) {
   bo_cuda_rates r{};
   const int st = m->measure_link(&r);
   const double ms = (now_s() - t0) * 1e3;
-  if (st != BO_CUDA_OK || !(r.h2d_gbs > 0) || !(r.d2h_gbs > 0) || !(r.pageable_gbs > 0)) {
+  if (st != BO_CUDA_OK) {
     log_debug("policy: measuring the GPU's link at start-up failed (status %d); the built-in link numbers stay", st);
+    return;
+  }
+  if (std::string why; !plausible_gpu(r.h2d_gbs, r.d2h_gbs, r.pageable_gbs, &why)) {
+    log_warning(
+        "warning: policy: the GPU's link as measured at start-up is implausible (%s); the built-in link "
+        "numbers stay",
+        why.c_str());
     return;
   }
   std::lock_guard<std::mutex> lock(g->link.mutex());
@@ -236,15 +251,13 @@ void init(const Settings& s, const CpuIdentity& cpu) {
   g->gpu_measured = !choice.calibration.gpu.empty();
   g->calibration = std::move(choice.calibration);
   g->message = choice.message;
-  if (!choice.from_file)  // the next run finds what a background calibration measures now
-    if (const std::string note = start_auto_calibration(s, cpu, g_cpu.lapack_library); !note.empty())
-      g->message += "; " + note;
   if (g->calibration.gpu.empty()) {  // calibrated without a GPU: its CPU side with the default GPU numbers
     use_default_gpu(&g->calibration);
     g->message += " with the built-in GPU numbers";
   }
   const CostModel* m = new CostModel(g->calibration);
   g->model.store(m);
+  g->builtin = g->from_file ? new CostModel(built_in_defaults()) : m;
   build_floors(*m);
   g->cuda_in_process.store(program_uses_cuda(s));
   lent_core_init(s);
@@ -298,7 +311,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
   const bo_cuda_module* m = gpu_module_if_ready();
   if (m) check_gpu_once(m);
   const CostModel* model = g->model.load(std::memory_order_acquire);
-  double staged_bytes = 0;
+  double staged_bytes = 0, class_size = 0;
   auto predict = [&](const bo_cuda_module* mod) {
     const double kernel = std::max(mod ? mod->kernel_us(&c.call) : 0.0, 0.0);
     // Host memory the module registered (or registers on this call: its staging has paid for it) moves at the DMA rate,
@@ -364,6 +377,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
                        : p.bytes_in + p.bytes_out + cp.candidate_in;
     d.cls = std::uint8_t(p.cls);
     d.bucket = std::uint8_t(Learning::bucket(p.size));
+    class_size = p.size;
     const double cc = s.frozen ? 1.0 : g->learning.correction(d.cls, d.bucket, 0);
     const double gc = s.frozen || !mod ? 1.0 : g->learning.correction(d.cls, d.bucket, 1);
     d.cpu_us = float(p.cpu_us * cc);
@@ -418,11 +432,14 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     return d;
   }
   d.learn = true;  // the call runs on the CPU: its CPU prediction can be checked
-  // A long call waits for the start-up under way when that wins clearly, then is decided with the module's estimate.
+  // The CPU's time for what follows: the model's, at most what the built-in rates predict for a CPU as much slower
+  // as learning allows (State::builtin).
+  const double cpu_us = std::min(double(d.cpu_us), g->builtin->cpu_us(d.cls, class_size) * Learning::kMaxCpuCorrection *
+                                                       (s.frozen ? 1.0 : g->learning.correction(d.cls, d.bucket, 0)));
+  // A long call waits for the start-up when that wins clearly even with all of it ahead, then is decided with the
+  // module's estimate. A call shorter than twice the start-up never waits.
   auto wait_for_start = [&]() -> bool {
-    const double started = g->init_started_at_s.load(std::memory_order_relaxed);
-    const double left_us = std::max(0.0, model->init_ms() * 1e3 - (started >= 0 ? (now_s() - started) * 1e6 : 0.0));
-    if (left_us + double(d.gpu_us) > kWaitForStartFraction * double(d.cpu_us)) return false;
+    if (model->init_ms() * 1e3 + double(d.gpu_us) > kWaitForStartFraction * cpu_us) return false;
     const bo_cuda_module* up = gpu_module();  // blocks until the background load is done
     if (!up) return false;
     check_gpu_once(up);
@@ -439,11 +456,11 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     d.reason = Reason::kInitialising;
     return d;
   }
-  add_gain(double(d.cpu_us) - double(d.gpu_us));
+  // The gains that pay for the start-up are measured ones (observe adds them), not predicted: a file whose rates are
+  // too slow must not start the GPU for savings that are not there.
   if (s.eager_start || g->gain_us.load(std::memory_order_relaxed) >= kStartupGainFactor * model->init_ms() * 1e3) {
     double expected = -1;
     if (g->init_started_after_us.compare_exchange_strong(expected, g->gain_us.load())) {
-      g->init_started_at_s.store(now_s(), std::memory_order_relaxed);
       gpu_load_in_background();  // it wants a core of OpenBLAS's until it ends: this call lends it already
       sync_core();
     }
@@ -457,6 +474,9 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
 
 void observe(const Decision& d, bool ran_on_gpu, double actual_us, std::uint64_t start_ns, std::uint64_t end_ns) {
   if (!d.learn) return;
+  // A GPU-worthy call run on the CPU while the start-up was not yet worth it: what the GPU would have saved, by the
+  // CPU's measured time.
+  if (d.reason == Reason::kAmortising && !ran_on_gpu) add_gain(std::max(0.0, actual_us - double(d.gpu_us)));
   if (ran_on_gpu)
     if (const bo_cuda_module* m = gpu_module_if_ready()) follow_staged_uploads(m);
   // When this thread's last GPU call ended (Learning::kAfterGpuUs: a CPU call starting soon after it is disturbed).
@@ -528,12 +548,12 @@ std::string summary() {
   const double started = g->init_started_after_us.load();
   if (started >= 0) {
     std::snprintf(line, sizeof line,
-                  "  GPU start-up began in the background after %.1f ms of predicted gain (one-time cost %.0f ms)\n",
+                  "  GPU start-up began in the background after %.1f ms of measured gain (one-time cost %.0f ms)\n",
                   started * 1e-3, g->model.load()->init_ms());
     out += line;
   } else if (g->gain_us.load() > 0) {
     std::snprintf(line, sizeof line,
-                  "  GPU never started: the predicted gain (%.1f ms) did not reach twice its one-time cost (%.0f ms)\n",
+                  "  GPU never started: the measured gain (%.1f ms) did not reach twice its one-time cost (%.0f ms)\n",
                   g->gain_us.load() * 1e-3, g->model.load()->init_ms());
     out += line;
   }

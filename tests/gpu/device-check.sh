@@ -45,8 +45,6 @@ fi
 if [ ! -e /work/main/build/libblasoffload.so ]; then mkdir -p /work/main && ln -sfn "$K/lib" /work/main/build; fi
 lib=/work/main/build/libblasoffload.so
 export BO_GPU_TEST_MODULE=$K/lib/libblasoffload_cuda.so
-# No background calibration beside the checks (it would measure the GPU too).
-export BLASOFFLOAD_AUTO_CALIBRATE=off
 declare -A RES
 
 # Seconds a step may take: its own limit, or what is left of the call's.

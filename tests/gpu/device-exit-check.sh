@@ -20,7 +20,7 @@ rounds=${4:-2}
 O=${OUT:-/tmp}/exit-check${TAG:+-$TAG}
 mkdir -p "$O"
 export LD_LIBRARY_PATH=$L/lapack:$L/openblas-pthread:$L
-export BLASOFFLOAD_MODE=auto BLASOFFLOAD_STARTUP=eager BLASOFFLOAD_AUTO_CALIBRATE=off BLASOFFLOAD_LOG=debug
+export BLASOFFLOAD_MODE=auto BLASOFFLOAD_STARTUP=eager BLASOFFLOAD_LOG=debug
 export BLASOFFLOAD_CPU_BLAS=$L/openblas-pthread/libblas.so.3
 hung=0
 failed=0

@@ -145,6 +145,7 @@ struct PolicyFile {
   bool has_gpu = true;
   std::string gpu_name = kFakeGpuName;
   double link_gbs = 50, call_overhead_us = 50, init_ms = 100;
+  std::map<std::string, double> scale;  // classes whose rate is this many times the flat one (a disturbed class)
 
   std::string Json() const {
     auto flat = [](double rate, double lo, double hi) {
@@ -158,9 +159,11 @@ struct PolicyFile {
       << "    \"rates\": {\n";
     const char* const flops_classes[] = {"sgemm.square", "sgemm.rank_k", "sgemm.panel"};
     const char* const byte_classes[] = {"sgemv.n", "sgemv.t", "strsv.n", "strsv.t", "snrm2"};
-    for (const char* c : flops_classes) j << "      \"" << c << "\": " << flat(cpu_gflops, 1e3, 1e13) << ",\n";
+    auto times = [&](const char* c) { return scale.count(c) ? scale.at(c) : 1.0; };
+    for (const char* c : flops_classes)
+      j << "      \"" << c << "\": " << flat(cpu_gflops * times(c), 1e3, 1e13) << ",\n";
     for (const char* c : byte_classes)
-      j << "      \"" << c << "\": " << flat(cpu_gbs, 1e2, 1e11) << (std::strcmp(c, "snrm2") ? ",\n" : "\n");
+      j << "      \"" << c << "\": " << flat(cpu_gbs * times(c), 1e2, 1e11) << (std::strcmp(c, "snrm2") ? ",\n" : "\n");
     j << "    }\n  },\n";
     if (has_gpu)
       j << "  \"gpu\": {\"name\": \"" << gpu_name << "\", \"h2d_gbs\": " << link_gbs << ", \"d2h_gbs\": " << link_gbs
@@ -223,11 +226,7 @@ class PolicyProcess : public ::testing::Test {
 
   // The child's whole environment: nothing inherited, so a developer's BLASOFFLOAD_*, config and policy files or
   // LD_PRELOAD cannot leak in. The module is the fake unless a test removes it.
-  Env BaseEnv() const {
-    Env env = bo_policy_test::HermeticEnv(dir_, kRefBlasDir, kLibrary, kFakeModule);
-    env["BLASOFFLOAD_AUTO_CALIBRATE"] = "off";  // test_auto_calibrate.cpp's subject; here, files as written
-    return env;
-  }
+  Env BaseEnv() const { return bo_policy_test::HermeticEnv(dir_, kRefBlasDir, kLibrary, kFakeModule); }
   // BaseEnv with a policy file written for this run and the calls logged to a file.
   Env PolicyEnv(const PolicyFile& p, const std::string& decisions, const std::string& log = "calls") {
     const std::string path = Path("policy" + std::to_string(++files_) + ".json");

@@ -94,7 +94,7 @@ TEST_F(PolicyProcess, FrozenStrsmAndSsyrkWithCurvesDerivedFromAnOlderFile) {
 
 TEST_F(PolicyProcess, AdaptiveAmortisesInitThenInitialisesInBackgroundThenUsesGpu) {
   PolicyFile p = Good();
-  p.init_ms = 50;  // twice that is about 4 calls' predicted gain, or 15 once the CPU's measured speed corrected it
+  p.init_ms = 50;  // twice that is 15-30 calls' measured gain (the reference BLAS takes 3-7 ms a call here)
   Env env = PolicyEnv(p, "adaptive");
   env["FAKE_CUDA_INIT_MS"] = "1500";  // far longer than the calls before the pause take on the CPU
   constexpr std::size_t kBlock = 40, kAfterPause = 2 + kBlock;
@@ -110,17 +110,18 @@ TEST_F(PolicyProcess, AdaptiveAmortisesInitThenInitialisesInBackgroundThenUsesGp
   double last_gain = -1;
   int amortising = 0;
   for (std::smatch m; i < kAfterPause && std::regex_match(r.calls[i].reason, m, kAmortising); ++i, ++amortising) {
+    // The gain printed is the sum after the call: each call's measured time less its GPU prediction added to it.
     const double gain = std::stod(m[1]), of = std::stod(m[2]), cpu = std::stod(m[3]), gpu = std::stod(m[4]);
+    std::smatch t;
+    ASSERT_TRUE(std::regex_search(r.calls[i].text, t, std::regex(R"(took ([0-9.]+) ms)"))) << r.calls[i].text;
+    const double took = std::stod(t[1]);
     EXPECT_EQ(r.calls[i].where, "cpu") << r.calls[i].text;
     EXPECT_NEAR(of, 2 * p.init_ms, 0.5) << "the gain to reach is twice the calibrated init_ms: " << r.calls[i].text;
-    // Below the goal, as printed (to 0.1 ms: a gain of 99.96 of 100 reads 100.0).
-    EXPECT_LT(gain, of + 0.05) << r.calls[i].text;
+    // Below the goal when the call was decided (to 0.1 ms: a gain of 99.96 of 100 reads 100.0).
+    if (last_gain >= 0) EXPECT_LT(last_gain, of + 0.05) << r.calls[i].text;
     EXPECT_GT(cpu, 20 * gpu) << r.calls[i].text;
-    // The gain grows by each call's predicted saving (allowing for a margin taken off it, and the 0.1 ms rounding).
-    if (last_gain >= 0) {
-      EXPECT_GT(gain - last_gain, 0.4 * (cpu - gpu) - 0.1) << r.calls[i].text;
-      EXPECT_LT(gain - last_gain, 1.05 * (cpu - gpu) + 0.1) << r.calls[i].text;
-    }
+    // The measured saving, not the predicted one (the file's CPU is slower than this machine's).
+    EXPECT_NEAR(gain - std::max(last_gain, 0.0), took - gpu, 0.15) << r.calls[i].text;
     last_gain = gain;
   }
   EXPECT_GE(amortising, 1) << "no call was amortising the start-up\n" << r.Dump();
@@ -233,9 +234,9 @@ TEST_F(PolicyProcess, OpenblasLendsAThreadWhileOurWorkRunsBesideIt) {
 // never call the module's shutdown() during init().
 TEST_F(PolicyProcess, AdaptiveExitWhileInitialisingIsClean) {
   PolicyFile p = Good();
-  // Two GPU-worthy calls (about 28 ms each on this CPU) cover it; neither is long enough to wait for a 20 ms start-up
-  // (policy.cpp kWaitForStartFraction), so the second starts it and runs on the CPU.
-  p.init_ms = 20;
+  // The first GPU-worthy call's measured gain (3-7 ms on this CPU) covers twice this; neither call is long enough to
+  // wait for the start-up (policy.cpp kWaitForStartFraction), so the second starts it and runs on the CPU.
+  p.init_ms = 1;
   Env env = PolicyEnv(p, "adaptive", "calls");
   env["FAKE_CUDA_INIT_MS"] = "300";
   const Outcome r = RunProbe(env, Script("sgemm NN 8 8 8 x2 sgemm NN 192 192 192 x2"));

@@ -114,10 +114,10 @@ TEST_F(PolicyProcess, HybridFixedShareReachesTheModule) {
 // gives (both sides finishing together); BLASOFFLOAD_HYBRID=off keeps it whole.
 TEST_F(PolicyProcess, HybridAutoSharesCallsWhereCpuAndGpuAreClose) {
   PolicyFile p = Good();
-  // sgemm 512^3 moves 4 MiB: 800 ms over a 0.01 GB/s link, staged twice; the CPU at 0.335 GFLOP/s takes 800 ms.
-  p.link_gbs = 0.01;
+  // sgemm 512^3 moves 4 MiB: 8 ms over a 1 GB/s link, staged twice; the CPU at 33.5 GFLOP/s takes 8 ms.
+  p.link_gbs = 1;
   p.call_overhead_us = 50;
-  p.cpu_gflops = 0.335;
+  p.cpu_gflops = 33.5;
   const Outcome r = RunProbe(PolicyEnv(p, "frozen"), Script("sgemm NN 512 512 512"));
   ExpectProbePassed(r);
   ExpectCalls(r, {{"gpu", R"(^model: cpu [0-9.]+ ms, hybrid [0-9.]+ ms with CPU share 0\.(3|4|5)[0-9]$)"}});

@@ -39,7 +39,7 @@ bool time_routine(policy::Calibration& c, const std::string& p, void* fn, const 
   blas_int xerbla = 0;
   if (D::prepare(x, &call, &xerbla) != br::Prep::kRun) return false;  // not reached: the sizes are valid
   auto* f = reinterpret_cast<typename D::Fortran*>(fn);
-  const double s = time_call([&] { D::call_fortran(f, call); }, restore);
+  const Timing s = time_call([&] { D::call_fortran(f, call); }, restore);
   const std::string cls = p + D::kClasses[D::shape_class(call)].suffix;
   char args[96];
   D::describe(call, args, sizeof args);
@@ -82,10 +82,7 @@ void measure(const Routines& r, const std::string& p, bool quick, policy::Calibr
     return a;
   };
   auto rhs = [](blas_int n, blas_int k) { return random_vector<T>(size_t(n) * k, 60 + unsigned(n + k)); };
-  SizeBound factor_bound, solver_bound;
   for (const blas_int n : factor) {
-    // One step times the factorizations and solves of order n: work n^3, operands about 4 n^2.
-    if (!factor_bound.allow(double(n) * n * n, 4.0 * sizeof(T) * n * n)) continue;
     std::vector<blas_int> ipiv(n);
     {
       const std::vector<T> A0 = general(n);
@@ -115,7 +112,6 @@ void measure(const Routines& r, const std::string& p, bool quick, policy::Calibr
       }
   }
   for (const blas_int n : solver) {
-    if (!solver_bound.allow(double(n) * n * n, 4.0 * sizeof(T) * n * n)) continue;
     std::vector<blas_int> ipiv(n);
     const std::vector<T> A0 = general(n), S0 = spd(n), B0 = rhs(n, one);
     std::vector<T> A(A0.size()), B(B0.size());

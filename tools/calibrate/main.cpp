@@ -1,13 +1,9 @@
 // blasoffload-calibrate: measures this machine's CPU BLAS and CPU LAPACK per routine and shape class and writes the
 // policy file the offload policy reads (src/policy/calibration.h). The CPU side needs no GPU.
 #include <dlfcn.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +17,9 @@
 #include "gpu_side.h"
 #include "measure.h"
 #include "policy/calibration.h"
+#include "policy/calibration_checks.h"
 #include "policy/cpu_blas_probe.h"
+#include "quiet.h"
 #include "routines/all.h"
 
 namespace {
@@ -30,6 +28,7 @@ namespace br = bo::routines;
 using blasoffload::calibrate::add;
 using blasoffload::calibrate::random_vector;
 using blasoffload::calibrate::time_call;
+using blasoffload::calibrate::Timing;
 using blasoffload::policy::Calibration;
 
 // The CPU BLAS's routines in one precision (prefix "s" or "d").
@@ -68,31 +67,22 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
     return time_call(
         [&] { b.gemm(&N, &N, &m, &n, &k, &minus, A.data(), &m, B.data(), &k, &beta, C.data(), &m, fl, fl); });
   };
-  using blasoffload::calibrate::SizeBound;
-  SizeBound square, rank_k, panel;
   for (int s : quick ? std::vector<int>{64, 128} : std::vector<int>{64, 128, 256, 512, 1024, 2048, 4096})
-    if (square.allow(2.0 * s * s * s, 3 * E * s * s))
-      add(c, p + "gemm.square", 2.0 * s * s * s, gemm(s, s, s, zero), 1.0);
+    add(c, p + "gemm.square", 2.0 * s * s * s, gemm(s, s, s, zero), 1.0);
   for (int s : quick ? std::vector<int>{256} : std::vector<int>{512, 1024, 2048, 4096, 8192})
-    if (rank_k.allow(2.0 * s * s * 64, E * s * (s + 128.0)))
-      add(c, p + "gemm.rank_k", 2.0 * s * s * 64, gemm(s, s, 64, one), 1.0);
+    add(c, p + "gemm.rank_k", 2.0 * s * s * 64, gemm(s, s, 64, one), 1.0);
   for (int s : quick ? std::vector<int>{256} : std::vector<int>{512, 2048, 8192})
-    if (panel.allow(2.0 * s * 64 * s, E * s * (s + 128.0)))
-      add(c, p + "gemm.panel", 2.0 * s * 64 * s, gemm(s, 64, s, one), 1.0);
+    add(c, p + "gemm.panel", 2.0 * s * 64 * s, gemm(s, 64, s, one), 1.0);
   for (char t : {N, Tr}) {
-    SizeBound bound;
     for (int n : quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096, 16384}) {
-      if (!bound.allow(E * n * n, E * n * n)) continue;
       auto A = random_vector<T>(size_t(n) * n, 4), x = random_vector<T>(n, 5), y = random_vector<T>(n, 6);
-      const double s =
+      const Timing s =
           time_call([&] { b.gemv(&t, &n, &n, &one, A.data(), &n, x.data(), &inc, &zero, y.data(), &inc, fl); });
       add(c, p + (t == N ? "gemv.n" : "gemv.t"), E * n * n, s, 1.0);
     }
   }
   for (char t : {N, Tr}) {
-    SizeBound bound;
     for (int n : quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096, 16384}) {
-      if (!bound.allow(E * n * n, 2 * E * n * n)) continue;
       std::vector<T> A(size_t(n) * n, T(0));
       auto off = random_vector<T>(size_t(n) * n, 7);
       for (int j = 0; j < n; ++j)
@@ -100,16 +90,14 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
       const auto rhs = random_vector<T>(n, 8);
       auto x = rhs;
       // The solution stays bounded (diagonally dominant), so repeated solves in place time the same work.
-      const double s = time_call([&] { b.trsv(&L, &t, &N, &n, A.data(), &n, x.data(), &inc, fl, fl, fl); });
+      const Timing s = time_call([&] { b.trsv(&L, &t, &N, &n, A.data(), &n, x.data(), &inc, fl, fl, fl); });
       add(c, p + (t == N ? "trsv.n" : "trsv.t"), E * n * (n + 1.0) / 2, s, 1.0);
     }
   }
-  SizeBound nrm2;
   for (int n : quick ? std::vector<int>{1000, 100000} : std::vector<int>{1000, 100000, 10000000, 100000000}) {
-    if (!nrm2.allow(E * n, E * n)) continue;
     auto x = random_vector<T>(n, 9);
     volatile T sink = 0;
-    const double s = time_call([&] { sink = b.nrm2(&n, x.data(), &inc); });
+    const Timing s = time_call([&] { sink = b.nrm2(&n, x.data(), &inc); });
     add(c, p + "nrm2", E * n, s, 1.0);
   }
   // Level 3 beyond gemm, square shapes (the class is by flops, and LAPACK's calls span both small triangles with many
@@ -117,24 +105,21 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
   // n = 256 at 129 us on the lent H100 where it takes 60-90, and the calibrated library sent the first 5-15 calls of
   // such a point to a GPU twice as slow.
   const char U = 'U';
-  SizeBound trsm, syrk;
   const std::vector<int> l3_sizes = quick ? std::vector<int>{64, 128} : std::vector<int>{128, 256, 512, 1024, 2048};
   for (int s : l3_sizes) {
-    if (!trsm.allow(double(s) * s * s, 2 * E * s * s)) continue;
     // The identity in the triangle: all the arithmetic of a solve, yet B comes back unchanged, so repeated solves in
     // place time the same work without drifting toward overflow or subnormals.
     std::vector<T> A(size_t(s) * s, T(0));
     for (int i = 0; i < s; ++i) A[i + size_t(i) * s] = T(1);
     auto B = random_vector<T>(size_t(s) * s, 10);
-    const double t =
+    const Timing t =
         time_call([&] { b.trsm(&L, &L, &N, &N, &s, &s, &one, A.data(), &s, B.data(), &s, fl, fl, fl, fl); });
     add(c, p + "trsm", double(s) * s * s, t, 1.0);
   }
   for (int s : l3_sizes) {
-    if (!syrk.allow(double(s) * s * s, 2 * E * s * s)) continue;
     auto A = random_vector<T>(size_t(s) * s, 11), C = random_vector<T>(size_t(s) * s, 12);
     // C -= A A^T, LAPACK's (spotrf's) form; C grows only linearly over the repetitions.
-    const double t = time_call([&] { b.syrk(&U, &N, &s, &s, &minus, A.data(), &s, &one, C.data(), &s, fl, fl); });
+    const Timing t = time_call([&] { b.syrk(&U, &N, &s, &s, &minus, A.data(), &s, &one, C.data(), &s, fl, fl); });
     add(c, p + "syrk", double(s) * s * s, t, 1.0);
   }
 }
@@ -147,60 +132,72 @@ std::string default_out() {
   return dir + "/policy.json";
 }
 
-// --auto: the hard bound on the measuring process's life (wall clock: at the lowest priority on a busy machine it may
-// get little CPU; killed, it leaves the old file, if any, in place, and the library does not retry within the hour).
-constexpr unsigned kAutoBoundS = 600;
-
-// --auto: how long the measuring process waits for the program that started it to end before giving up.
-constexpr unsigned kAutoWaitS = 24 * 3600;
-
-// --auto --after-pid: waits until process `pid` has ended (the program that started the calibration). Measuring
-// beside it, even at the lowest priority and in the idle scheduling class, cost a busy CPU BLAS's threaded calls a
-// scheduler slice each (milliseconds on 16-thread OpenBLAS solves of n = 64, against 10-20 us alone). A look every
-// 200 ms (no descriptor kept open: the measuring process holds only the lock). False when it did not end within
-// kAutoWaitS.
-bool wait_for_exit(long pid) {
-  const auto start = std::chrono::steady_clock::now();
-  while (kill(pid_t(pid), 0) == 0 || errno == EPERM) {
-    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(kAutoWaitS)) return false;
-    usleep(200000);
-  }
-  return true;
-}
-
-// --auto: started by the library (src/policy/auto_calibrate.cpp) in a session of its own, stdin and stdout on
-// /dev/null, stderr on a log next to the policy file, the lock file's descriptor at `lock_fd`. Forks once more, so
-// that the process the library waits for ends at once and the measuring one is nobody's child (the program's
-// waitpid never sees it); the measuring one's pid goes into the lock file for the library's policy line. Returns in
-// the measuring process, at the lowest priority, after the program `after_pid` (when > 0) ended, with its time bound
-// set; false if it cannot fork (it exits when the program did not end in time).
-bool detach(int lock_fd, long after_pid) {
-  const pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid > 0) {
-    if (lock_fd >= 0) dprintf(lock_fd, "pid %d\n", int(pid));
-    _exit(0);
-  }
-  if (setpriority(PRIO_PROCESS, 0, 19) != 0) std::perror("blasoffload-calibrate: setpriority");
-#ifdef SCHED_IDLE
-  sched_param sp{};
-  if (sched_setscheduler(0, SCHED_IDLE, &sp) != 0) std::perror("blasoffload-calibrate: SCHED_IDLE");
-#endif
-  if (after_pid > 0) {
-    std::fprintf(stderr, "blasoffload-calibrate: waiting for the program (pid %ld) to end\n", after_pid);
-    if (!wait_for_exit(after_pid)) {
-      std::fprintf(stderr, "blasoffload-calibrate: the program did not end within %u h; not measuring\n",
-                   kAutoWaitS / 3600);
-      std::exit(1);
-    }
-  }
-  alarm(kAutoBoundS);
-  return true;
-}
-
 void make_parent(const std::string& path) {
   for (size_t p = path.find('/', 1); p != std::string::npos; p = path.find('/', p + 1))
     mkdir(path.substr(0, p).c_str(), 0755);
+}
+
+// The GPU side, in a window of its own: its staging copies and tiny calls slow down beside other processes' CPU work
+// just as the CPU BLAS does. Measured again once when disturbed; left out (the library then uses the built-in GPU
+// numbers and measures the link when it starts the GPU) when still disturbed.
+void measure_gpu_side(std::string module, Calibration* c) {
+  namespace cal = blasoffload::calibrate;
+  if (module.empty()) module = cal::default_module_path();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    cal::Disturbance d;
+    if (attempt > 0 && !cal::wait_for_quiet(10, &d)) break;
+    const cal::MachineCounters a = cal::read_counters();
+    std::string why;
+    Calibration m = *c;
+    if (!cal::measure_gpu(module, &m, &why)) {
+      std::fprintf(stderr, "blasoffload-calibrate: GPU side not measured: %s\n", why.c_str());
+      return;
+    }
+    d = cal::between(a, cal::read_counters());
+    if (!d.quiet()) {
+      std::fprintf(stderr, "blasoffload-calibrate: GPU side disturbed (%s)%s\n", d.describe().c_str(),
+                   attempt == 0 ? "; measuring it again once the machine is quiet" : "");
+      continue;
+    }
+    *c = m;
+    std::fprintf(stderr,
+                 "blasoffload-calibrate: GPU %s: host->device %.1f GB/s, device->host %.1f GB/s (pinned), staging "
+                 "%.1f GB/s, call %.1f us + %.1f us per further copy, start-up %.0f ms\n",
+                 c->gpu.c_str(), c->h2d_gbs, c->d2h_gbs, c->pageable_gbs, c->call_overhead_us, c->copy_latency_us,
+                 c->init_ms);
+    return;
+  }
+  std::fprintf(stderr,
+               "blasoffload-calibrate: GPU side left out (the machine was busy): the library will use its "
+               "built-in GPU numbers and measure the link when it starts the GPU\n");
+}
+
+// Whether what was measured may be written: nothing if measuring stopped or more than a tenth of the points stayed
+// disturbed (a file of a few points would be interpolated over the rest: better the built-in rates); otherwise the
+// points that passed, less any the library's own consistency checks would reject.
+bool fit_to_write(Calibration* c) {
+  namespace cal = blasoffload::calibrate;
+  const cal::Tally& t = cal::tally();
+  if (t.retried)
+    std::fprintf(stderr, "blasoffload-calibrate: %d measurements of %d points taken again (disturbed)\n", t.retried,
+                 t.points);
+  if (cal::busy() || 10 * t.dropped > t.points) {
+    std::fprintf(stderr,
+                 "blasoffload-calibrate: the machine was busy (%s): %s; nothing written. Run it again when no other "
+                 "program is running.\n",
+                 t.last_disturbance.c_str(),
+                 cal::busy() ? "measuring stopped"
+                             : (std::to_string(t.dropped) + " of " + std::to_string(t.points) +
+                                " points stayed "
+                                "disturbed")
+                                   .c_str());
+    return false;
+  }
+  if (t.dropped) std::fprintf(stderr, "blasoffload-calibrate: %d points left out (disturbed)\n", t.dropped);
+  for (const auto& r : blasoffload::policy::reject_inconsistent(c))
+    std::fprintf(stderr, "blasoffload-calibrate: left out as inconsistent: %s\n",
+                 blasoffload::policy::describe(r).c_str());
+  return true;
 }
 
 }  // namespace
@@ -209,11 +206,11 @@ int main(int argc, char** argv) {
   std::string lib = "libblas.so.3", lapack, out, module;
   bool no_gpu = false;
   bool quick = false;
-  bool auto_mode = false;
-  std::string lock_fd_text, after_pid_text;
   blasoffload::tools::OptionParser opts("blasoffload-calibrate",
                                         "Measures this machine's CPU BLAS and CPU LAPACK (and GPU side) and writes "
-                                        "the policy file the offload policy reads.",
+                                        "the policy file the offload policy reads. Run it on an idle machine: a "
+                                        "measurement disturbed by other processes or steal is taken again, and if the "
+                                        "machine stays busy nothing is written (exit status 3).",
                                         BLASOFFLOAD_VERSION);
   opts.text("cpu-blas", &lib, "PATH",
             "the CPU BLAS to measure (default: libblas.so.3 as the dynamic linker finds it; use the same library, "
@@ -228,26 +225,7 @@ int main(int argc, char** argv) {
   opts.flag("no-gpu", &no_gpu, "CPU side only (the library then uses built-in GPU numbers)");
   opts.text("module", &module, "PATH",
             "the CUDA module whose GPU side to measure (default: next to this tool, or in the library directory)");
-  opts.flag("auto", &auto_mode,
-            "the library's background calibration: detach, lowest priority, sizes bounded to a few seconds per "
-            "point and 512 MiB of operands, at most 10 minutes in all (requires --out)");
-  opts.text("lock-fd", &lock_fd_text, "N", "--auto: the descriptor of the lock file, held while measuring");
-  opts.text("after-pid", &after_pid_text, "PID",
-            "--auto: measure once process PID (the program that started the calibration) has ended, so that the "
-            "measurement never shares the cores with its CPU BLAS");
   if (const int rc = opts.parse(argc, argv); rc >= 0) return rc;
-  if (auto_mode) {
-    if (out.empty()) {
-      std::fprintf(stderr, "blasoffload-calibrate: --auto requires --out\n");
-      return 2;
-    }
-    if (!detach(lock_fd_text.empty() ? -1 : std::atoi(lock_fd_text.c_str()),
-                after_pid_text.empty() ? 0 : std::atol(after_pid_text.c_str()))) {
-      std::perror("blasoffload-calibrate: fork");
-      return 1;
-    }
-    blasoffload::calibrate::set_auto_bounds(true);
-  }
   if (out.empty()) out = default_out();
   blasoffload::calibrate::set_quick_timing(quick);
   void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -285,26 +263,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "blasoffload-calibrate: %s\n", why.c_str());
     return 1;
   }
-  std::fprintf(stderr, "blasoffload-calibrate: CPU side measured in %.1f s (BLAS %.1f s, LAPACK %.1f s)\n",
-               std::chrono::duration<double>(Clock::now() - start).count(),
-               std::chrono::duration<double>(blas_done - start).count(),
-               std::chrono::duration<double>(Clock::now() - blas_done).count());
-  if (no_gpu) {
+  if (!blasoffload::calibrate::busy())
+    std::fprintf(stderr, "blasoffload-calibrate: CPU side measured in %.1f s (BLAS %.1f s, LAPACK %.1f s)\n",
+                 std::chrono::duration<double>(Clock::now() - start).count(),
+                 std::chrono::duration<double>(blas_done - start).count(),
+                 std::chrono::duration<double>(Clock::now() - blas_done).count());
+  if (blasoffload::calibrate::busy()) {
+    // Measuring stopped: the GPU side is not measured either.
+  } else if (no_gpu) {
     std::fprintf(stderr, "blasoffload-calibrate: GPU side not measured (--no-gpu)\n");
   } else if (module.empty() && access("/dev/nvidiactl", F_OK) != 0) {
     std::fprintf(stderr, "blasoffload-calibrate: no NVIDIA GPU on this machine: CPU side only\n");
   } else {
-    std::string why;
-    if (module.empty()) module = blasoffload::calibrate::default_module_path();
-    if (blasoffload::calibrate::measure_gpu(module, &c, &why))
-      std::fprintf(stderr,
-                   "blasoffload-calibrate: GPU %s: host->device %.1f GB/s, device->host %.1f GB/s (pinned), staging "
-                   "%.1f GB/s, call %.1f us + %.1f us per further copy, start-up %.0f ms\n",
-                   c.gpu.c_str(), c.h2d_gbs, c.d2h_gbs, c.pageable_gbs, c.call_overhead_us, c.copy_latency_us,
-                   c.init_ms);
-    else
-      std::fprintf(stderr, "blasoffload-calibrate: GPU side not measured: %s\n", why.c_str());
+    measure_gpu_side(module, &c);
   }
+  if (!fit_to_write(&c)) return 3;
   make_parent(out);
   std::string err;
   if (!blasoffload::policy::save_calibration(out, c, &err)) {

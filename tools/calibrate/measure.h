@@ -1,5 +1,5 @@
 // blasoffload-calibrate's timing helpers, shared by the CPU BLAS and CPU LAPACK measurements: one call's median
-// time, random operands, and one rate point of a shape class.
+// time, measured only while the machine is quiet (quiet.h), random operands, and one rate point of a shape class.
 #pragma once
 
 #include <functional>
@@ -11,27 +11,29 @@
 
 namespace blasoffload::calibrate {
 
+// One point's measurement: the median seconds per call, and whether the machine was quiet throughout.
+struct Timing {
+  double seconds = 0;
+  bool quiet = false;
+  std::string why;  // when not quiet: what ran beside it, or that the measuring stopped
+};
+
 // Median seconds per call of f(). `setup` (optional) runs before every call, untimed: it restores what the call
-// overwrites (a factorization's matrix), so that each timed call does the same work on the same data.
-double time_call(const std::function<void()>& f, const std::function<void()>& setup = {});
+// overwrites (a factorization's matrix), so that each timed call does the same work on the same data. A measurement
+// disturbed by other processes or steal (or whose calls spread too widely) is taken again once the machine is quiet,
+// at most three times; if the machine does not become quiet within kWaitS, or three points in a row stay disturbed,
+// measuring stops (busy() turns true and every later call returns at once, not quiet).
+Timing time_call(const std::function<void()>& f, const std::function<void()>& setup = {});
 // --quick: each point's timed calls need only a tenth of the time (the numbers are for tests, not for the policy).
 void set_quick_timing(bool quick);
-// --auto (started by the library in the background): each point's timed calls need half the time, and SizeBound
-// stops a class's sizes where the next would take too long or too much memory.
-void set_auto_bounds(bool on);
 
-// One class's ascending sizes under --auto: allow(work, bytes) says whether to measure the next size, predicting its
-// time from the previous size's (measured from one allow() to the next) scaled by the growth of the work, and
-// refusing operands over a bound (a background process must not take a large share of memory). The curve of a
-// class stopped early is clamped at its largest measured size (Calibration::rate). Always true without --auto.
-class SizeBound {
- public:
-  bool allow(double work, double bytes);
-
- private:
-  double last_work_ = 0, last_start_ = -1;
-  bool stopped_ = false;
+// Whether measuring stopped because the machine stayed busy, and the tallies for the tool's last lines.
+bool busy();
+struct Tally {
+  int points = 0, retried = 0, dropped = 0;
+  std::string last_disturbance;  // describe() of the last disturbed window
 };
+const Tally& tally();
 
 template <class T = float>
 std::vector<T> random_vector(size_t n, unsigned seed) {
@@ -43,7 +45,7 @@ std::vector<T> random_vector(size_t n, unsigned seed) {
 }
 
 // Adds the point (size, size * work_per_unit / seconds / 1e9) to class `cls` (GFLOP/s or GB/s: the unit of the
-// class's size) and prints it.
-void add(policy::Calibration& c, const std::string& cls, double size, double seconds, double work_per_unit);
+// class's size) and prints it; a disturbed measurement is printed as left out and not added.
+void add(policy::Calibration& c, const std::string& cls, double size, const Timing& t, double work_per_unit);
 
 }  // namespace blasoffload::calibrate
