@@ -184,34 +184,43 @@ void print_gpu(const std::string& libdir, bool load_module) {
   if (st == BO_CUDA_OK) m->shutdown();
 }
 
-void print_calibration() {
-  section("Calibration (the offload policy's model):");
+// The identity a program's library would key the policy file by: the object defining sgemm_ and its self-report.
+bool cpu_identity(policy::CpuIdentity* id) {
   const Settings& s = settings();
-  if (s.policy_file.empty()) {
-    std::printf("  no policy file (no HOME or XDG_CONFIG_HOME): built-in defaults\n");
+  void* h = dlopen(s.cpu_blas.empty() ? "libblas.so.3" : s.cpu_blas.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* sgemm = h ? dlsym(h, "sgemm_") : nullptr;
+  if (!sgemm) return false;
+  *id = {object_of(sgemm), probe_cpu_blas(sgemm).identity};
+  return true;
+}
+
+// The calibration a program would use, chosen and checked as the library does (policy::choose_calibration): the file,
+// how old it is, what of it was rejected as inconsistent and why; or why the built-in rates apply.
+void print_calibration() {
+  section("Calibration (the offload policy's rates):");
+  const Settings& s = settings();
+  policy::CpuIdentity cpu;
+  if (!cpu_identity(&cpu)) {
+    std::printf("  no CPU BLAS to compare a policy file with: built-in rates\n");
     return;
   }
-  if (!readable(s.policy_file)) {
-    std::printf("  %s: not present: built-in defaults (run blasoffload-calibrate)\n", s.policy_file.c_str());
-    if (s.policy_file_explicit) g_problems.push_back("BLASOFFLOAD_POLICY_FILE=" + s.policy_file + " cannot be read");
-    return;
+  const policy::CalibrationChoice ch = policy::choose_calibration(s.policy_file, s.policy_file_explicit, cpu);
+  if (!ch.from_file) {
+    std::printf("  built-in rates: %s\n", ch.message.substr(ch.message.find("defaults") + 8).c_str());
+  } else {
+    const policy::Calibration& c = ch.calibration;
+    std::printf("  in use: %s\n  measured %s (%.0f days ago) by %s\n  for %s%s%s\n  GPU side: %s\n",
+                s.policy_file.c_str(), c.created.c_str(), ch.age_days, c.tool.c_str(), c.cpu.library.c_str(),
+                c.cpu.report.empty() ? "" : " ", c.cpu.report.c_str(),
+                c.gpu.empty() ? "not measured, or rejected: the built-in GPU numbers (and the link as the GPU's "
+                                "start-up measures it)"
+                              : c.gpu.c_str());
   }
-  std::FILE* f = std::fopen(s.policy_file.c_str(), "r");
-  std::string json;
-  char buf[4096];
-  for (size_t n; f && (n = std::fread(buf, 1, sizeof buf, f)) > 0;) json.append(buf, n);
-  if (f) std::fclose(f);
-  policy::Calibration c;
-  std::string err;
-  if (!policy::parse_calibration(json, &c, &err)) {
-    std::printf("  %s: unusable (%s): built-in defaults\n", s.policy_file.c_str(), err.c_str());
-    g_problems.push_back(s.policy_file + ": " + err);
-    return;
-  }
-  std::printf("  %s: made %s by %s for %s%s%s; GPU side: %s\n", s.policy_file.c_str(), c.created.c_str(),
-              c.tool.c_str(), c.cpu.library.c_str(), c.cpu.report.empty() ? "" : " ", c.cpu.report.c_str(),
-              c.gpu.empty() ? "not measured" : c.gpu.c_str());
-  std::printf("  (used only when the program's CPU BLAS is that library with the same self-report)\n");
+  for (const std::string& r : ch.rejected) std::printf("  rejected as inconsistent: %s\n", r.c_str());
+  for (const std::string& w : ch.warnings) g_problems.push_back(w);
+  std::printf(
+      "  (remove the file to go back to the built-in rates; blasoffload-calibrate on an idle machine measures "
+      "this one)\n");
 }
 
 // Every setting as the README's table (README.md checks against this: tests/install/check_readme_knobs.sh).
