@@ -60,25 +60,22 @@ class FakeRoot : public ::testing::Test {
   std::string root_;
 };
 
-TEST(AlternativeRecord, ParsesChoicesAndPriorities) {
-  const auto c = parse_alternative_record(
-      "auto\n/usr/lib/x/libblas.so.3\n\n/usr/lib/x/blas/libblas.so.3\n10\n/usr/lib/x/openblas-pthread/libblas.so.3\n"
-      "100\n\n");
-  ASSERT_EQ(c.size(), 2u);
-  EXPECT_EQ(c[0].path, "/usr/lib/x/blas/libblas.so.3");
-  EXPECT_EQ(c[0].priority, 10);
-  EXPECT_EQ(c[1].path, "/usr/lib/x/openblas-pthread/libblas.so.3");
-  EXPECT_EQ(c[1].priority, 100);
+// A record's choices as "PATH:PRIORITY ...".
+std::string choices(const std::string& record) {
+  std::string out;
+  for (const auto& c : parse_alternative_record(record))
+    out += (out.empty() ? "" : " ") + c.path + ":" + std::to_string(c.priority);
+  return out;
 }
 
-TEST(AlternativeRecord, SkipsFollowerLines) {
-  // One follower (libblas.a): each choice carries one more line, its follower's path (here one empty).
-  const auto c = parse_alternative_record(
-      "manual\n/usr/lib/x/libblas.so\nlibblas.a\n/usr/lib/x/libblas.a\n\n/usr/lib/x/blas/libblas.so\n10\n"
-      "/usr/lib/x/blas/libblas.a\n/usr/lib/x/atlas/libblas.so\n35\n\n\n");
-  ASSERT_EQ(c.size(), 2u);
-  EXPECT_EQ(c[1].path, "/usr/lib/x/atlas/libblas.so");
-  EXPECT_EQ(c[1].priority, 35);
+TEST(AlternativeRecord, ParsesChoicesAndPriorities) {
+  EXPECT_EQ(choices("auto\n/usr/lib/x/libblas.so.3\n\n/usr/lib/x/blas/libblas.so.3\n10\n"
+                    "/usr/lib/x/openblas-pthread/libblas.so.3\n100\n\n"),
+            "/usr/lib/x/blas/libblas.so.3:10 /usr/lib/x/openblas-pthread/libblas.so.3:100");
+  // One follower (libblas.a): each choice carries one more line, its follower's path (the second's is empty).
+  EXPECT_EQ(choices("manual\n/usr/lib/x/libblas.so\nlibblas.a\n/usr/lib/x/libblas.a\n\n/usr/lib/x/blas/libblas.so\n10\n"
+                    "/usr/lib/x/blas/libblas.a\n/usr/lib/x/atlas/libblas.so\n35\n\n\n"),
+            "/usr/lib/x/blas/libblas.so:10 /usr/lib/x/atlas/libblas.so:35");
 }
 
 TEST(AlternativeRecord, RejectsOtherText) {
