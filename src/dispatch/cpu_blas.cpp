@@ -204,7 +204,8 @@ void resolve_cpu_blas() {
 }
 
 void* resolve_late(Routine r) {
-  // A LAPACK (or BLAS) loaded after the first call, e.g. by a plugin: looked up again, once per missing routine call.
+  // A LAPACK (or BLAS) loaded after the first call, e.g. by a plugin, else the system's: looked up again, once per
+  // missing routine call.
   const std::string name = routine_name(r) + std::string("_");
   const bool lapack = bo::routines::is_lapack(int(r));
   void* p = find_late(name.c_str(), lapack);
