@@ -134,6 +134,8 @@ std::vector<std::string> tuned_params_dirs(const std::string& module_dir) {
   return v;
 }
 
+std::string multiarch() { return BLASOFFLOAD_MULTIARCH; }
+
 std::string find_in_lib_dirs(const std::string& exe_dir, const std::string& name) {
   std::vector<std::string> dirs;
   add_unique(dirs, exe_dir);

@@ -33,6 +33,10 @@ std::vector<std::string> tuned_params_dirs(const std::string& module_dir);
 // <prefix>/lib64 and <prefix>/lib/<multiarch>. Returns the first that exists, else exe_dir/name.
 std::string find_in_lib_dirs(const std::string& exe_dir, const std::string& name);
 
+// The Debian multiarch triplet this build is for ("x86_64-linux-gnu"): the system's libraries are in
+// /usr/lib/<multiarch>.
+std::string multiarch();
+
 // Lexically normalised path ("a/b/../c" -> "a/c"); no file system access.
 std::string normalise(const std::string& path);
 

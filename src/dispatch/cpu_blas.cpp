@@ -4,9 +4,12 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <vector>
 
+#include "dispatch/cpu_library_search.h"
 #include "dispatch/log.h"
 #include "policy/config.h"
 #include "routines/all.h"
@@ -51,13 +54,14 @@ void* find_in_loaded_objects(const char* symbol) {
   return nullptr;
 }
 
-void* find_default(const char* symbol) {
+void* find_default(const char* symbol, bool loaded_objects) {
   void* p = dlsym(RTLD_NEXT, symbol);
   if (p && !is_our_address(p)) return p;
-  return find_in_loaded_objects(symbol);
+  return loaded_objects ? find_in_loaded_objects(symbol) : nullptr;
 }
 
-void* find_cpu_symbol(const char* symbol, bool lapack = false) {
+// `loaded_objects`: also the objects loaded in a local scope (false where those are the ones we loaded).
+void* find_cpu_symbol(const char* symbol, bool lapack = false, bool loaded_objects = true) {
   if (lapack && g_named_lapack_handle) {
     if (void* p = dlsym(g_named_lapack_handle, symbol); p && !is_our_address(p)) return p;
     log_debug("%s not in BLASOFFLOAD_CPU_LAPACK; looking it up in BLASOFFLOAD_CPU_BLAS and the process", symbol);
@@ -66,13 +70,90 @@ void* find_cpu_symbol(const char* symbol, bool lapack = false) {
     if (void* p = dlsym(g_named_handle, symbol); p && !is_our_address(p)) return p;
     log_debug("%s not in BLASOFFLOAD_CPU_BLAS; looking it up in the process", symbol);
   }
-  return find_default(symbol);
+  return find_default(symbol, loaded_objects);
 }
 
 std::string object_of(const void* p) {
   Dl_info info{};
   if (p && dladdr(p, &info) && info.dli_fname) return info.dli_fname;
   return "(not found)";
+}
+
+// A CPU library blasoffload loads itself where the process holds none: looked for once, at the first need.
+struct SystemLibrary {
+  std::once_flag once;
+  std::atomic<void*> handle{nullptr};
+  std::string why;  // written before `handle` is published
+};
+SystemLibrary g_system_blas, g_system_lapack;
+
+void* symbol_in(void* handle, const char* symbol) {
+  void* p = handle ? dlsym(handle, symbol) : nullptr;
+  return p && !is_our_address(p) ? p : nullptr;
+}
+
+// The system's library of `kind`, loaded the first time nothing in the process defines a needed `symbol` (`reason`
+// says why, for the log and the summary); nullptr when none would do, so that the call aborts naming the settings.
+void* system_library(SystemLibrary& lib, CpuLibraryKind kind, const char* symbol, const std::string& reason) {
+  std::call_once(lib.once, [&] {
+    const char* what = kind == CpuLibraryKind::kBlas ? "BLAS" : "LAPACK";
+    const CpuLibrarySystem system = configured_system(object_of(reinterpret_cast<const void*>(&symbol_in)));
+    const LoadedCpuLibrary l = load_cpu_library(cpu_library_candidates(kind, system), symbol, is_our_address);
+    for (const auto& p : l.passed_over) log_debug("CPU %s candidate passed over: %s", what, p.c_str());
+    if (!l.handle) {
+      log_debug("%s: nothing in the process defines it, nor any of the system's CPU %s libraries", symbol, what);
+      return;
+    }
+    lib.why = "loaded by blasoffload: " + reason + "; " + l.why;
+    log_debug("%s: %s (%s)", symbol, l.path.c_str(), lib.why.c_str());
+    if (kind == CpuLibraryKind::kLapack && g_cpu.lapack_library.empty()) {
+      g_cpu.lapack_library = object_of(symbol_in(l.handle, symbol));
+      g_cpu.lapack_why = lib.why;
+    }
+    lib.handle.store(l.handle, std::memory_order_release);
+  });
+  return lib.handle.load(std::memory_order_acquire);
+}
+
+// The system's LAPACK for a process that links none: the BLAS we loaded where it defines LAPACK itself, else the
+// system's LAPACK library.
+void* find_system_lapack(const char* symbol) {
+  if (void* p = lapack_of_blas(g_system_blas.handle.load(std::memory_order_acquire), symbol, is_our_address)) return p;
+  return symbol_in(system_library(g_system_lapack, CpuLibraryKind::kLapack, symbol, "the program links none"), symbol);
+}
+
+// A routine the table lacks, looked up again at its call: a library loaded since, else the system's.
+void* find_late(const char* symbol, bool lapack) {
+  // Where we loaded the system's BLAS, the process held no LAPACK either, and one that BLAS pulled in (Debian's
+  // OpenBLAS libblas.so.3 needs libopenblas.so.0) is not what the program's -llapack chose: the system's LAPACK first.
+  if (lapack && g_system_blas.handle.load(std::memory_order_acquire)) {
+    if (void* p = find_cpu_symbol(symbol, true, false)) return p;
+    if (void* p = find_system_lapack(symbol)) return p;
+    return find_in_loaded_objects(symbol);
+  }
+  if (void* p = find_cpu_symbol(symbol, lapack)) return p;
+  if (lapack) return find_system_lapack(symbol);
+  const std::string reason = g_cpu.fortran[index(Routine::sgemm)]
+                                 ? std::string("the process's CPU BLAS lacks ") + symbol
+                                 : std::string("the program links none");
+  return symbol_in(system_library(g_system_blas, CpuLibraryKind::kBlas, symbol, reason), symbol);
+}
+
+// A process that links no CPU BLAS (a relinked program whose -lblas the linker dropped as not needed): the system's,
+// loaded now since the first call needs it. Its LAPACK serves the LAPACK routines where it defines them itself.
+void fill_from_system_blas() {
+  void* h = system_library(g_system_blas, CpuLibraryKind::kBlas, "sgemm_", "the program links none");
+  if (!h) return;
+  for (std::size_t r = 0; r < kNumRoutines; ++r) {
+    const std::string name = routine_name(Routine(r));
+    const bool lapack = bo::routines::is_lapack(int(r));
+    if (!g_cpu.fortran[r])
+      g_cpu.fortran[r] =
+          lapack ? lapack_of_blas(h, (name + "_").c_str(), is_our_address) : symbol_in(h, (name + "_").c_str());
+    if (!g_cpu.cblas[r] && !lapack) g_cpu.cblas[r] = symbol_in(h, ("cblas_" + name).c_str());
+  }
+  g_cpu.library_why = g_system_blas.why;
+  if (g_cpu.fortran[index(Routine::dgetrf)]) g_cpu.lapack_why = g_system_blas.why;
 }
 
 }  // namespace
@@ -110,20 +191,24 @@ void resolve_cpu_blas() {
     g_cpu.fortran[r] = find_cpu_symbol((name + "_").c_str(), lapack);
     if (!lapack) g_cpu.cblas[r] = find_cpu_symbol(("cblas_" + name).c_str());
   }
+  if (!g_cpu.fortran[index(Routine::sgemm)]) fill_from_system_blas();
   if (void* getrf = g_cpu.fortran[index(Routine::dgetrf)]) g_cpu.lapack_library = object_of(getrf);
   const void* sgemm = g_cpu.fortran[index(Routine::sgemm)];
   g_cpu.library = object_of(sgemm);
   g_cpu.report = probe_cpu_blas(sgemm);
-  log_debug("CPU BLAS: %s %s", g_cpu.library.c_str(), g_cpu.report.identity.c_str());
+  log_debug("CPU BLAS: %s %s%s", g_cpu.library.c_str(), g_cpu.report.identity.c_str(),
+            g_cpu.library_why.empty() ? "" : (" (" + g_cpu.library_why + ")").c_str());
   // The advice goes into the summary (once): a user problem we can see, not a failure of ours, so it is not a
   // warning (a program must stay silent unless asked).
   if (!g_cpu.report.advice.empty()) log_debug("%s", g_cpu.report.advice.c_str());
 }
 
 void* resolve_late(Routine r) {
-  // A LAPACK (or BLAS) loaded after the first call, e.g. by a plugin: looked up again, once per missing routine call.
+  // A LAPACK (or BLAS) loaded after the first call, e.g. by a plugin, else the system's: looked up again, once per
+  // missing routine call.
   const std::string name = routine_name(r) + std::string("_");
-  void* p = find_cpu_symbol(name.c_str(), bo::routines::is_lapack(int(r)));
+  const bool lapack = bo::routines::is_lapack(int(r));
+  void* p = find_late(name.c_str(), lapack);
   if (p) __atomic_store_n(&g_cpu.fortran[index(r)], p, __ATOMIC_RELEASE);
   return p;
 }

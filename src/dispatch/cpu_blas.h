@@ -13,18 +13,23 @@ struct CpuBlas {
   void* cblas[kNumRoutines] = {};    // "cblas_dgemm"
   std::string library;               // where the Fortran sgemm_ came from, for the log
   std::string lapack_library;        // where dgetrf_ came from (empty: no CPU LAPACK in the process yet)
-  CpuBlasReport report;              // what that library says about itself, and advice
+  // Why, where blasoffload loaded the library itself ("loaded by blasoffload: the program links none; ..."); empty
+  // when the program brought it.
+  std::string library_why, lapack_why;
+  CpuBlasReport report;  // what that library says about itself, and advice
 };
 
 // Resolves the table (once): BLASOFFLOAD_CPU_BLAS if set, else the next definition after ours in lookup
 // order, else an already-loaded library that defines the symbol (a CPU BLAS dlopen'ed RTLD_LOCAL by a
-// plugin). Never returns one of our own definitions.
+// plugin). Never returns one of our own definitions. A process that holds no CPU BLAS at all gets the system's,
+// loaded here (cpu_library_search.h); one that holds a CPU BLAS pays nothing for that.
 void resolve_cpu_blas();
 
 // The resolved table. Valid after resolve_cpu_blas().
 extern CpuBlas g_cpu;
 
-// Looks a routine's CPU definition up again (a library loaded after the first call); nullptr if still none.
+// Looks a routine's CPU definition up again (a library loaded after the first call), and where nothing in the process
+// defines it, in the system's library, loaded then (the CPU LAPACK of a program that links none); nullptr if none.
 void* resolve_late(Routine r);
 
 // Ends the process with a message naming BLASOFFLOAD_CPU_BLAS: called when a needed entry is missing.

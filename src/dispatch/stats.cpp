@@ -102,13 +102,15 @@ void print_summary() {
   std::snprintf(line, sizeof line, "blasoffload summary (pid %d, mode %s)\n", static_cast<int>(getpid()),
                 mode_name(s.mode));
   out += line;
+  // Where blasoffload loaded the library itself, the line says why ("loaded by blasoffload: the program links none").
+  auto why = [](const std::string& w) { return w.empty() ? w : " (" + w + ")"; };
   out += "  CPU BLAS: " + (g_cpu.library.empty() ? std::string("(not looked up: no call needed it)") : g_cpu.library) +
-         "\n";
+         why(g_cpu.library_why) + "\n";
   if (!g_cpu.library.empty())
     out += "  CPU LAPACK: " +
            (g_cpu.lapack_library.empty() ? std::string("(none in the process when first looked up)")
                                          : g_cpu.lapack_library) +
-           "\n";
+           why(g_cpu.lapack_why) + "\n";
   if (!g_cpu.report.identity.empty()) out += "  CPU BLAS reports: " + g_cpu.report.identity + "\n";
   if (!g_cpu.report.advice.empty()) out += "  note: " + g_cpu.report.advice + "\n";
   out += "  GPU: " + gpu_status_line() + "\n";

@@ -263,6 +263,7 @@ State* load() {
   }
   s.cpu_blas = value_of("BLASOFFLOAD_CPU_BLAS");
   s.cpu_lapack = value_of("BLASOFFLOAD_CPU_LAPACK");
+  s.cpu_library_root = value_of("BLASOFFLOAD_TEST_CPU_LIBRARY_ROOT");
   s.cuda_module = value_of("BLASOFFLOAD_CUDA_MODULE");
   return st;
 }

@@ -41,6 +41,9 @@ struct Settings {
   std::string cpu_blas;  // BLASOFFLOAD_CPU_BLAS; empty = automatic lookup
   // BLASOFFLOAD_CPU_LAPACK; empty = automatic lookup (BLASOFFLOAD_CPU_BLAS first, then the process)
   std::string cpu_lapack;
+  // BLASOFFLOAD_TEST_CPU_LIBRARY_ROOT (tests): the directory that stands for / where the system's CPU BLAS and LAPACK
+  // are looked for (dispatch/cpu_library_search.h); empty = the real file system.
+  std::string cpu_library_root;
   std::string cuda_module;  // BLASOFFLOAD_CUDA_MODULE; empty = next to libblasoffload.so
   std::string config_file;  // the file actually read, empty if none
 };

@@ -106,10 +106,13 @@ std::vector<Knob> build() {
   v.push_back(typed("BLASOFFLOAD_LOG_FILE", K::kPath, O::kCore, "stderr", "a path",
                     "append the log to this file instead of stderr"));
   v.push_back(typed("BLASOFFLOAD_CPU_BLAS", K::kPath, O::kCore, "found automatically", "a path",
-                    "the CPU BLAS to forward to (default: the next definition after blasoffload in the process)"));
+                    "the CPU BLAS to forward to (default: the next definition after blasoffload in the process; "
+                    "if it holds none, the system's libblas.so.3 alternative, else another installed BLAS, OpenBLAS "
+                    "first)"));
   v.push_back(typed("BLASOFFLOAD_CPU_LAPACK", K::kPath, O::kCore, "found automatically", "a path",
                     "the CPU LAPACK to forward LAPACK calls to (default: BLASOFFLOAD_CPU_BLAS if it defines the "
-                    "routine, else the next definition after blasoffload in the process)"));
+                    "routine, else the next definition after blasoffload in the process; if it holds none, the "
+                    "system's liblapack.so.3 alternative, else another installed LAPACK, OpenBLAS first)"));
   v.push_back(typed("BLASOFFLOAD_CUDA_MODULE", K::kPath, O::kCore, "next to libblasoffload.so", "a path",
                     "the CUDA module libblasoffload_cuda.so to load"));
   v.push_back(typed("BLASOFFLOAD_CONFIG", K::kPath, O::kCore, "searched", "a path",
@@ -165,6 +168,9 @@ std::vector<Knob> build() {
                       "tests: the pipeline fails after this many tiles"));
   v.push_back(typed("BLASOFFLOAD_TEST_ALLOW_GPU", K::kText, O::kTest, "unset", "any value",
                     "tests: results are checked against bounds, not bits (read by the test programs)"));
+  v.push_back(typed("BLASOFFLOAD_TEST_CPU_LIBRARY_ROOT", K::kPath, O::kTest, "unset", "a path",
+                    "tests: where a process that links no CPU BLAS or LAPACK looks for the system's (alternatives, "
+                    "dpkg's records of them, well-known paths): under this directory instead of /"));
   v.push_back(typed("BLASOFFLOAD_TEST_SEED", K::kText, O::kTest, "random", "an integer",
                     "tests: the seed of the randomised residency test (read by the test program)"));
   return v;

@@ -53,16 +53,23 @@ check_prefix() {  # check_prefix PREFIX LIBDIR LABEL
   expect "$w/fp-run.out" "^blasoffload summary \(pid [0-9]+, mode cpu\)" \
     "$label: the installed library read $p/etc/blasoffload.conf (summary, mode cpu)"
   expect "$w/fp-run.out" "^  sgemm +1 +1 +0 " "$label: the call was intercepted"
+  expect "$w/fp-run.out" "^  CPU BLAS: /.* \(loaded by blasoffload: the program links none; " \
+    "$label: find_package consumer: the linker dropped the CPU BLAS, the library loaded the system's"
 
   # pkg-config.
   local flags
   flags=$(PKG_CONFIG_PATH="$L/pkgconfig" pkg-config --cflags --libs blasoffload) || fail "$label: pkg-config"
   [ "$(PKG_CONFIG_PATH="$L/pkgconfig" pkg-config --modversion blasoffload)" = 0.1.0 ] || fail "$label: pc version"
+  # The README's relink command, with the linker's default --as-needed: the program calls only blasoffload's symbols,
+  # so -lblas is dropped and the library loads the system's CPU BLAS itself.
   # shellcheck disable=SC2086
-  cc "$src/tests/install/consumer/consumer.c" -o "$w/pc-consumer" -Wl,--no-as-needed $flags "$ref_blas" -lm -Wl,-rpath,"$L" ||
+  cc "$src/tests/install/consumer/consumer.c" -o "$w/pc-consumer" $flags -lblas -lm -Wl,-rpath,"$L" ||
     fail "$label: pkg-config build"
+  ! readelf -d "$w/pc-consumer" | grep -E 'NEEDED.*\[libblas\.so' || fail "$label: the linker kept -lblas"
   "$w/pc-consumer" >"$w/pc-run.out" 2>&1 || { cat "$w/pc-run.out"; fail "$label: pkg-config consumer run"; }
   expect "$w/pc-run.out" "^PASS$" "$label: pkg-config consumer result"
+  expect "$w/pc-run.out" "^  CPU BLAS: /.* \(loaded by blasoffload: the program links none; " \
+    "$label: the library loaded the system's CPU BLAS and said so"
   ldd "$w/pc-consumer" | grep "libblasoffload.so.0 => $L/libblasoffload.so.0" >/dev/null || fail "$label: pc consumer's library"
 
   # The CUDA module next to the installed library: with mode gpu the library loads it (no GPU here: it says why).

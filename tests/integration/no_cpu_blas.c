@@ -1,5 +1,6 @@
-/* Not linked to any BLAS: under LD_PRELOAD=libblasoffload.so, sgemm_ exists (blasoffload's) but there is
- * no CPU BLAS to forward it to, so the call must abort with a message naming BLASOFFLOAD_CPU_BLAS. */
+/* Not linked to any BLAS: under LD_PRELOAD=libblasoffload.so, sgemm_ exists (blasoffload's) but the process holds
+ * no CPU BLAS to forward it to. blasoffload loads the system's (the call returns, exit status 0 when C = A), or,
+ * where the system has none either, aborts with a message naming BLASOFFLOAD_CPU_BLAS. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -19,6 +20,6 @@ int main(void) {
   printf("calling sgemm_\n");
   fflush(stdout);
   sgemm("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n);
-  printf("sgemm_ returned: c = %g %g %g %g (expected an abort)\n", c[0], c[1], c[2], c[3]);
-  return 4;
+  printf("sgemm_ returned: c = %g %g %g %g\n", c[0], c[1], c[2], c[3]);
+  return c[0] == 1 && c[1] == 2 && c[2] == 3 && c[3] == 4 ? 0 : 4;
 }

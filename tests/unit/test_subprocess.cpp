@@ -1,6 +1,6 @@
 // Whole-process behaviour, each case in a subprocess running blas_probe under LD_PRELOAD: a missing CPU
-// BLAS aborts with a message naming BLASOFFLOAD_CPU_BLAS (never a segfault); the config file is read and
-// the environment overrides it; invalid values are reported.
+// BLAS (none in the process nor on the system) aborts with a message naming BLASOFFLOAD_CPU_BLAS (never a segfault);
+// the config file is read and the environment overrides it; invalid values are reported.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,7 +55,8 @@ std::string slurp(const std::string& path) {
 const std::string kRefBlas = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3";
 
 TEST(NoCpuBlas, AbortsWithMessageNamingTheVariable) {
-  Outcome o = run_probe("");
+  // A system root with nothing in it: the library finds no CPU BLAS of the system's to load either.
+  Outcome o = run_probe("BLASOFFLOAD_TEST_CPU_LIBRARY_ROOT=/nonexistent/root");
   EXPECT_EQ(o.signal, SIGABRT) << o.output;
   EXPECT_NE(o.output.find("BLASOFFLOAD_CPU_BLAS"), std::string::npos) << o.output;
   EXPECT_EQ(o.output.find("returned"), std::string::npos);

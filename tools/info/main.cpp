@@ -13,6 +13,7 @@
 
 #include "common/options.h"
 #include "config/paths.h"
+#include "dispatch/cpu_library_search.h"
 #include "offload/cuda_module_api.h"
 #include "offload/gpu_diagnose.h"
 #include "policy/calibration.h"
@@ -82,6 +83,13 @@ void print_cpu_blas() {
               s.cpu_blas.empty() ? "as the dynamic linker finds it; a program uses the BLAS it links or preloads after "
                                    "libblasoffload"
                                  : "BLASOFFLOAD_CPU_BLAS");
+  // What the library loads itself for a program that links none (a relinked one whose -lblas the linker dropped).
+  for (const auto kind : {CpuLibraryKind::kBlas, CpuLibraryKind::kLapack}) {
+    if (!(kind == CpuLibraryKind::kBlas ? s.cpu_blas : s.cpu_lapack).empty()) continue;  // the setting comes first
+    const std::string c = system_choice(kind, find_library(paths::object_dir(reinterpret_cast<const void*>(&section))));
+    std::printf("  a program that links no CPU %s: %s\n", kind == CpuLibraryKind::kBlas ? "BLAS" : "LAPACK",
+                c.empty() ? "none found, its first call aborts" : ("blasoffload loads " + c).c_str());
+  }
   void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     std::printf("  not loadable: %s\n", dlerror());
