@@ -9,7 +9,6 @@
 // on several threads, and calls no BLAS (the stack under test). Exit status: 0 ok, 1 a check failed, 2 usage, 3 out
 // of memory.
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
@@ -24,6 +23,7 @@
 
 #include "../bench_util.h"
 #include "../hash_uniform.h"
+#include "../openblas_context.h"
 
 static const char kUsage[] =
     "usage: blasoffload_firstrun --routine=NAME --n=N [--calls=K] [--nrhs=R] [--stack=S] [--pass=P] [--part=X]\n"
@@ -148,12 +148,6 @@ static size_t c_cols(const Program* g) {
 #define BO_TYPED_BODY "../firstrun/firstrun_typed.h"
 #include "../common/each_precision.h"
 
-static const char* from(const char* symbol) {
-  Dl_info info = {0};
-  void* p = dlsym(RTLD_DEFAULT, symbol);
-  return p && dladdr(p, &info) && info.dli_fname ? info.dli_fname : "";
-}
-
 // The policy file the library reads when BLASOFFLOAD_POLICY_FILE is unset: $XDG_CONFIG_HOME/blasoffload/policy.json,
 // else ~/.config/blasoffload/policy.json (src/config/paths.cpp).
 static void default_policy(char* path, size_t size) {
@@ -182,27 +176,22 @@ static void policy_created(const char* path, char* out, size_t size) {
 }
 
 static void print_context(const Program* g) {
-  typedef char* (*str_fn)(void);
-  typedef int (*int_fn)(void);
-  str_fn corename = (str_fn)dlsym(RTLD_DEFAULT, "openblas_get_corename");
-  str_fn config = (str_fn)dlsym(RTLD_DEFAULT, "openblas_get_config");
-  int_fn threads = (int_fn)dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
   const char* preload = getenv("LD_PRELOAD");
   const char* policy = getenv("BLASOFFLOAD_POLICY_FILE");
   const char* mode = getenv("BLASOFFLOAD_MODE");
-  char def[1024], created[64];
+  char def[1024], created[64], openblas[1024];
   default_policy(def, sizeof def);
   struct stat st;
   const int exists = stat(def, &st) == 0;
   policy_created(def, created, sizeof created);
+  openblas_fields(openblas, sizeof openblas);
   printf(
       "{\"context\": {\"program\": \"blasoffload_firstrun\", \"stack\": \"%s\", \"part\": \"%s\", \"pass\": %d, "
       "\"sgemm_from\": \"%s\", \"dgetrf_from\": \"%s\", \"ld_preload\": \"%s\", \"blasoffload_mode\": \"%s\", "
       "\"policy_file\": \"%s\", \"policy_default\": \"%s\", \"policy_at_start\": %s, \"policy_created\": \"%s\", "
-      "\"openblas_corename\": \"%s\", \"openblas_config\": \"%s\", \"openblas_threads\": %d, \"threads\": %d}}\n",
-      g->stack, g->part, g->pass, from("sgemm_"), from("dgetrf_"), preload ? preload : "", mode ? mode : "",
-      policy ? policy : "", def, exists ? "true" : "false", created, corename ? corename() : "", config ? config() : "",
-      threads ? threads() : 0, g_threads);
+      "%s, \"threads\": %d}}\n",
+      g->stack, g->part, g->pass, symbol_from("sgemm_"), symbol_from("dgetrf_"), preload ? preload : "",
+      mode ? mode : "", policy ? policy : "", def, exists ? "true" : "false", created, openblas, g_threads);
   fflush(stdout);
 }
 

@@ -3,19 +3,7 @@
  * several threads, one program (its calls timed, the last one checked) and the O(n^2) checks, in double precision on
  * several threads, without BLAS (the stack under test). No include guard: it is meant to be included twice. */
 
-void P(gemm_)(const char*, const char*, const int*, const int*, const int*, const T*, const T*, const int*, const T*,
-              const int*, const T*, T*, const int*, size_t, size_t);
-void P(gemv_)(const char*, const int*, const int*, const T*, const T*, const int*, const T*, const int*, const T*, T*,
-              const int*, size_t);
-void P(trsm_)(const char*, const char*, const char*, const char*, const int*, const int*, const T*, const T*,
-              const int*, T*, const int*, size_t, size_t, size_t, size_t);
-void P(syrk_)(const char*, const char*, const int*, const int*, const T*, const T*, const int*, const T*, T*,
-              const int*, size_t, size_t);
-void P(getrf_)(const int*, const int*, T*, const int*, int*, int*);
-void P(getrs_)(const char*, const int*, const int*, const T*, const int*, const int*, T*, const int*, int*, size_t);
-void P(gesv_)(const int*, const int*, T*, const int*, int*, T*, const int*, int*);
-void P(potrf_)(const char*, const int*, T*, const int*, int*, size_t);
-void P(potrs_)(const char*, const int*, const int*, const T*, const int*, T*, const int*, int*, size_t);
+#include "../common/typed_routines.h"
 
 // ---- Inputs ----
 
