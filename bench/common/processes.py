@@ -83,6 +83,7 @@ def end_strays(log, keep=()):
         if pid in keep:
             continue
         cmd = read_text("/proc/%d/cmdline" % pid, "").replace("\0", " ").strip()
+        cmd = cmd or "[%s]" % read_text("/proc/%d/comm" % pid, "?")  # a zombie keeps only its name
         ended = "by itself" if _state(pid) == "Z" else "stopped"
         for sig in (signal.SIGTERM, signal.SIGKILL) if ended == "stopped" else ():
             try:

@@ -335,8 +335,10 @@ def auto_calibration(run, home):
     lock = home_file(raw, home, "policy.json.lock")
     if not raw or not os.path.exists(lock):
         return None, ["- the library's auto-calibration (%s): never started (no lock file)" % home]
-    started = re.search(r"started (\S+)", open(lock, errors="replace").read())
-    stray = [x for x in run.strays if "--auto" in x.get("stray", "") and home in x.get("stray", "")]
+    text = open(lock, errors="replace").read()
+    started, pid = re.search(r"started (\S+)", text), re.search(r"pid (\d+)", text)
+    stray = [x for x in run.strays if (pid and x.get("pid") == int(pid.group(1))) or
+             ("--auto" in x.get("stray", "") and home in x.get("stray", ""))]
     ended = "still measuring at the end of the passes: stopped by the runner" if any(
         x["ended"] == "stopped" for x in stray) else "ended by itself" if stray else "ended before the part ended"
     pol = decisions.read_policy(home_file(raw, home))
