@@ -108,6 +108,8 @@ def check_idle(tmp):
         "took 12.000 ms",
         "blasoffload: dgetrf(m=16384 n=16384 lda=16384) -> cpu [no GPU], took 6000.000 ms",
         "blasoffload: dgetrf(m=16384 n=16384 lda=16384) -> cpu [no GPU], took 6000.000 ms"]) + "\n")
+    write(os.path.join(raw, "calls-bo-cal-p2-dgemm-4096x3.log"), "blasoffload: policy: built-in defaults (/x is for "
+          "another CPU BLAS)\n")
     write(os.path.join(raw, "home-bo-cal/.config/blasoffload/policy.json"), policy("2026-01-02T03:00:00Z", 50.0))
     write(os.path.join(raw, "home-bo-uncal/.config/blasoffload/policy.json.lock"),
           "blasoffload auto-calibration\ncpu x\nstarted 2026-01-02T02:59:00Z\npid 9\n")
@@ -128,7 +130,8 @@ def check_idle(tmp):
                  "(no GPU) |", "| dtrsm | dgetrf | bo-uncal | 1 | 1 | 0.83 | 0 |", "defaults; auto-cal started",
                  "exit 0 after 150 s; wrote home-bo-cal/.config/blasoffload/policy.json (measured "
                  "2026-01-02T03:00:00Z)",
-                 "still measuring at the end of the passes: stopped by the runner; wrote no policy file"):
+                 "still measuring at the end of the passes: stopped by the runner; wrote no policy file",
+                 "WARNING bo-cal ran on the built-in defaults (dgemm 4096 x3)"):
         if want not in text:
             FAILURES.append("idle report lacks %r" % want)
     for unwanted in ("bo-uncal pass 2 dgemm 4096 x3: wall", "dgetrf 16384 x2: wall"):

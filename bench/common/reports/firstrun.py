@@ -417,6 +417,10 @@ def render(rows, context_list, args):
         warnings.append("no line from the load beside (did it run?)")
     if not args.raw:
         warnings.append("no run folder (--raw): no calls logs, the calibrations' files unknown")
+    uncal = sorted({label(k) for (s, p, k) in run.res if s == "bo-cal" and
+                    run.log(s, p, k)["policy"].startswith("built-in defaults")})
+    if uncal:  # the calibration failed or wrote a file for another CPU BLAS
+        warnings.append("bo-cal ran on the built-in defaults (%s): its tables are uncalibrated" % ", ".join(uncal))
     out += ["- WARNING " + w for w in sorted(set(warnings))]
     out.append("")
     out += ["### The CPU alone (A/A: pass 2 / pass 1)", ""] + cpu_table(run) + [""]
