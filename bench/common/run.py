@@ -42,6 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, HERE)
+import processes  # noqa: E402  (bench/common/processes.py)
 import report as common_report  # noqa: E402  (bench/common/report.py)
 
 START = time.monotonic()
@@ -214,7 +215,7 @@ class Machine:
         with open(os.path.join(outdir, "calibrate-%s.log" % self.tag), "w") as f:
             # A full calibration took 118-123 s on the lent H100 machines, 157 s since the solves are measured with
             # 64 right-hand sides and at n = 8192 (7f22406).
-            rc = _run(cmd, dict(os.environ, LD_LIBRARY_PATH=self.blas_path), f, f, 240)
+            rc = processes.run(cmd, dict(os.environ, LD_LIBRARY_PATH=self.blas_path), f, f, 240)
         if rc == 0 and os.path.exists(policy) and os.path.getsize(policy) > 0:
             os.environ["BLASOFFLOAD_POLICY_FILE"] = policy
             if not (json.load(open(policy)).get("gpu")):
@@ -223,33 +224,7 @@ class Machine:
             log("warning: calibration failed (exit %s): auto runs on the built-in defaults" % rc)
 
 
-def _output(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def _read(path):
-    try:
-        return open(path).read().strip()
-    except OSError:
-        return "?"
-
-
-def _run(cmd, env, out, err, limit):
-    """Runs a process with a time limit (SIGTERM, then SIGKILL 5 s later); 124 when it was stopped."""
-    p = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
-    try:
-        return p.wait(timeout=max(1, limit))
-    except subprocess.TimeoutExpired:
-        p.terminate()
-        try:
-            p.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-        return 124
+_output, _read = processes.output, processes.read_text
 
 
 # ---- One benchmark ----
@@ -271,8 +246,9 @@ class Benchmark:
         self.status = 0
         self.combined = []
 
-    def note(self, run, values, why):
-        """A raw line recording a process that did not run or failed (the run's note fields, then skipped)."""
+    def note(self, run, values, why=None, file="notes.jsonl", **more):
+        """A raw line recording a process that did not run or failed (the run's note fields, then skipped); with
+        file="processes.jsonl", one that ran (record = yes: its wall time and exit status, measured outside it)."""
         if self.opts["dry_run"]:
             print("(not run: %s)" % why)
             return
@@ -281,8 +257,10 @@ class Benchmark:
             k, _, v = item.partition(":")
             v = fill(v, values)
             fields[k] = int(v) if re.fullmatch(r"-?\d+", v) else v
-        fields["skipped"] = why.replace('"', "'")
-        with open(os.path.join(self.raw, "notes.jsonl"), "a") as f:
+        if why is not None:
+            more["skipped"] = why.replace('"', "'")
+        fields.update(more)
+        with open(os.path.join(self.raw, file), "a") as f:
             f.write(json.dumps(fields) + "\n")
 
     def axes(self, run):
@@ -344,11 +322,43 @@ class Benchmark:
             with open(os.path.join(self.raw, "env.txt"), "w") as f:
                 f.write(self.m.describe() + "benchmark: %s/%s limit %ds\n" % (self.folder, self.name, limit))
         log("=== %s/%s (%ds): %s" % (self.folder, self.name, limit, self.base))
-        for run in self.d["runs"]:
-            self.run_part(run)
-        if self.d.get("rerun") and not self.opts["dry_run"]:
-            self.rerun()
+        beside = self.start_beside()
+        try:
+            for run in self.d["runs"]:
+                try:
+                    self.run_part(run)
+                finally:  # what the part's programs left running ends with the part
+                    if not self.opts["dry_run"]:
+                        for s in processes.end_strays(log, keep=[beside.p.pid] if beside else []):
+                            self.note({}, {}, file="processes.jsonl", section=run["part"], **s)
+            if self.d.get("rerun") and not self.opts["dry_run"]:
+                self.rerun()
+        finally:
+            if beside:  # its lines (the load's) and how it ended in the result file
+                self.note({}, {}, file="processes.jsonl", **beside.stop(log))
+                self.combined.append("beside")
         return 0 if self.opts["dry_run"] else self.finish()
+
+    def templates(self):
+        """The values every template may name besides the axes."""
+        return dict(raw=self.raw, lib=self.m.lib, module=self.m.module, blas_path=self.m.blas_path,
+                    openblas_dir=self.m.openblas_dir, L=self.m.L, commit=self.m.commit, nvblas=self.m.nvblas,
+                    nvblas_dir=os.path.dirname(self.m.nvblas))
+
+    def start_beside(self):
+        """beside = PROGRAM ARGS (beside_stack, default cpu): a process started before the benchmark's first part (and
+        beside_warmup_s before it) and stopped after its last: a load on the machine; its output is beside.jsonl."""
+        if not self.d.get("beside"):
+            return None
+        values = dict(self.templates(), output="beside")
+        prog, *args = shlex.split(fill(self.d["beside"], values))
+        cmd = [self.m.program(prog, self.folder)] + args
+        if self.opts["dry_run"]:
+            print("beside", " ".join(cmd))
+            return None
+        log("beside the benchmark: %s" % " ".join(cmd))
+        return processes.Beside(cmd, self.stack_env(self.stack(self.d.get("beside_stack", "cpu")), values),
+                                os.path.join(self.raw, "beside"), float(self.d.get("beside_warmup_s", 0)))
 
     def left(self):
         return int(self.limit - (elapsed() - self.t0))
@@ -374,10 +384,7 @@ class Benchmark:
             if not self.allowed(run, values):
                 continue
             more = [self.opts["args"], self.opts["args_for"].get(run["program"], ""), extra_args]
-            values = dict(values, args=" ".join(filter(None, more)), raw=self.raw,
-                          lib=self.m.lib, module=self.m.module, blas_path=self.m.blas_path,
-                          openblas_dir=self.m.openblas_dir, L=self.m.L, commit=self.m.commit, nvblas=self.m.nvblas,
-                          nvblas_dir=os.path.dirname(self.m.nvblas))
+            values = dict(values, args=" ".join(filter(None, more)), **self.templates())
             if weights:
                 rest = sum(int(weights.get(c[run["weight_axis"]], 0)) for c in combos[i:])
                 part = self.left() * int(weights.get(values[run["weight_axis"]], 0)) // max(rest, 1)
@@ -395,7 +402,8 @@ class Benchmark:
                 pairs = dict(w.partition(":")[::2] for w in text.split())
                 values[key[5:] + "_arg"] = pairs.get(str(values.get(key[5:])), "")
         name = fill(run.get("output", "{part}"), dict(values, part=run["part"]))
-        left = self.left()
+        # reserve_s: what the parts after this one keep of the budget (scaled to a selection's own time limit)
+        left = self.left() - int(run.get("reserve_s", 0)) * self.limit // int(self.d.get("budget_s", self.limit))
         key = tuple(values.get(a) for a in words(run.get("estimate_key", "")))
         est = 0
         if key in self.took:
@@ -419,7 +427,9 @@ class Benchmark:
             self.status = 1
             return None
         env = self.stack_env(stack, dict(values, output=name))
-        if stack.get("file"):  # a configuration file the stack's library reads (nvblas.conf)
+        for d in words(fill(stack.get("mkdir", ""), values)) if not self.opts["dry_run"] else []:
+            os.makedirs(d, exist_ok=True)  # directories the stack's env names (a HOME)
+        if stack.get("file") and not self.opts["dry_run"]:  # a configuration file its library reads (nvblas.conf)
             with open(fill(stack["file"], values), "w") as f:
                 f.write(fill(stack.get("file_text", ""), values).replace("|", "\n") + "\n")
         for need in words(stack.get("needs", "")):
@@ -445,8 +455,14 @@ class Benchmark:
         t0 = elapsed()
         with open(os.path.join(self.raw, name + ".jsonl"), "w") as out, \
                 open(os.path.join(self.raw, name + ".err"), "w") as err:
-            rc = _run(cmd, env, out, err, hard)
-        took = max(1, int(elapsed() - t0))
+            rc = processes.run(cmd, env, out, err, hard)
+        wall = elapsed() - t0
+        took = max(1, int(wall))
+        if run.get("record") == "yes":  # the process's wall time, measured outside it (its start and exit too)
+            self.note(run, values, file="processes.jsonl", process=name, section=run["part"],
+                      stack=values.get("stack"), rc=rc, wall_s=round(wall, 4), start_s=round(t0 - self.t0, 2))
+        # exit_ok = CODES: exit statuses that are an outcome, not a failure (any: every one)
+        ok_exit = rc == 0 or bool({"any", str(rc)} & set(words(run.get("exit_ok", ""))))
         scale_axis = (run.get("estimate_scale") or "^").split("^")[0]
         if record:
             self.took[key] = (took, values.get(scale_axis))
@@ -463,13 +479,13 @@ class Benchmark:
             log("%s: exit %d, nothing more of this part: %s" % (name, rc, errtail))
             self.status = max(self.status, rc)
             return "stop"
-        elif points == 0 and rc != 0:
+        elif points == 0 and not ok_exit:
             log("%s failed (exit %d): %s" % (name, rc, errtail))
             self.note(run, values, "failed (exit %d): %s" % (rc, errtail.replace("\\", "/")))
             self.failed[fkey] = "%s=%s" % (scale_axis, values.get(scale_axis))
             self.status = 1
         else:
-            if rc != 0:
+            if not ok_exit:
                 log("%s exited with %d (a check failed?)" % (name, rc))
                 self.status = 1
             log("%s: %ds, %d points" % (name, took, points))
@@ -505,6 +521,9 @@ class Benchmark:
         for name in self.combined:
             lines += open(os.path.join(self.raw, name + ".jsonl"), errors="replace").read().splitlines()
         lines += open(os.path.join(self.raw, "notes.jsonl")).read().splitlines()
+        if os.path.exists(os.path.join(self.raw, "processes.jsonl")) and (
+                self.d.get("beside") or any(r.get("record") == "yes" for r in self.d["runs"])):
+            lines += open(os.path.join(self.raw, "processes.jsonl")).read().splitlines()
         return lines
 
     def finish(self):
@@ -566,6 +585,15 @@ def parse_args(argv):
 
 def main(argv):
     opts, selections = parse_args(argv)
+    processes.own_children()
+    try:
+        return run_selections(opts, selections)
+    finally:
+        for s in processes.end_strays(log):
+            log("ended at exit: %s" % s["stray"][:200])
+
+
+def run_selections(opts, selections):
     machine = Machine(opts)
     plan = []
     for folder, items, seconds in selections:

@@ -6,7 +6,6 @@
 // time. One JSON object per line on stdout: a context line, one per point (median of its repetitions after a first
 // call), one total per part. The checks are O(n^2), in double precision, and call no BLAS (the stack under test).
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -18,6 +17,7 @@
 #include "../bench_util.h"
 #include "../core_probe.h"
 #include "../hash_uniform.h"
+#include "../openblas_context.h"
 #include "../thread_cpu.h"
 
 static const char kUsage[] =
@@ -103,29 +103,18 @@ static void print_skip(const char* routine, int n, int nrhs, const char* why) {
 #define BO_TYPED_BODY "../mix/mix_typed.h"
 #include "../common/each_precision.h"
 
-static const char* from(const char* symbol) {
-  Dl_info info = {0};
-  void* p = dlsym(RTLD_DEFAULT, symbol);
-  return p && dladdr(p, &info) && info.dli_fname ? info.dli_fname : "";
-}
-
 static void print_context(void) {
-  typedef char* (*str_fn)(void);
-  typedef int (*int_fn)(void);
-  str_fn corename = (str_fn)dlsym(RTLD_DEFAULT, "openblas_get_corename");
-  str_fn config = (str_fn)dlsym(RTLD_DEFAULT, "openblas_get_config");
-  int_fn threads = (int_fn)dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
   const char* preload = getenv("LD_PRELOAD");
   const char* policy = getenv("BLASOFFLOAD_POLICY_FILE");
   const char* mode = getenv("BLASOFFLOAD_MODE");
+  char openblas[1024];
+  openblas_fields(openblas, sizeof openblas);
   printf(
       "{\"context\": {\"program\": \"blasoffload_mix\", \"stack\": \"%s\", \"part\": \"%s\", \"round\": %d, "
       "\"sgemm_from\": \"%s\", \"dgetrf_from\": \"%s\", \"dgeqrf_from\": \"%s\", \"ld_preload\": \"%s\", "
-      "\"blasoffload_mode\": \"%s\", \"policy_file\": \"%s\", \"openblas_corename\": \"%s\", \"openblas_config\": "
-      "\"%s\", \"openblas_threads\": %d}}\n",
-      g_stack, g_part, g_round, from("sgemm_"), from("dgetrf_"), from("dgeqrf_"), preload ? preload : "",
-      mode ? mode : "", policy ? policy : "", corename ? corename() : "", config ? config() : "",
-      threads ? threads() : 0);
+      "\"blasoffload_mode\": \"%s\", \"policy_file\": \"%s\", %s}}\n",
+      g_stack, g_part, g_round, symbol_from("sgemm_"), symbol_from("dgetrf_"), symbol_from("dgeqrf_"),
+      preload ? preload : "", mode ? mode : "", policy ? policy : "", openblas);
   fflush(stdout);
 }
 

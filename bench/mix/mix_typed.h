@@ -3,27 +3,7 @@
  * O(n^2) checks (in double precision, without BLAS: the stack under test) and one point of each routine. No include
  * guard: it is meant to be included twice. */
 
-void P(gemm_)(const char*, const char*, const int*, const int*, const int*, const T*, const T*, const int*, const T*,
-              const int*, const T*, T*, const int*, size_t, size_t);
-void P(gemv_)(const char*, const int*, const int*, const T*, const T*, const int*, const T*, const int*, const T*, T*,
-              const int*, size_t);
-void P(trsv_)(const char*, const char*, const char*, const int*, const T*, const int*, T*, const int*, size_t, size_t,
-              size_t);
-T P(nrm2_)(const int*, const T*, const int*);
-void P(trsm_)(const char*, const char*, const char*, const char*, const int*, const int*, const T*, const T*,
-              const int*, T*, const int*, size_t, size_t, size_t, size_t);
-void P(syrk_)(const char*, const char*, const int*, const int*, const T*, const T*, const int*, const T*, T*,
-              const int*, size_t, size_t);
-void P(getrf_)(const int*, const int*, T*, const int*, int*, int*);
-void P(getrs_)(const char*, const int*, const int*, const T*, const int*, const int*, T*, const int*, int*, size_t);
-void P(gesv_)(const int*, const int*, T*, const int*, int*, T*, const int*, int*);
-void P(potrf_)(const char*, const int*, T*, const int*, int*, size_t);
-void P(potrs_)(const char*, const int*, const int*, const T*, const int*, T*, const int*, int*, size_t);
-void P(posv_)(const char*, const int*, const int*, T*, const int*, T*, const int*, int*, size_t);
-void P(trtrs_)(const char*, const char*, const char*, const int*, const int*, const T*, const int*, T*, const int*,
-               int*, size_t, size_t, size_t);
-void P(geqrf_)(const int*, const int*, T*, const int*, T*, T*, const int*, int*);
-void P(getri_)(const int*, T*, const int*, const int*, T*, const int*, int*);
+#include "../common/typed_routines.h"
 
 static void P(fill)(T* a, size_t count, uint64_t seed) {
   for (size_t i = 0; i < count; ++i) a[i] = hash_uniform(i, seed);
