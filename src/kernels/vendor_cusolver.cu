@@ -2,6 +2,7 @@
 // and device (handles are not thread-safe); without it the module's LAPACK path declines and the CPU LAPACK runs.
 #include <cusolverDn.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -35,6 +36,7 @@ struct Api {
 };
 Api g_api{};
 bool g_ok = false;
+std::atomic<bool> g_tried{false};
 std::string g_desc = "cuSOLVER: not opened yet";
 std::once_flag g_once;
 std::string g_setting;
@@ -152,8 +154,13 @@ void set_cusolver_setting(const char* value) {
   g_setting = value ? value : "";
   g_setting_given = value != nullptr;
 }
+bool cusolver_tried() { return g_tried.load(std::memory_order_acquire); }
+
 bool cusolver_available() {
-  std::call_once(g_once, open_cusolver);
+  std::call_once(g_once, [] {
+    open_cusolver();
+    g_tried.store(true, std::memory_order_release);
+  });
   return g_ok;
 }
 const char* cusolver_description() {

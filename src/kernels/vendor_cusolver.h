@@ -9,6 +9,9 @@ namespace bok::vendor {
 // True once libcusolver was opened and every symbol resolved (first call tries; BLASOFFLOAD_CUSOLVER=off or a path
 // overrides the search). Thread-safe.
 bool cusolver_available();
+// Whether the first try to open it has finished (without trying): the policy's question before a LAPACK call, which
+// must not pay the opening when it is short.
+bool cusolver_tried();
 // The BLASOFFLOAD_CUSOLVER setting as the module's configuration gives it; called by the module's init before any use.
 void set_cusolver_setting(const char* value);
 // "cuSOLVER 12.0.3 (libcusolver.so.12)", or why it is unavailable.

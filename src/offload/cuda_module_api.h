@@ -1,7 +1,7 @@
 /* The C contract between the core library and the lazily dlopen'ed CUDA module (libblasoffload_cuda.so).
  *
  * The core never links CUDA: it dlopens the module on the first call routed to the GPU, looks up
- * blasoffload_cuda_module_v12 and talks to it only through this table. Calls arrive as one struct bo_call
+ * blasoffload_cuda_module_v13 and talks to it only through this table. Calls arrive as one struct bo_call
  * (src/routines/call.h), already checked (reference INFO rules passed), normalised (upper-case option letters)
  * and past the reference quick returns, so the module only computes. Which operands a call reads and writes, and
  * how much work it is, come from the routine's descriptor (src/routines/), which both sides compile. Plain C so
@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 12u
+#define BO_CUDA_API_VERSION 13u
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -36,11 +36,11 @@ enum bo_cuda_status {
 
 /* What blasoffload-calibrate measures on the GPU side (see measure below). */
 struct bo_cuda_rates {
-  char gpu[128];          /* device name */
-  double h2d_gbs;         /* host -> device DMA from pinned memory, large transfers */
-  double d2h_gbs;         /* device -> host DMA into pinned memory */
-  double pageable_gbs;    /* pageable host memory <-> device through the module's staging pipeline (threaded
-                             staging copies overlapped with the DMA): bytes in plus bytes out per second */
+  char gpu[128];           /* device name */
+  double h2d_gbs;          /* host -> device DMA from pinned memory, large transfers */
+  double d2h_gbs;          /* device -> host DMA into pinned memory */
+  double pageable_gbs;     /* pageable host memory <-> device through the module's staging pipeline (threaded
+                              staging copies overlapped with the DMA): bytes in plus bytes out per second */
   double call_overhead_us; /* a tiny offloaded call end to end (one operand in, launch, synchronisation) */
   double copy_latency_us;  /* each further operand copied in or out (a tiny sgemm moves three in, one out) */
 };
@@ -62,8 +62,8 @@ struct bo_cuda_host_services {
   void (*want_core)(int delta);
 };
 
-/* What the module's last gemm (either precision) on the calling thread did (blasoffload-calibrate, benchmarks, tests). Times in
- * milliseconds; the *_busy_ms are sums of CUDA-event intervals over all devices (an engine stage's busy time,
+/* What the module's last gemm (either precision) on the calling thread did (blasoffload-calibrate, benchmarks, tests).
+ * Times in milliseconds; the *_busy_ms are sums of CUDA-event intervals over all devices (an engine stage's busy time,
  * not its wall time), pack/unpack are host wall times of the staging copies. */
 struct bo_gemm_stats {
   int path;    /* 0: direct (whole operands staged), 1: tiled pipeline */
@@ -162,6 +162,10 @@ struct bo_cuda_module {
    * the last five, in GB/s; 0 with none. *samples: how many were timed so far. The core prices staged copies at it
    * where only the start-up's measure_link stood for the link. A mutex, no CUDA call. */
   double (*staged_gbs_seen)(int64_t* samples);
+  /* The LAPACK path's solver library (cuSOLVER): 1 opened and usable, -1 unavailable, 0 not opened yet. With open
+   * != 0 it is opened first when it was not (on the calling thread: loading the library and creating a handle, a few
+   * hundred milliseconds once per process, what the first LAPACK call on the GPU would otherwise pay). */
+  int (*solver)(int open);
 
   /* Called in a fork() child: the module must never touch CUDA again in this process. */
   void (*forked_child)(void);
@@ -172,7 +176,7 @@ struct bo_cuda_module {
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by
  * name, not misread). */
 typedef const struct bo_cuda_module* (*bo_cuda_module_entry_fn)(void);
-#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v12"
+#define BO_CUDA_MODULE_ENTRY "blasoffload_cuda_module_v13"
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,9 @@ constexpr double kPipelineMargin = 0.3;
 // start-up would be slower still). The whole start-up, not what seems left of it: a start-up that runs late (a busy
 // machine) must not hold a call that expected it to be nearly done.
 constexpr double kWaitForStartFraction = 0.5;
+// What opening cuSOLVER costs the first LAPACK call on the GPU (loading the library, a handle): the GPU's second
+// start-up for LAPACK, amortised like the first where the start-up did not already open it.
+constexpr double kSolverOpenUs = 600e3;
 
 struct State {
   std::atomic<const CostModel*> model{nullptr};
@@ -75,7 +78,9 @@ struct State {
   // Work below which the GPU cannot win. Work: the descriptor's work(), a product of kWorkDims dimensions (m n k, m n,
   // n^2, n; trsm m n t, syrk n^2 k), so that the inline tiny-call answer (policy.h) takes no roots.
   double floor[kNumRoutines] = {};
-  std::atomic<double> gain_us{0};  // measured gain of GPU-worthy calls run on the CPU before the GPU was started
+  std::atomic<double> gain_us{0};         // measured gain of GPU-worthy calls run on the CPU before the GPU was started
+  std::atomic<double> solver_gain_us{0};  // the same for LAPACK calls run on the CPU before cuSOLVER was opened
+  std::atomic<bool> lapack_wanted{false};  // a LAPACK call the GPU would win came before the GPU was up
   std::atomic<double> init_started_after_us{-1};
   // Measured / predicted per class and size bucket, and the exploration (adaptive only): local, so that a CPU BLAS's
   // quirk at one size does not move the decision at another.
@@ -183,10 +188,17 @@ bool has_device_operand(const Call& c) {
   return false;
 }
 
-void add_gain(double us) {
-  double cur = g->gain_us.load(std::memory_order_relaxed);
-  while (!g->gain_us.compare_exchange_weak(cur, cur + us, std::memory_order_relaxed)) {
+void add_gain(std::atomic<double>* sum, double us) {
+  double cur = sum->load(std::memory_order_relaxed);
+  while (!sum->compare_exchange_weak(cur, cur + us, std::memory_order_relaxed)) {
   }
+}
+
+// A call's CPU time where it would pay a one-time cost (the start-up, opening cuSOLVER): the model's, at most what the
+// built-in rates predict for a CPU as much slower as learning allows (State::builtin).
+double bounded_cpu_us(const Settings& s, const Decision& d, double class_size) {
+  const double learned = s.frozen ? 1.0 : g->learning.correction(d.cls, d.bucket, 0);
+  return std::min(double(d.cpu_us), g->builtin->cpu_us(d.cls, class_size) * Learning::kMaxCpuCorrection * learned);
 }
 
 // Where the link is the start-up's measurement, its staged rate follows the program's own large staged uploads
@@ -267,6 +279,24 @@ void init(const Settings& s, const CpuIdentity& cpu) {
   if (!g->gpu_nodes && !g->cuda_in_process.load())
     log_debug("policy: no NVIDIA device nodes and no CUDA in the process: auto stays on the CPU");
 }
+
+bool wants_solver() { return g && g->lapack_wanted.load(std::memory_order_relaxed); }
+
+namespace {
+// A LAPACK call the GPU would win while cuSOLVER is not open (the GPU was started by BLAS calls): opening it costs the
+// call that does hundreds of milliseconds, so the call runs on the CPU until the measured gains of such calls cover
+// twice that, or it is long enough to win even paying it.
+void defer_solver(const Settings& s, const bo_cuda_module* m, double class_size, Decision* d) {
+  if (m->solver(0) != 0) return;  // open, or unavailable (the module then declines and the CPU runs it)
+  const double cpu_us = bounded_cpu_us(s, *d, class_size);
+  if (kWaitForStartFraction * cpu_us >= kSolverOpenUs + double(d->gpu_us) ||
+      g->solver_gain_us.load(std::memory_order_relaxed) >= kStartupGainFactor * kSolverOpenUs)
+    return;
+  d->target = Target::kCpu;
+  d->reason = Reason::kSolverOpening;
+  d->learn = true;  // observe() adds its measured gain
+}
+}  // namespace
 
 Decision decide_auto(const Settings& s, const Call& c, double w) {
   if (g_core_sync.load(std::memory_order_relaxed) && sync_core()) publish_floors(s);
@@ -416,6 +446,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
       if (wants_gpu) d.cpu_share = 0;
     }
     g->growth.defer_call(m, staged_bytes, &d);
+    if (d.target == Target::kGpu && bo::routines::is_lapack(r) && !s.frozen) defer_solver(s, m, class_size, &d);
     return d;
   }
   // The GPU would win this call (kernel time taken as zero so far) but is not up yet.
@@ -432,10 +463,8 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     return d;
   }
   d.learn = true;  // the call runs on the CPU: its CPU prediction can be checked
-  // The CPU's time for what follows: the model's, at most what the built-in rates predict for a CPU as much slower
-  // as learning allows (State::builtin).
-  const double cpu_us = std::min(double(d.cpu_us), g->builtin->cpu_us(d.cls, class_size) * Learning::kMaxCpuCorrection *
-                                                       (s.frozen ? 1.0 : g->learning.correction(d.cls, d.bucket, 0)));
+  if (bo::routines::is_lapack(r)) g->lapack_wanted.store(true, std::memory_order_relaxed);
+  const double cpu_us = bounded_cpu_us(s, d, class_size);
   // A long call waits for the start-up when that wins clearly even with all of it ahead, then is decided with the
   // module's estimate. A call shorter than twice the start-up never waits.
   auto wait_for_start = [&]() -> bool {
@@ -476,7 +505,9 @@ void observe(const Decision& d, bool ran_on_gpu, double actual_us, std::uint64_t
   if (!d.learn) return;
   // A GPU-worthy call run on the CPU while the start-up was not yet worth it: what the GPU would have saved, by the
   // CPU's measured time.
-  if (d.reason == Reason::kAmortising && !ran_on_gpu) add_gain(std::max(0.0, actual_us - double(d.gpu_us)));
+  if (!ran_on_gpu && (d.reason == Reason::kAmortising || d.reason == Reason::kSolverOpening))
+    add_gain(d.reason == Reason::kAmortising ? &g->gain_us : &g->solver_gain_us,
+             std::max(0.0, actual_us - double(d.gpu_us)));
   if (ran_on_gpu)
     if (const bo_cuda_module* m = gpu_module_if_ready()) follow_staged_uploads(m);
   // When this thread's last GPU call ended (Learning::kAfterGpuUs: a CPU call starting soon after it is disturbed).
@@ -534,6 +565,9 @@ void describe(const Settings& s, const Call& c, const Decision& d, char* buf, st
   else if (d.reason == Reason::kGrowing)
     std::snprintf(buf, size, "amortising staging buffers (%.1f of %.1f ms); %s",
                   g->growth.credit_us(d.cls, d.bucket) * 1e-3, double(d.growth_us) * 1e-3, model);
+  else if (d.reason == Reason::kSolverOpening)
+    std::snprintf(buf, size, "amortising opening cuSOLVER (%.1f of %.0f ms); %s", g->solver_gain_us.load() * 1e-3,
+                  kStartupGainFactor * kSolverOpenUs * 1e-3, model);
   else if (d.reason == Reason::kAmortising)
     std::snprintf(buf, size, "amortising init (%.1f of %.0f ms); %s", g->gain_us.load() * 1e-3,
                   kStartupGainFactor * g->model.load()->init_ms(), model);

@@ -29,16 +29,18 @@ enum class Reason : std::uint8_t {
                     // size so far do not yet cover that (policy/growth_credit.h)
   kDeviceOperands,  // an operand is device memory: only the GPU can run the call
   kExploring,       // the model's other side, measured now and then within a bounded share (policy/learning.h)
+  kSolverOpening,   // a LAPACK call the GPU would win, but cuSOLVER is not open yet: its gains so far do not cover
+                    // opening it
 };
 
 struct Decision {
   Target target = Target::kCpu;
   Reason reason = Reason::kMode;
-  bool learn = false;                // adaptive: report the measured time back (policy::observe)
-  float cpu_us = 0, gpu_us = 0;      // the model's predictions (kModel, kInitialising, kAmortising)
-  float size = 0;                    // the call's size in the unit of BLASOFFLOAD_<ROUTINE>_MIN (kMinSize)
-  float cpu_share = 0;               // gemm on the GPU: the fraction of C the CPU BLAS computes at the same time
-  float growth_us = 0;               // kGrowing: what growing the module's staging buffers would cost
+  bool learn = false;            // adaptive: report the measured time back (policy::observe)
+  float cpu_us = 0, gpu_us = 0;  // the model's predictions (kModel, kInitialising, kAmortising)
+  float size = 0;                // the call's size in the unit of BLASOFFLOAD_<ROUTINE>_MIN (kMinSize)
+  float cpu_share = 0;           // gemm on the GPU: the fraction of C the CPU BLAS computes at the same time
+  float growth_us = 0;           // kGrowing: what growing the module's staging buffers would cost
   // A GPU call on host matrices the module would copy (residency candidates): stage_copies, staging them is predicted
   // faster than making the copies (route tells the module so); else copy_rest_us, what making the copies costs beyond
   // the share gpu_us carries (the rest falls to their later uses): learning expects the call to take it too.
@@ -58,6 +60,10 @@ void init(const Settings& s, const CpuIdentity& cpu);
 // unless decisions are frozen, the link's rates are measured now (measure_link: about a tenth of a second) and the
 // model takes them in place of the built-in ones, so that a first run decides with this machine's link.
 void gpu_ready(const bo_cuda_module* m);
+
+// Whether the start-up should open the LAPACK path's solver library too: a LAPACK call the GPU would win came before
+// the GPU was up (the start-up thread opens it at the lowest priority, before the module is published).
+bool wants_solver();
 
 // The auto-mode decision for a call of work `w` (its descriptor's work()). O(1) and allocation-free.
 Decision decide_auto(const Settings& s, const Call& c, double w);

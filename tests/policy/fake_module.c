@@ -1,4 +1,4 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v12 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v13 with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
@@ -206,8 +206,7 @@ static int fake_gemm(const struct bo_call* c, double cpu_share) {
   if (!strchr("NTC", transa) || !strchr("NTC", transb) || m <= 0 || n <= 0 || k < 0 || lda < max1(ta ? k : m) ||
       ldb < max1(tb ? n : k) || ldc < max1(m) || !cc || (k > 0 && (!a || !b))) {
     violation("%s(%c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld) not checked", bo_routine_name(c->routine),
-              transa, transb, (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb,
-              (long long)ldc);
+              transa, transb, (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb, (long long)ldc);
     return BO_CUDA_UNSUPPORTED;
   }
   double* col = malloc(sizeof(double) * (size_t)m);
@@ -341,8 +340,8 @@ static int fake_syrk(const struct bo_call* c) {
   const int t = is_trans(trans);
   if (!strchr("UL", uplo) || !strchr("NT", trans) || n <= 0 || k <= 0 || c->alpha == 0 || lda < max1(t ? k : n) ||
       ldc < max1(n) || !c->a || !c->c) {
-    violation("%s(%c%c n=%lld k=%lld alpha=%g lda=%lld ldc=%lld) not checked", bo_routine_name(c->routine), uplo,
-              trans, (long long)n, (long long)k, c->alpha, (long long)lda, (long long)ldc);
+    violation("%s(%c%c n=%lld k=%lld alpha=%g lda=%lld ldc=%lld) not checked", bo_routine_name(c->routine), uplo, trans,
+              (long long)n, (long long)k, c->alpha, (long long)lda, (long long)ldc);
     return BO_CUDA_UNSUPPORTED;
   }
 #define OP_A(i, l) (t ? ld(c->a, (l) + (i)*lda) : ld(c->a, (i) + (l)*lda))
@@ -536,6 +535,11 @@ static void fake_stage_candidates(void) {
   trace("stage-candidates");
 }
 
+static int fake_solver(int open) { /* no LAPACK here: nothing to open */
+  (void)open;
+  return -1;
+}
+
 static void fake_forked_child(void) {
   atomic_store(&g_state, kForked);
   trace("forked-child");
@@ -564,11 +568,12 @@ static const struct bo_cuda_module kModule = {
     fake_growth_us,
     fake_stage_candidates,
     fake_staged_gbs_seen,
+    fake_solver,
     fake_forked_child,
     fake_shutdown,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v12(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v13(void) { return &kModule; }
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 

@@ -342,6 +342,12 @@ double growth_us(double staged_bytes) {
   return bom::growth_us(size_t(staged_bytes), size_t(staged_bytes));
 }
 
+int solver(int open) {
+  if (bom::gate()) return -1;
+  if (!open && !bok::vendor::cusolver_tried()) return 0;
+  return bok::vendor::cusolver_available() ? 1 : -1;
+}
+
 void forked_child() { bom::mark_forked(); }
 
 // At exit the CUDA runtime may already be tearing down (its own exit handlers can run before the core's): touch
@@ -367,12 +373,13 @@ const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
                                 growth_us,
                                 stage_candidates,
                                 bom::staged_gbs_seen,
+                                solver,
                                 forked_child,
                                 shutdown};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v12() {
+extern "C" __attribute__((visibility("default"))) const bo_cuda_module* blasoffload_cuda_module_v13() {
   return &kModule;
 }
 
