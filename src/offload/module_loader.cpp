@@ -191,8 +191,8 @@ void load() {
     }
     return;
   }
-  // The program's LAPACK calls would pay opening cuSOLVER at the first one on the GPU: open it here, at the start-up's
-  // priority, when one came before the GPU was up.
+  // The program's first LAPACK call on the GPU would pay opening cuSOLVER and loading its kernels: do it here, at the
+  // start-up's priority, when such a call came before the GPU was up (module API solver()).
   double solver_ms = 0;
   if (policy::wants_solver()) {
     g_bg_stage.store("opening cuSOLVER");

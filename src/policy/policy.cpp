@@ -39,9 +39,10 @@ namespace {
 
 // A hybrid split must be predicted this much faster than the better side alone (it adds a second party to wait for).
 constexpr double kHybridMargin = 0.1;
-// Start-up begins once the measured gain (what GPU-worthy calls run on the CPU took beyond their GPU prediction)
-// reaches this many times its one-time cost: it runs beside a busy CPU BLAS (measured: a 16-thread getrf at n = 8192
-// took 0.13 s longer while it ran) and the GPU's side is a prediction.
+// Start-up begins once the gain (what earlier GPU-worthy calls run on the CPU took beyond their GPU prediction, plus
+// this call's predicted saving with its CPU time bounded) reaches this many times its one-time cost: it runs beside a
+// busy CPU BLAS (measured: a 16-thread getrf at n = 8192 took 0.13 s longer while it ran) and the GPU's side is a
+// prediction.
 constexpr double kStartupGainFactor = 2.0;
 // Large host-operand sgemm: the GPU (or the split) must be predicted this much faster (see decide_auto).
 constexpr double kPipelineMargin = 0.3;
@@ -50,8 +51,9 @@ constexpr double kPipelineMargin = 0.3;
 // start-up would be slower still). The whole start-up, not what seems left of it: a start-up that runs late (a busy
 // machine) must not hold a call that expected it to be nearly done.
 constexpr double kWaitForStartFraction = 0.5;
-// What opening cuSOLVER costs the first LAPACK call on the GPU (loading the library, a handle): the GPU's second
-// start-up for LAPACK, amortised like the first where the start-up did not already open it.
+// What a process's first LAPACK call on the GPU costs beyond the next (opening cuSOLVER, loading its kernels at their
+// first launch: 0.4-0.9 s on the lent H100, dgesv n = 2048 and dgetrf n = 8192): the GPU's second start-up for LAPACK,
+// amortised like the first where the start-up did not already warm it (module API solver()).
 constexpr double kSolverOpenUs = 600e3;
 
 struct State {
@@ -289,8 +291,9 @@ namespace {
 void defer_solver(const Settings& s, const bo_cuda_module* m, double class_size, Decision* d) {
   if (m->solver(0) != 0) return;  // open, or unavailable (the module then declines and the CPU runs it)
   const double cpu_us = bounded_cpu_us(s, *d, class_size);
+  const double gain_us = g->solver_gain_us.load(std::memory_order_relaxed) + std::max(0.0, cpu_us - double(d->gpu_us));
   if (kWaitForStartFraction * cpu_us >= kSolverOpenUs + double(d->gpu_us) ||
-      g->solver_gain_us.load(std::memory_order_relaxed) >= kStartupGainFactor * kSolverOpenUs)
+      gain_us >= kStartupGainFactor * kSolverOpenUs)
     return;
   d->target = Target::kCpu;
   d->reason = Reason::kSolverOpening;
@@ -485,11 +488,14 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     d.reason = Reason::kInitialising;
     return d;
   }
-  // The gains that pay for the start-up are measured ones (observe adds them), not predicted: a file whose rates are
-  // too slow must not start the GPU for savings that are not there.
-  if (s.eager_start || g->gain_us.load(std::memory_order_relaxed) >= kStartupGainFactor * model->init_ms() * 1e3) {
+  // The gains that pay for the start-up: those measured on earlier calls (observe adds them), and this call's
+  // predicted one with its CPU time bounded as above, so that a file whose rates are too slow does not start the GPU
+  // for savings that are not there, while a first call long enough to pay for the start-up alone (a factorization of
+  // seconds) still starts it and waits.
+  const double gain_us = g->gain_us.load(std::memory_order_relaxed) + std::max(0.0, cpu_us - double(d.gpu_us));
+  if (s.eager_start || gain_us >= kStartupGainFactor * model->init_ms() * 1e3) {
     double expected = -1;
-    if (g->init_started_after_us.compare_exchange_strong(expected, g->gain_us.load())) {
+    if (g->init_started_after_us.compare_exchange_strong(expected, gain_us)) {
       gpu_load_in_background();  // it wants a core of OpenBLAS's until it ends: this call lends it already
       sync_core();
     }
@@ -582,7 +588,7 @@ std::string summary() {
   const double started = g->init_started_after_us.load();
   if (started >= 0) {
     std::snprintf(line, sizeof line,
-                  "  GPU start-up began in the background after %.1f ms of measured gain (one-time cost %.0f ms)\n",
+                  "  GPU start-up began in the background after %.1f ms of gain (one-time cost %.0f ms)\n",
                   started * 1e-3, g->model.load()->init_ms());
     out += line;
   } else if (g->gain_us.load() > 0) {
