@@ -45,6 +45,10 @@ namespace {
 // A narrow block of right-hand sides (64) against a wide one (256) at the same flops, on the lent machine's OpenBLAS:
 // 0.31-0.70 at the orders both were measured at (bench/results/mix/calibrate-*-7f22406-*.log); the middle.
 constexpr double kNarrowOfWide = 0.5;
+// A trsm with 64 right-hand sides against a square one at the same flops on the lent machine's OpenBLAS: dtrsm
+// m = 8192, n = 64 at about 110 GFLOP/s (the first-run benchmark's dpotrs calls), square dtrsm 300-370 measured
+// (bench/results/policy, 14927f1).
+constexpr double kNarrowTrsmOfSquare = 0.3;
 
 // Adds `cls` from `from` at `factor` times its rates when the file lacks `cls` and has `from`.
 bool derive(Calibration* c, const std::string& cls, const std::string& from, double factor) {
@@ -64,6 +68,7 @@ std::vector<std::string> derive_missing_classes(Calibration* c) {
   // Level 3 beyond gemm, within one precision: trsm as gemm.panel at half the rate, syrk as gemm.square.
   auto level3 = [&](const std::string& p) {
     if (derive(c, p + "trsm", p + "gemm.panel", 0.5)) derived.push_back(p + "trsm");
+    if (derive(c, p + "trsm.narrow", p + "trsm", kNarrowTrsmOfSquare)) derived.push_back(p + "trsm.narrow");
     if (derive(c, p + "syrk", p + "gemm.square", 1.0)) derived.push_back(p + "syrk");
   };
   // LAPACK, within one precision, where the file has no measurement: the factorizations at a fraction of gemm.square
@@ -259,7 +264,13 @@ Calibration built_in_defaults() {
   c.cpu_rates["dtrtrs.vec"] = {{2.62e5, 36.7}, {4.19e6, 32.4}, {6.71e7, 25}, {2.68e8, 18.2}};
   c.cpu_rates["dtrtrs.narrow"] = {{1.68e7, 72.7}, {2.68e8, 86.2}, {4.29e9, 106}};
   c.cpu_rates["dtrtrs.mat"] = {{6.71e7, 165}, {1.07e9, 317}, {1.72e10, 221}};
-  derive_missing_classes(&c);  // trsm, syrk and double precision from the curves above, as for an older file
+  // Square trsm and syrk as measured there (tests/policy/data/h100-openblas.json): derived from gemm.panel at half its
+  // rate, dtrsm n = 4096 was predicted at 305 ms where it took 125-150.
+  c.cpu_rates["strsm"] = {{2.1e6, 70.5}, {1.68e7, 141}, {1.34e8, 302}, {1.07e9, 509}, {8.59e9, 707}};
+  c.cpu_rates["dtrsm"] = {{2.1e6, 75.8}, {1.68e7, 104}, {1.34e8, 163}, {1.07e9, 307}, {8.59e9, 366}};
+  c.cpu_rates["ssyrk"] = {{2.1e6, 49.5}, {1.68e7, 263}, {1.34e8, 501}, {1.07e9, 549}, {8.59e9, 894}};
+  c.cpu_rates["dsyrk"] = {{2.1e6, 49.4}, {1.68e7, 143}, {1.34e8, 249}, {1.07e9, 305}, {8.59e9, 463}};
+  derive_missing_classes(&c);  // narrow trsm and double precision from the curves above, as for an older file
   c.gpu = "(built-in defaults)";
   c.h2d_gbs = 20;
   c.d2h_gbs = 20;

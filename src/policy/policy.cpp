@@ -51,10 +51,11 @@ constexpr double kPipelineMargin = 0.3;
 // start-up would be slower still). The whole start-up, not what seems left of it: a start-up that runs late (a busy
 // machine) must not hold a call that expected it to be nearly done.
 constexpr double kWaitForStartFraction = 0.5;
-// What a process's first LAPACK call on the GPU costs beyond the next (opening cuSOLVER, loading its kernels at their
-// first launch: 0.4-0.9 s on the lent H100, dgesv n = 2048 and dgetrf n = 8192): the GPU's second start-up for LAPACK,
-// amortised like the first where the start-up did not already warm it (module API solver()).
-constexpr double kSolverOpenUs = 600e3;
+// What a process's first LAPACK call on the GPU costs beyond the next where the start-up did not open cuSOLVER (its
+// opening, a handle, the staging ring, loading its kernels at their first launch: dgetrf n = 8192 about 510 ms, dgesv
+// n = 2048 about 170 ms on the lent H100; about 110 ms for a dgetrf n = 16384 after a start-up that opened it): the
+// GPU's second start-up for LAPACK, amortised like the first (module API solver()).
+constexpr double kSolverOpenUs = 300e3;
 
 struct State {
   std::atomic<const CostModel*> model{nullptr};

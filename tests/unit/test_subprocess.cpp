@@ -23,7 +23,8 @@ struct Outcome {
 Outcome run_probe(const std::string& env) {
   std::string cmd =
       "env -u BLASOFFLOAD_CPU_BLAS -u BLASOFFLOAD_MODE -u BLASOFFLOAD_LOG -u BLASOFFLOAD_LOG_FILE -u "
-      "BLASOFFLOAD_CONFIG LD_PRELOAD=" BLASOFFLOAD_LIB_PATH " " +
+      "BLASOFFLOAD_CONFIG -u BLASOFFLOAD_POLICY_FILE XDG_CONFIG_HOME=/nonexistent/blasoffload-tests "
+      "LD_PRELOAD=" BLASOFFLOAD_LIB_PATH " " +
       env + " " BLAS_PROBE " 2>&1; echo \"exit=$?\"";
   Outcome o;
   FILE* p = popen(cmd.c_str(), "r");

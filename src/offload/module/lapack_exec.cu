@@ -22,7 +22,6 @@
 #include "offload/module/lapack_exec.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
-#include "offload/module/solver_warm.h"
 #include "offload/module/staged_seen.h"
 #include "offload/module/staging.h"  // packed_elements
 #include "routines/all.h"
@@ -274,7 +273,6 @@ int run(const bo_call& c) {
   *static_cast<int*>(c.info) = 0;
   log_line(BO_LOG_DEBUG, "%s %.3s m=%lld n=%lld nrhs=%lld: on the GPU%s", name, c.op, (long long)c.m, (long long)c.n,
            (long long)c.k, lease.dev ? " (factors from their device copy)" : "");
-  note_solver_used();
   return BO_CUDA_OK;
 }
 

@@ -27,7 +27,6 @@
 #include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
 #include "offload/module/solver_model.h"
-#include "offload/module/solver_warm.h"
 #include "offload/module/staged_seen.h"
 #include "offload/module/staging.h"
 #include "offload/module/staging_pool.h"
@@ -345,9 +344,8 @@ double growth_us(double staged_bytes) {
 
 int solver(int open) {
   if (bom::gate()) return -1;
-  if (open) return bom::warm_solver() ? 1 : -1;
-  if (bom::solver_warm()) return 1;
-  return bok::vendor::cusolver_tried() && !bok::vendor::cusolver_available() ? -1 : 0;
+  if (!open && !bok::vendor::cusolver_tried()) return 0;
+  return bok::vendor::cusolver_available() ? 1 : -1;
 }
 
 void forked_child() { bom::mark_forked(); }
