@@ -83,6 +83,7 @@ void measure(const Routines& r, const std::string& p, bool quick, policy::Calibr
   };
   auto rhs = [](blas_int n, blas_int k) { return random_vector<T>(size_t(n) * k, 60 + unsigned(n + k)); };
   for (const blas_int n : factor) {
+    if (busy()) break;  // measuring stopped: no operands made
     std::vector<blas_int> ipiv(n);
     {
       const std::vector<T> A0 = general(n);
@@ -112,6 +113,7 @@ void measure(const Routines& r, const std::string& p, bool quick, policy::Calibr
       }
   }
   for (const blas_int n : solver) {
+    if (busy()) break;  // measuring stopped: no operands made
     std::vector<blas_int> ipiv(n);
     const std::vector<T> A0 = general(n), S0 = spd(n), B0 = rhs(n, one);
     std::vector<T> A(A0.size()), B(B0.size());

@@ -27,6 +27,7 @@ namespace {
 
 namespace br = bo::routines;
 using blasoffload::calibrate::add;
+using blasoffload::calibrate::busy;
 using blasoffload::calibrate::random_vector;
 using blasoffload::calibrate::time_call;
 using blasoffload::calibrate::Timing;
@@ -63,6 +64,7 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
   const int inc = 1;
   const size_t fl = 1;  // hidden Fortran string lengths
   auto gemm = [&](int m, int n, int k, T beta) {
+    if (busy()) return Timing{};  // measuring stopped: no operands made
     auto A = random_vector<T>(size_t(m) * k, 1), B = random_vector<T>(size_t(k) * n, 2),
          C = random_vector<T>(size_t(m) * n, 3);
     return time_call(
@@ -76,6 +78,7 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
     add(c, p + "gemm.panel", 2.0 * s * 64 * s, gemm(s, 64, s, one), 1.0);
   for (char t : {N, Tr}) {
     for (int n : quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096, 16384}) {
+      if (busy()) break;
       auto A = random_vector<T>(size_t(n) * n, 4), x = random_vector<T>(n, 5), y = random_vector<T>(n, 6);
       const Timing s =
           time_call([&] { b.gemv(&t, &n, &n, &one, A.data(), &n, x.data(), &inc, &zero, y.data(), &inc, fl); });
@@ -84,6 +87,7 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
   }
   for (char t : {N, Tr}) {
     for (int n : quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096, 16384}) {
+      if (busy()) break;
       std::vector<T> A(size_t(n) * n, T(0));
       auto off = random_vector<T>(size_t(n) * n, 7);
       for (int j = 0; j < n; ++j)
@@ -98,6 +102,7 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
     }
   }
   for (int n : quick ? std::vector<int>{1000, 100000} : std::vector<int>{1000, 100000, 10000000, 100000000}) {
+    if (busy()) break;
     auto x = random_vector<T>(n, 9);
     volatile T sink = 0;
     const Timing s = time_call([&] { sink = b.nrm2(&n, x.data(), &inc); });
@@ -110,6 +115,7 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
   const char U = 'U';
   const std::vector<int> l3_sizes = quick ? std::vector<int>{64, 128} : std::vector<int>{128, 256, 512, 1024, 2048};
   for (int s : l3_sizes) {
+    if (busy()) break;
     // The identity in the triangle: all the arithmetic of a solve, yet B comes back unchanged, so repeated solves in
     // place time the same work without drifting toward overflow or subnormals.
     std::vector<T> A(size_t(s) * s, T(0));
@@ -122,6 +128,7 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
   // A narrow block of 64 right-hand sides (trsm.narrow: LAPACK's solves), triangles of order 512 to 8192.
   const int rhs = 64;
   for (int s : quick ? std::vector<int>{256} : std::vector<int>{512, 2048, 8192}) {
+    if (busy()) break;
     std::vector<T> A(size_t(s) * s, T(0));
     for (int i = 0; i < s; ++i) A[i + size_t(i) * s] = T(1);
     auto B = random_vector<T>(size_t(s) * rhs, 13);
@@ -130,6 +137,7 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
     add(c, p + "trsm.narrow", double(s) * rhs * s, t, 1.0);
   }
   for (int s : l3_sizes) {
+    if (busy()) break;
     auto A = random_vector<T>(size_t(s) * s, 11), C = random_vector<T>(size_t(s) * s, 12);
     // C -= A A^T, LAPACK's (spotrf's) form; C grows only linearly over the repetitions.
     const Timing t = time_call([&] { b.syrk(&U, &N, &s, &s, &minus, A.data(), &s, &one, C.data(), &s, fl, fl); });
