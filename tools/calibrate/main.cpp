@@ -114,28 +114,21 @@ void measure(const Blas<T>& b, bool quick, Calibration& c) {
   // such a point to a GPU twice as slow.
   const char U = 'U';
   const std::vector<int> l3_sizes = quick ? std::vector<int>{64, 128} : std::vector<int>{128, 256, 512, 1024, 2048};
-  for (int s : l3_sizes) {
-    if (busy()) break;
-    // The identity in the triangle: all the arithmetic of a solve, yet B comes back unchanged, so repeated solves in
-    // place time the same work without drifting toward overflow or subnormals.
+  // A solve of order s with `rhs` right-hand sides: the identity in the triangle, all the arithmetic of a solve, yet B
+  // comes back unchanged, so repeated solves in place time the same work without drifting toward overflow or
+  // subnormals.
+  auto trsm = [&](int s, int rhs, const std::string& cls) {
+    if (busy()) return;
     std::vector<T> A(size_t(s) * s, T(0));
     for (int i = 0; i < s; ++i) A[i + size_t(i) * s] = T(1);
-    auto B = random_vector<T>(size_t(s) * s, 10);
-    const Timing t =
-        time_call([&] { b.trsm(&L, &L, &N, &N, &s, &s, &one, A.data(), &s, B.data(), &s, fl, fl, fl, fl); });
-    add(c, p + "trsm", double(s) * s * s, t, 1.0);
-  }
-  // A narrow block of 64 right-hand sides (trsm.narrow: LAPACK's solves), triangles of order 512 to 8192.
-  const int rhs = 64;
-  for (int s : quick ? std::vector<int>{256} : std::vector<int>{512, 2048, 8192}) {
-    if (busy()) break;
-    std::vector<T> A(size_t(s) * s, T(0));
-    for (int i = 0; i < s; ++i) A[i + size_t(i) * s] = T(1);
-    auto B = random_vector<T>(size_t(s) * rhs, 13);
+    auto B = random_vector<T>(size_t(s) * rhs, 10);
     const Timing t =
         time_call([&] { b.trsm(&L, &L, &N, &N, &s, &rhs, &one, A.data(), &s, B.data(), &s, fl, fl, fl, fl); });
-    add(c, p + "trsm.narrow", double(s) * rhs * s, t, 1.0);
-  }
+    add(c, p + cls, double(s) * rhs * s, t, 1.0);
+  };
+  for (int s : l3_sizes) trsm(s, s, "trsm");
+  // A narrow block of 64 right-hand sides (trsm.narrow: LAPACK's solves), triangles of order 512 to 8192.
+  for (int s : quick ? std::vector<int>{256} : std::vector<int>{512, 2048, 8192}) trsm(s, 64, "trsm.narrow");
   for (int s : l3_sizes) {
     if (busy()) break;
     auto A = random_vector<T>(size_t(s) * s, 11), C = random_vector<T>(size_t(s) * s, 12);
