@@ -60,7 +60,7 @@ std::vector<Knob> build() {
     v.push_back(k);
     Knob m = integer(("BLASOFFLOAD_" + upper(r) + "_MIN").c_str(), O::kCore, "unset", 0, kNoMax, "");
     m.doc = "in auto mode, a fixed size threshold for " + r +
-            " replacing the model: calls of at least this size go to the GPU (size: see The offload policy)";
+            " replacing the model: calls of at least this size go to the GPU (size: docs/settings.md)";
     v.push_back(m);
   }
   v.push_back(words("BLASOFFLOAD_DECISIONS", O::kCore, {"adaptive", "frozen"},
