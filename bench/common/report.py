@@ -7,10 +7,12 @@ Usage: report.py [KIND] RAW.jsonl [--raw DIR] [--md OUT.md] [--policy FILE] [--r
   KIND   regret, overhead, lapack, lapack_intercept, pipeline, residency, host_gemm, level3, kernels, mix, mix_isolate,
          firstrun; default: from the file name (<kind>-<tag>.jsonl; kernels reads its file whole: Google Benchmark's
          JSON document)
+  RAW    plain or gzip'ed (RAW.jsonl.gz, as bench/results keeps them)
   --raw  the run's raw folder (the BLASOFFLOAD_LOG=summary logs and stderr files some reports read)
 Exit status: 0 every target met, 1 a target missed, 2 no measurement (or bad input).
 """
 import argparse
+import gzip
 import importlib.util
 import json
 import os
@@ -31,11 +33,18 @@ NAME_RE = re.compile(r"^(?P<kind>[a-z0-9_]+?)-(?P<gpu>.+)-(?P<date>\d{4}-\d\d-\d
 # ---- Reading ----
 
 
+def open_text(path):
+    """A result file for reading as text: gzip'ed (a name ending .gz, as bench/results keeps the raw data) or plain."""
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt", errors="replace")
+    return open(path, errors="replace")
+
+
 def read_lines(source):
-    """(rows, contexts) of a JSON-lines file or a list of lines: objects with a "context" key are contexts; other
-    lines (a program's progress, a broken line) are passed over."""
+    """(rows, contexts) of a JSON-lines file (plain or .gz) or a list of lines: objects with a "context" key are
+    contexts; other lines (a program's progress, a broken line) are passed over."""
     if isinstance(source, str):
-        with open(source, errors="replace") as f:
+        with open_text(source) as f:
             source = f.read().splitlines()
     rows, contexts = [], []
     for line in source:

@@ -118,12 +118,16 @@ void print_summary() {
   std::snprintf(line, sizeof line, "  %-8s %12s %12s %12s %9s %9s %11s %12s %12s\n", "routine", "calls", "cpu", "gpu",
                 "fallback", "errors", "bytes", "cpu time(s)", "gpu time(s)");
   out += line;
+  // Only the routines the program called, unless BLASOFFLOAD_SUMMARY_ROUTINES=all asks for every row.
+  const char* rows = config_value("BLASOFFLOAD_SUMMARY_ROUTINES");
+  const bool every_row = rows && std::string(rows) == "all";
   std::uint64_t intercepted = 0;
   for (std::size_t i = 0; i < kNumRoutines; ++i) {
     const auto& r = total.r[i];
     std::uint64_t cpu = r.calls[0].get(), gpu = r.calls[1].get();
     std::uint64_t calls = cpu + gpu + r.errors.get() + r.quick.get();
     intercepted += calls;
+    if (calls == 0 && !every_row) continue;
     std::snprintf(line, sizeof line,
                   "  %-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %9" PRIu64 " %9" PRIu64 " %11s %12.4f %12.4f\n",
                   routine_name(static_cast<Routine>(i)), calls, cpu, gpu, r.fallbacks.get(), r.errors.get(),

@@ -149,8 +149,7 @@ struct bo_cuda_module {
    * thread's staging buffers (as much device and pinned memory), in microseconds: the bytes they would grow by at the
    * rates the module measured growing them (pinning costs about 0.4 ns a byte); 0 when they hold that much. The policy
    * passes the bytes its model moves (operands with device copies spared) for calls of the generic path (not the tiled
-   * pipeline's, not LAPACK's: their rings are bounded) and amortises the answer like the start-up (README "The offload
-   * policy"). */
+   * pipeline's, not LAPACK's: their rings are bounded) and amortises the answer like the start-up (docs/policy.md). */
   double (*growth_us)(double staged_bytes);
   /* The calling thread's next call() makes no device copy: its clean candidates (bo_resident_info state 2) are staged
    * as if the cache had none, their use still counted. The policy asks for it where staging the call is predicted

@@ -56,7 +56,7 @@ const Settings& settings();
 // through the host services, so its knobs go through the same registry. Reads the configuration if not yet read.
 const char* config_value(const char* key);
 
-// ---- The registry (blasoffload-info, the README's table, tests) ----
+// ---- The registry (blasoffload-info, docs/settings.md, tests) ----
 
 enum class KnobKind {
   kWords,    // one of `choices`
@@ -74,14 +74,14 @@ struct Knob {
   KnobKind kind;
   KnobOwner owner;
   std::string def;      // the default, as shown ("auto", "2048", "unset")
-  std::string allowed;  // the values, as shown in messages and the README ("one of auto|cpu|gpu")
+  std::string allowed;  // the values, as shown in messages and docs/settings.md ("one of auto|cpu|gpu")
   std::string doc;      // one line
   std::vector<std::string> choices;
   double min = 0, max = 0;
   bool max_open = false;
 };
 
-// Every knob, in the README's order: fixed ones declared as data, per-routine ones generated from the routine list.
+// Every knob, in docs/settings.md's order: fixed ones declared as data, per-routine ones generated from the routine list.
 const std::vector<Knob>& knobs();
 const Knob* find_knob(const std::string& name);
 // A setting of an earlier version that no longer does anything (ignored without a warning).

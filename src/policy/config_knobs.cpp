@@ -60,7 +60,7 @@ std::vector<Knob> build() {
     v.push_back(k);
     Knob m = integer(("BLASOFFLOAD_" + upper(r) + "_MIN").c_str(), O::kCore, "unset", 0, kNoMax, "");
     m.doc = "in auto mode, a fixed size threshold for " + r +
-            " replacing the model: calls of at least this size go to the GPU (size: see The offload policy)";
+            " replacing the model: calls of at least this size go to the GPU (size: docs/settings.md)";
     v.push_back(m);
   }
   v.push_back(words("BLASOFFLOAD_DECISIONS", O::kCore, {"adaptive", "frozen"},
@@ -103,6 +103,9 @@ std::vector<Knob> build() {
                     "off; summary: a table at exit; calls: also one line per call with where it ran and why; "
                     "debug: also lookup decisions"));
   v.back().allowed = "one of off|summary|calls|debug";
+  v.push_back(words("BLASOFFLOAD_SUMMARY_ROUTINES", O::kCore, {"called", "all"},
+                    "the exit summary's rows: the routines the program called (called) or every intercepted "
+                    "routine (all)"));
   v.push_back(typed("BLASOFFLOAD_LOG_FILE", K::kPath, O::kCore, "stderr", "a path",
                     "append the log to this file instead of stderr"));
   v.push_back(typed("BLASOFFLOAD_CPU_BLAS", K::kPath, O::kCore, "found automatically", "a path",

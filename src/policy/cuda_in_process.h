@@ -1,4 +1,4 @@
-// Whether the program itself uses CUDA, so that its operands may be device memory (README "The offload policy", step
+// Whether the program itself uses CUDA, so that its operands may be device memory (docs/policy.md, step
 // 1): what the policy asks at start and again now and then on the call path, cheap enough for it.
 #pragma once
 

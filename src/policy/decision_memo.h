@@ -1,5 +1,5 @@
 // Remembers, per routine, size and option letters, that the cost model chose the CPU by far, so that the next calls
-// alike take the CPU after one table lookup instead of the model's evaluation (see README "The offload policy"). The
+// alike take the CPU after one table lookup instead of the model's evaluation (see docs/policy.md). The
 // policy leaves out calls with an operand a device copy could serve (their uses must reach the module's counts).
 #pragma once
 

@@ -1,5 +1,5 @@
 // What auto mode learns as a program runs: per shape class and size bucket, each side's measured/predicted correction,
-// and the bounded exploration that keeps the side not chosen measured (see README "The offload policy").
+// and the bounded exploration that keeps the side not chosen measured (see docs/policy.md).
 #pragma once
 
 #include <atomic>

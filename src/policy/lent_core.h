@@ -3,7 +3,7 @@
 // thread has a core of its own.
 //
 // Why: a threaded OpenBLAS call waits for its slowest thread, and a thread that shares its core with anything else,
-// even at nice 19 or SCHED_IDLE, loses scheduler slices of milliseconds (README "Never slower", item (3)). On the lent
+// even at nice 19 or SCHED_IDLE, loses scheduler slices of milliseconds (docs/policy.md, step 6). On the lent
 // machine (bench/results/mix):
 // - the start-up spends 80-180 ms of CPU over about 0.6 s; beside it sgemm n = 2048 took 2.0x its time, its 15 workers
 //   spinning 2.5-3.1 s of CPU waiting, against 0.85 s alone (after-large-*-d6109db-3);

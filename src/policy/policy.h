@@ -1,5 +1,5 @@
 // Decides, per call, whether it runs on the GPU or the CPU BLAS: the modes, the per-routine size overrides and,
-// in `auto`, the calibrated cost model with its one-time costs amortised (see README "The offload policy").
+// in `auto`, the calibrated cost model with its one-time costs amortised (see docs/policy.md).
 #pragma once
 
 #include <atomic>

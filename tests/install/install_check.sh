@@ -101,6 +101,13 @@ check_prefix() {  # check_prefix PREFIX LIBDIR LABEL
   fi
   [ -e /dev/nvidiactl ] || expect "$w/info.out" "^  not usable: no NVIDIA driver \(libcuda\.so\.1 not found\)$" \
     "$label: info says why there is no GPU"
+  # The answers first (GPU, CPU BLAS, problems, settings given), every setting only with --all.
+  [ -e /dev/nvidiactl ] || [ "$(sed -n 2p "$w/info.out")" = "  GPU: not used: no NVIDIA driver (libcuda.so.1 not found)" ] ||
+    { cat "$w/info.out"; fail "$label: info's second line is not the GPU answer"; }
+  expect "$w/info.out" "^  CPU BLAS: /" "$label: info leads with the CPU BLAS"
+  ! grep -q "^  BLASOFFLOAD_SGETRF_MIN " "$w/info.out" || fail "$label: info lists a setting at its default without --all"
+  "$p/bin/blasoffload-info" --no-gpu --all >"$w/info-all.out" 2>&1 || true
+  expect "$w/info-all.out" "^  BLASOFFLOAD_SGETRF_MIN +unset +default$" "$label: --all lists every setting"
   printf 'mdoe = gpu\nBLASOFFLOAD_LGO = debug\n' >"$w/typo.conf"
   rc=0
   BLASOFFLOAD_CONFIG=$w/typo.conf "$p/bin/blasoffload-info" --no-gpu >"$w/info2.out" 2>&1 || rc=$?

@@ -14,12 +14,13 @@
 #                              on stderr, no summary); implies --summaries 0
 #   --summaries N              the log must hold exactly N summaries (default 1; 0 = must not exist/be empty)
 #   --summary-match RE         the last summary must contain a line matching RE (repeatable)
+#   --summary-reject RE        the last summary must not contain a line matching RE (repeatable)
 #   --min-calls ROUTINE=N      the last summary's row for ROUTINE must show at least N calls (repeatable)
 #   --allow-zero-calls         the last summary may show no intercepted call (default: that fails)
 set -u
 
 workdir="" preload="" ldpath="" expect_exit=0 expect_signal="" summaries=1 nolog=0 allow_zero=0
-sets=() want=() reject=() smatch=() mincalls=()
+sets=() want=() reject=() smatch=() sreject=() mincalls=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --workdir) workdir=$2; shift 2 ;;
@@ -33,6 +34,7 @@ while [ $# -gt 0 ]; do
     --summaries) summaries=$2; shift 2 ;;
     --no-log) nolog=1; summaries=0; shift ;;
     --summary-match) smatch+=("$2"); shift 2 ;;
+    --summary-reject) sreject+=("$2"); shift 2 ;;
     --min-calls) mincalls+=("$2"); shift 2 ;;
     --allow-zero-calls) allow_zero=1; shift ;;
     --) shift; break ;;
@@ -98,6 +100,7 @@ else
     fail "last summary: no call was intercepted"
   fi
   for re in "${smatch[@]}"; do grep -qE -- "$re" <<<"$lastsum" || fail "last summary has no line matching /$re/"; done
+  for re in "${sreject[@]}"; do ! grep -qE -- "$re" <<<"$lastsum" || fail "last summary has a line matching /$re/"; done
   for rc_ in "${mincalls[@]}"; do
     r=${rc_%%=*} min=${rc_#*=}
     calls=$(awk -v r="$r" '$1 == r { print $2 }' <<<"$lastsum")

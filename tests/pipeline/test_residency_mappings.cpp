@@ -262,7 +262,7 @@ TEST_F(ResidencyTest, MemoryPinnedByTheProgramInsideAnOperandIsNeverCached) {
   for (int call = 0; call < 6; ++call) EXPECT_FALSE(Use(o)) << "call " << call;
 }
 
-// KNOWN LIMITATION (README, Residency: "What it never caches"), disabled until ResidencyOps can answer for a whole
+// KNOWN LIMITATION (docs/architecture.md, the residency cache: "Never cached"), disabled until ResidencyOps can answer for a whole
 // range: memory registered by the program inside an operand is looked for when the copy is made at one address per
 // MiB, and on each hit at the operand's first and last byte only. A smaller registered slice between those addresses,
 // or a slice registered after the copy was made, goes unseen, and DMA into it would leave the copy stale. CUDA offers

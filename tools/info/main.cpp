@@ -1,6 +1,7 @@
-// blasoffload-info: what the installed library would do here: its effective configuration and where each value
-// came from, the CPU BLAS/LAPACK it would forward to, the GPU and CUDA module, the tuned table and calibration, and
-// every problem found (unknown settings with the nearest valid name, unreadable files, why the GPU is unusable).
+// blasoffload-info: what the installed library would do here. It leads with the answers a user asks first (is the GPU
+// used, and if not why; which CPU BLAS and LAPACK; the problems found; the settings that differ from their defaults),
+// then the details: installation and config files, CPU BLAS/LAPACK, GPU, CUDA module and tuned tables, calibration;
+// every setting with its value and source only with --all.
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,9 @@ using namespace blasoffload;
 
 std::vector<std::string> g_problems;
 std::vector<std::string> g_module_log;
+// The leading answers, found while the details are gathered.
+std::string g_gpu_answer = "not examined";
+std::string g_cpu_answer = "not examined", g_lapack_answer = "not examined";
 
 const char* source_name(Source s) {
   switch (s) {
@@ -60,18 +65,32 @@ std::string find_library(const std::string& exe_dir) {
   return "";
 }
 
-void print_configuration(bool all) {
-  section("Configuration (value, where it came from):");
+// One setting's line: name, value, where the value came from.
+void print_setting(const EffectiveValue& v) {
+  const std::string value = v.source == Source::kDefault ? v.knob->def : v.value;
+  std::printf("  %-34s %-40s %s%s\n", v.knob->name.c_str(), value.c_str(),
+              v.source == Source::kFile ? v.where.c_str() : source_name(v.source),
+              v.invalid.empty() ? "" : ("  [invalid value '" + v.invalid + "' ignored]").c_str());
+}
+
+// The settings given in the environment or a config file (an invalid one included); every setting with `all`. `hint`:
+// say how to see them all.
+void print_settings(bool all, bool hint) {
+  section(all ? "Every setting (value, where it came from):" : "Settings that differ from their defaults:");
+  int shown = 0;
+  for (const auto& v : effective_values()) {
+    if (!all && v.source == Source::kDefault && v.invalid.empty()) continue;
+    print_setting(v);
+    ++shown;
+  }
+  if (!shown) std::printf("  none: every setting has its default\n");
+  if (hint) std::printf("  (every setting with its value and source: blasoffload-info --all)\n");
+}
+
+void print_config_files() {
   for (const auto& f : config_files_considered())
     std::printf("  config file %s: %s\n", f.first.c_str(), f.second.c_str());
   if (config_files_considered().empty()) std::printf("  config file: none\n");
-  for (const auto& v : effective_values()) {
-    if (!all && v.source == Source::kDefault && v.invalid.empty() && v.knob->owner == KnobOwner::kTest) continue;
-    const std::string value = v.source == Source::kDefault ? v.knob->def : v.value;
-    std::printf("  %-34s %-40s %s%s\n", v.knob->name.c_str(), value.c_str(),
-                v.source == Source::kFile ? v.where.c_str() : source_name(v.source),
-                v.invalid.empty() ? "" : ("  [invalid value '" + v.invalid + "' ignored]").c_str());
-  }
   for (const auto& p : config_problems()) g_problems.push_back(p);
 }
 
@@ -92,6 +111,7 @@ void print_cpu_blas() {
   }
   void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
+    g_cpu_answer = name + " cannot be loaded";
     std::printf("  not loadable: %s\n", dlerror());
     g_problems.push_back("the CPU BLAS " + name +
                          " cannot be loaded: calls that stay on the CPU need one (install "
@@ -100,6 +120,7 @@ void print_cpu_blas() {
   }
   void* sgemm = dlsym(h, "sgemm_");
   if (!sgemm) {
+    g_cpu_answer = name + " defines no sgemm_";
     g_problems.push_back(name + " defines no sgemm_: not a Fortran BLAS");
     return;
   }
@@ -107,6 +128,7 @@ void print_cpu_blas() {
   std::printf("  sgemm_ from: %s\n", lib.c_str());
   const CpuBlasReport r = probe_cpu_blas(sgemm);
   std::printf("  reports: %s\n", r.identity.empty() ? "(nothing: not OpenBLAS)" : r.identity.c_str());
+  g_cpu_answer = lib + (r.identity.empty() ? "" : " (" + r.identity + ")");
   if (!r.advice.empty()) {
     std::printf("  note: %s\n", r.advice.c_str());
     if (r.serious) g_problems.push_back(r.advice);
@@ -114,6 +136,7 @@ void print_cpu_blas() {
   void* lh = dlopen("liblapack.so.3", RTLD_NOW | RTLD_LOCAL);
   void* getrf = lh ? dlsym(lh, "sgetrf_") : nullptr;
   if (!getrf) {
+    g_lapack_answer = "liblapack.so.3 not found";
     std::printf("  LAPACK: liblapack.so.3 not found\n");
     return;
   }
@@ -123,6 +146,7 @@ void print_cpu_blas() {
   void* own = gi.dli_fname ? dlopen(gi.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : nullptr;
   void* inner = own ? dlsym(own, "sgemm_") : nullptr;
   const bool builtin = inner && object_of(inner) == lapack;
+  g_lapack_answer = lapack + (builtin ? " (inside the BLAS library: its own BLAS calls bypass blasoffload)" : "");
   std::printf("  LAPACK (liblapack.so.3): %s%s\n", lapack.c_str(),
               builtin ? " - a LAPACK inside a BLAS library: its BLAS calls stay inside it and bypass blasoffload "
                         "(reference LAPACK, Debian liblapack3, routes them through blasoffload)"
@@ -157,6 +181,7 @@ void print_tables(const std::string& module_dir) {
 void print_gpu(const std::string& libdir, bool load_module) {
   section("GPU:");
   const GpuDiagnosis d = diagnose_gpu(BLASOFFLOAD_CUDA_MAJOR);
+  g_gpu_answer = "not used: " + d.reason;
   if (d.usable)
     std::printf("  driver: CUDA %d.%d, %d device(s)\n", d.driver_version / 1000, (d.driver_version % 1000) / 10,
                 d.devices);
@@ -168,26 +193,41 @@ void print_gpu(const std::string& libdir, bool load_module) {
   const std::string module_dir = module.substr(0, module.rfind('/') == std::string::npos ? 0 : module.rfind('/'));
   print_tables(module_dir.empty() ? "." : module_dir);
   if (!readable(module)) {
-    if (d.usable) g_problems.push_back("a GPU is present but the CUDA module " + module + " is not");
+    if (d.usable) {
+      g_gpu_answer = "not used: the CUDA module " + module + " is not present";
+      g_problems.push_back("a GPU is present but the CUDA module " + module + " is not");
+    }
     return;
   }
   if (!d.usable) {
     if (s.mode == Mode::kGpu) g_problems.push_back("BLASOFFLOAD_MODE=gpu but no usable GPU: " + d.reason);
     return;
   }
-  if (!load_module) return;
+  const std::string use = s.mode == Mode::kCpu   ? "not used: BLASOFFLOAD_MODE=cpu"
+                          : s.mode == Mode::kGpu ? "used for every call it can take (BLASOFFLOAD_MODE=gpu)"
+                                                 : "used where the policy predicts a gain (BLASOFFLOAD_MODE=auto)";
+  g_gpu_answer = use + "; " + std::to_string(d.devices) + " device(s), driver CUDA " +
+                 std::to_string(d.driver_version / 1000) + "." + std::to_string((d.driver_version % 1000) / 10);
+  if (!load_module) {
+    g_gpu_answer += " (module not loaded: --no-gpu)";
+    return;
+  }
   void* h = dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
   auto entry = h ? reinterpret_cast<bo_cuda_module_entry_fn>(dlsym(h, BO_CUDA_MODULE_ENTRY)) : nullptr;
   const bo_cuda_module* m = entry ? entry() : nullptr;
   if (!m || m->version != BO_CUDA_API_VERSION) {
+    g_gpu_answer = "not used: the CUDA module cannot be loaded";
     g_problems.push_back(
         module + (h ? " is not a compatible blasoffload CUDA module" : std::string(" cannot be loaded: ") + dlerror()));
     return;
   }
   const int st = m->init(&kHost);
   std::printf("  module: %s\n", m->name);
-  if (st != BO_CUDA_OK)
+  if (st == BO_CUDA_OK) g_gpu_answer = use + ": " + m->name;
+  if (st != BO_CUDA_OK) {
+    g_gpu_answer = "not used: the CUDA module could not start the GPU (status " + std::to_string(st) + ")";
     g_problems.push_back("the CUDA module could not start the GPU (status " + std::to_string(st) + ")");
+  }
   for (const auto& l : g_module_log) std::printf("  module says: %s\n", l.c_str());
   if (st == BO_CUDA_OK) m->shutdown();
 }
@@ -231,7 +271,7 @@ void print_calibration() {
       "this one)\n");
 }
 
-// Every setting as the README's table (README.md checks against this: tests/install/check_readme_knobs.sh).
+// Every setting as a Markdown table: docs/settings.md is this table (tests/install/check_settings_doc.sh).
 void print_knob_table() {
   std::printf("| variable | values | default | meaning |\n|---|---|---|---|\n");
   for (const auto& k : knobs()) {
@@ -252,25 +292,49 @@ void print_knob_table() {
 
 std::string exe_dir() { return paths::object_dir(reinterpret_cast<const void*>(&exe_dir)); }
 
+// What `f` prints, as text: the details are gathered first, so that the answers they find (the GPU, the CPU BLAS, the
+// problems) can be printed before them.
+std::string printed_by(const std::function<void()>& f) {
+  std::fflush(stdout);
+  std::FILE* t = std::tmpfile();
+  const int saved = t ? dup(1) : -1;
+  if (saved < 0) {
+    f();
+    return "";
+  }
+  dup2(fileno(t), 1);
+  f();
+  std::fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  std::string text;
+  std::rewind(t);
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, t)) > 0;) text.append(buf, n);
+  std::fclose(t);
+  return text;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool all = false, no_gpu = false;
   std::string library;
   tools::OptionParser opts("blasoffload-info",
-                           "Shows what libblasoffload would do here: its configuration and where each value came from, "
-                           "the CPU BLAS and LAPACK, the GPU, CUDA module and tuned tables, the calibration, and the "
-                           "problems found.",
+                           "Shows what libblasoffload would do here: whether it uses the GPU (and if not, why), the "
+                           "CPU BLAS and LAPACK, the problems found and the settings that differ from their defaults; "
+                           "then the installation, GPU, CUDA module, tuned tables and calibration.",
                            BLASOFFLOAD_VERSION);
   bool knob_table = false;
-  opts.flag("all", &all, "also list the test hooks");
-  opts.flag("knobs", &knob_table, "print every setting (name, values, default, meaning) as a Markdown table and exit");
+  opts.flag("all", &all, "list every setting with its value and where it came from (test hooks included)");
+  opts.flag("knobs", &knob_table,
+            "print every setting (name, values, default, meaning) as a Markdown table and exit (docs/settings.md)");
   opts.flag("no-gpu", &no_gpu, "do not load the CUDA module (the driver is still asked)");
   opts.text("library", &library, "PATH",
             "describe this libblasoffload.so (default: the installed one next to this tool)");
   opts.epilogue(
       "Exit status: 0 no problems found, 1 problems found (listed under Problems), 2 usage error.\n"
-      "Settings come from the environment (BLASOFFLOAD_*) and the config file; see README.md, \"Configuration\".");
+      "Settings come from the environment (BLASOFFLOAD_*) and the config file; see docs/settings.md.");
   if (const int rc = opts.parse(argc, argv); rc >= 0) return rc;
   if (knob_table) {
     print_knob_table();
@@ -293,21 +357,29 @@ int main(int argc, char** argv) {
     if (null >= 0) close(null);
     if (saved >= 0) close(saved);
   }
+  const std::string details = printed_by([&] {
+    section("Installation:");
+    std::printf("  library: %s\n", library.empty() ? "(not found)" : library.c_str());
+    const std::string prefix = paths::prefix_of(libdir);
+    std::printf("  installation prefix: %s\n", prefix.empty() ? "(none: a build tree)" : prefix.c_str());
+    std::string data;
+    for (const auto& d : paths::data_dirs(libdir)) data += (data.empty() ? "" : ", ") + d;
+    std::printf("  data directories: %s\n", data.c_str());
+    print_config_files();
+    print_cpu_blas();
+    print_gpu(libdir, !no_gpu);
+    print_calibration();
+  });
+
   std::printf("blasoffload-info %s\n", BLASOFFLOAD_VERSION);
-  std::printf("  library: %s\n", library.empty() ? "(not found)" : library.c_str());
-  const std::string prefix = paths::prefix_of(libdir);
-  std::printf("  installation prefix: %s\n", prefix.empty() ? "(none: a build tree)" : prefix.c_str());
-  std::string data;
-  for (const auto& d : paths::data_dirs(libdir)) data += (data.empty() ? "" : ", ") + d;
-  std::printf("  data directories: %s\n", data.c_str());
-
-  print_configuration(all);
-  print_cpu_blas();
-  print_gpu(libdir, !no_gpu);
-  print_calibration();
-
+  std::printf("  GPU: %s\n", g_gpu_answer.c_str());
+  std::printf("  CPU BLAS: %s\n", g_cpu_answer.c_str());
+  std::printf("  CPU LAPACK: %s\n", g_lapack_answer.c_str());
   section("Problems:");
   if (g_problems.empty()) std::printf("  none\n");
   for (const auto& p : g_problems) std::printf("  - %s\n", p.c_str());
+  print_settings(false, !all);
+  std::fputs(details.c_str(), stdout);
+  if (all) print_settings(true, false);
   return g_problems.empty() ? 0 : 1;
 }

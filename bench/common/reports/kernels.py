@@ -12,6 +12,8 @@ import json
 import math
 import re
 
+import report as common
+
 GRID = {16, 256, 1024, 4096, 16384, 65536}  # the tuner's sgemv grid: "every grid shape" means m and n both in it
 DEFAULT_READ_GBS = 3092.0                  # H100 streaming read bandwidth (../shared/anchors/README.md)
 ROUTINE_ORDER = [p + r for p in "sd" for r in ("nrm2", "gemv_n", "gemv_t", "trsv_n", "trsv_t", "gemm")]
@@ -78,7 +80,7 @@ def read(path):
     """(context, benchmark entries, notes, documents cut short) of a raw file: documents start with a "{" line of
     their own; a one-line object is one of the runner's notes."""
     docs, notes, cur = [], [], None
-    with open(path, errors="replace") as f:
+    with common.open_text(path) as f:
         for line in f.read().splitlines():
             if line.startswith("{") and line.strip() != "{":
                 try:

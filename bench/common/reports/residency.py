@@ -37,7 +37,7 @@ def read(path):
     """Scenario and driver rows keyed (name, stack), each with the context line its program printed before it."""
     scen, lapack, notes, contexts = {}, {}, {}, {}
     ctx = {}
-    with open(path, errors="replace") as f:
+    with common.open_text(path) as f:
         for line in f:
             rows, ctxs = common.read_lines([line])
             if ctxs:
