@@ -23,6 +23,7 @@
 #include "policy/learning.h"
 #include "policy/lent_core.h"
 #include "policy/measured_link.h"
+#include "policy/policy_state.h"
 #include "policy/resident_questions.h"
 #include "routines/all.h"
 
@@ -35,15 +36,12 @@ void floors_off() {
 }
 __attribute__((tls_model("initial-exec"))) thread_local unsigned t_calls = 0;
 
+State* g = nullptr;
+
 namespace {
 
 // A hybrid split must be predicted this much faster than the better side alone (it adds a second party to wait for).
 constexpr double kHybridMargin = 0.1;
-// Start-up begins once the gain (what earlier GPU-worthy calls run on the CPU took beyond their GPU prediction, plus
-// this call's predicted saving with its CPU time bounded) reaches this many times its one-time cost: it runs beside a
-// busy CPU BLAS (measured: a 16-thread getrf at n = 8192 took 0.13 s longer while it ran) and the GPU's side is a
-// prediction.
-constexpr double kStartupGainFactor = 2.0;
 // Large host-operand sgemm: the GPU (or the split) must be predicted this much faster (see decide_auto).
 constexpr double kPipelineMargin = 0.3;
 // A call the GPU would win that arrives before the GPU is up waits for the start-up when the whole start-up plus the
@@ -51,47 +49,6 @@ constexpr double kPipelineMargin = 0.3;
 // start-up would be slower still). The whole start-up, not what seems left of it: a start-up that runs late (a busy
 // machine) must not hold a call that expected it to be nearly done.
 constexpr double kWaitForStartFraction = 0.5;
-// What a process's first LAPACK call on the GPU costs beyond the next where the start-up did not open cuSOLVER (its
-// opening, a handle, the staging ring, loading its kernels at their first launch: dgetrf n = 8192 about 510 ms, dgesv
-// n = 2048 about 170 ms on the lent H100; about 110 ms for a dgetrf n = 16384 after a start-up that opened it): the
-// GPU's second start-up for LAPACK, amortised like the first (module API solver()).
-constexpr double kSolverOpenUs = 300e3;
-
-struct State {
-  std::atomic<const CostModel*> model{nullptr};
-  // The built-in rates' model: a second opinion on the CPU's time where a call would pay the GPU's start-up. Whatever
-  // a policy file says, the call's CPU time is taken as at most the built-in rates' (a strong 16-core CPU) allowing the
-  // CPU to be Learning::kMaxCpuCorrection times slower, so that a file measured too slow (a calibration disturbed by
-  // other work read factorizations thousands of times slower than they run) never has a call of milliseconds wait for
-  // a start-up of half a second, nor starts the GPU for gains that are not there. On a CPU slower than that, the GPU
-  // starts later than it could: never slower is the first aim.
-  const CostModel* builtin = nullptr;
-  Calibration calibration;
-  std::string message;
-  bool from_file = false;
-  bool gpu_measured = false;                 // the file has GPU numbers of its own (not the built-in ones)
-  bool gpu_nodes = false;                    // NVIDIA device nodes exist, or the module was named explicitly
-  std::atomic<bool> cuda_in_process{false};  // the program itself uses CUDA: its operands may be device memory
-                                             // (program_uses_cuda; once true, stays true)
-  std::atomic<bool> gpu_checked{false};      // the loaded GPU was compared with the calibration's
-  bool frozen = false;                       // BLASOFFLOAD_DECISIONS=frozen: no link measured at start-up either
-  // The link measured at the start-up where no calibration of this GPU exists (gpu_ready), then followed on the
-  // program's uploads (follow_staged_uploads); its mutex also guards the models built from it.
-  MeasuredLink link;
-  // Work below which the GPU cannot win. Work: the descriptor's work(), a product of kWorkDims dimensions (m n k, m n,
-  // n^2, n; trsm m n t, syrk n^2 k), so that the inline tiny-call answer (policy.h) takes no roots.
-  double floor[kNumRoutines] = {};
-  std::atomic<double> gain_us{0};         // measured gain of GPU-worthy calls run on the CPU before the GPU was started
-  std::atomic<double> solver_gain_us{0};  // the same for LAPACK calls run on the CPU before cuSOLVER was opened
-  std::atomic<bool> lapack_wanted{false};  // a LAPACK call the GPU would win came before the GPU was up
-  std::atomic<double> init_started_after_us{-1};
-  // Measured / predicted per class and size bucket, and the exploration (adaptive only): local, so that a CPU BLAS's
-  // quirk at one size does not move the decision at another.
-  Learning learning;
-  GrowthCredit growth;  // staging growth amortised per class and bucket
-  DecisionMemo memo;    // calls the model gave the CPU by far, taken there without it for a while
-};
-State* g = nullptr;
 
 // BLASOFFLOAD_<ROUTINE>_MIN's size, from work(): the geometric mean of its dimensions.
 double override_size(int routine, double w) {
@@ -525,113 +482,6 @@ void observe(const Decision& d, bool ran_on_gpu, double actual_us, std::uint64_t
   // A call that made device copies took their whole making; its prediction carried only a share.
   const double predicted = ran_on_gpu ? double(d.gpu_us) + double(d.copy_rest_us) : double(d.cpu_us);
   g->learning.observe(d.cls, d.bucket, ran_on_gpu ? 1 : 0, predicted, actual_us, after_gpu);
-}
-
-void describe(const Settings& s, const Call& c, const Decision& d, char* buf, std::size_t size) {
-  const int r = c.call.routine;
-  switch (d.reason) {
-    case Reason::kMode:
-      if (d.cpu_share > 0)
-        std::snprintf(buf, size, "mode %s, CPU share %.2f", mode_name(s.routine_mode[r]), double(d.cpu_share));
-      else
-        std::snprintf(buf, size, "mode %s", mode_name(s.routine_mode[r]));
-      return;
-    case Reason::kMinSize:
-      std::snprintf(buf, size, "min-size %.0f %s %lld", double(d.size), d.target == Target::kGpu ? ">=" : "<",
-                    static_cast<long long>(s.min_size[r]));
-      return;
-    case Reason::kSmall:
-      std::snprintf(buf, size, "small");
-      return;
-    case Reason::kNoGpu:
-      std::snprintf(buf, size, "no GPU");
-      return;
-    case Reason::kDeviceOperands:
-      std::snprintf(buf, size, "device operands");
-      return;
-    default:
-      break;
-  }
-  char model[96];
-  if (d.cpu_share > 0)
-    std::snprintf(model, sizeof model, "model: cpu %.3f ms, hybrid %.3f ms with CPU share %.2f", d.cpu_us * 1e-3,
-                  d.gpu_us * 1e-3, double(d.cpu_share));
-  else
-    std::snprintf(model, sizeof model, "model: cpu %.3f ms, gpu %.3f ms", d.cpu_us * 1e-3, d.gpu_us * 1e-3);
-  // A GPU call and the module's device copies of its unchanged host matrices.
-  char copies[80] = "";
-  if (d.target == Target::kGpu && d.stage_copies)
-    std::snprintf(copies, sizeof copies, "staged: a device copy has not paid yet; ");
-  else if (d.target == Target::kGpu && d.copy_rest_us > 0)
-    std::snprintf(copies, sizeof copies, "makes a device copy (%.3f ms more than its share); ",
-                  double(d.copy_rest_us) * 1e-3);
-  if (d.reason == Reason::kExploring)
-    std::snprintf(buf, size, "exploring the other side; %s%s", copies, model);
-  else if (d.reason == Reason::kInitialising)
-    std::snprintf(buf, size, "GPU initialising; %s", model);
-  else if (d.reason == Reason::kGrowing)
-    std::snprintf(buf, size, "amortising staging buffers (%.1f of %.1f ms); %s",
-                  g->growth.credit_us(d.cls, d.bucket) * 1e-3, double(d.growth_us) * 1e-3, model);
-  else if (d.reason == Reason::kSolverOpening)
-    std::snprintf(buf, size, "amortising opening cuSOLVER (%.1f of %.0f ms); %s", g->solver_gain_us.load() * 1e-3,
-                  kStartupGainFactor * kSolverOpenUs * 1e-3, model);
-  else if (d.reason == Reason::kAmortising)
-    std::snprintf(buf, size, "amortising init (%.1f of %.0f ms); %s", g->gain_us.load() * 1e-3,
-                  kStartupGainFactor * g->model.load()->init_ms(), model);
-  else
-    std::snprintf(buf, size, "%s%s", copies, model);
-}
-
-std::string summary() {
-  if (!g) return "";
-  std::string out = "  " + g->message + "\n";
-  char line[256];
-  const double started = g->init_started_after_us.load();
-  if (started >= 0) {
-    std::snprintf(line, sizeof line,
-                  "  GPU start-up began in the background after %.1f ms of gain (one-time cost %.0f ms)\n",
-                  started * 1e-3, g->model.load()->init_ms());
-    out += line;
-  } else if (g->gain_us.load() > 0) {
-    std::snprintf(line, sizeof line,
-                  "  GPU never started: the measured gain (%.1f ms) did not reach twice its one-time cost (%.0f ms)\n",
-                  g->gain_us.load() * 1e-3, g->model.load()->init_ms());
-    out += line;
-  }
-  out += g->link.summary();
-  out += lent_core_note();
-  if (const std::uint64_t r = g->memo.remembered()) {
-    std::snprintf(line, sizeof line,
-                  "  %llu calls taken to the CPU without the model (calls alike it had given the CPU by far; one in "
-                  "%d decided in full)\n",
-                  static_cast<unsigned long long>(r), DecisionMemo::kRecheck);
-    out += line;
-  }
-  if (const unsigned long long n = g->growth.deferred()) {
-    std::snprintf(line, sizeof line,
-                  "  staging buffers: %llu GPU-worthy calls run on the CPU until their gains covered growing them; "
-                  "%llu growths paid\n",
-                  n, static_cast<unsigned long long>(g->growth.paid()));
-    out += line;
-  }
-  const std::uint64_t lc = g->learning.learned(0), lg = g->learning.learned(1);
-  if (lc + lg) {
-    std::snprintf(line, sizeof line, "  adaptive: %llu CPU and %llu GPU calls learned from, %llu explored",
-                  static_cast<unsigned long long>(lc), static_cast<unsigned long long>(lg),
-                  static_cast<unsigned long long>(g->learning.explored()));
-    out += line;
-    out += "\n  adaptive corrections (measured/predicted, by class and size):";
-    int shown = 0;
-    for (int i = 0; i < class_count(); ++i)
-      for (int b = 0; b < Learning::kBuckets; ++b) {
-        const double cpu = g->learning.correction(i, b, 0), gpu = g->learning.correction(i, b, 1);
-        if ((cpu == 1.0f && gpu == 1.0f) || ++shown > 16) continue;
-        std::snprintf(line, sizeof line, " %s@4^%d cpu %.2f gpu %.2f;", class_name(i), b, cpu, gpu);
-        out += line;
-      }
-    out += "\n";
-  }
-  return out;
 }
 
 }  // namespace blasoffload::policy
