@@ -23,7 +23,8 @@ constexpr double kStartupGainFactor = 2.0;
 // What a process's first LAPACK call on the GPU costs beyond the next where the start-up did not open cuSOLVER (its
 // opening, a handle, the staging ring, loading its kernels at their first launch: dgetrf n = 8192 about 510 ms, dgesv
 // n = 2048 about 170 ms on the lent H100; about 110 ms for a dgetrf n = 16384 after a start-up that opened it): the
-// GPU's second start-up for LAPACK, amortised like the first (module API solver()).
+// GPU's second start-up for LAPACK, amortised like the first (module API solver());
+// bench/results/firstrun/startup-probe-*.log.
 constexpr double kSolverOpenUs = 300e3;
 
 struct State {
