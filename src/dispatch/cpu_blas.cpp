@@ -241,6 +241,12 @@ void* resolve_late(Routine r) {
   return p;
 }
 
+void* find_cpu_definition(Family f, const char* base, bool cblas, bool lapack) {
+  const std::string name = cblas ? cblas_name(f, base) : fortran_name(f, base);
+  if (f == Family::std) return find_late(name.c_str(), lapack);
+  return find_cpu_symbol(name.c_str(), lapack);
+}
+
 void cpu_blas_missing(const char* symbol) {
   log_fatal(
       "no CPU BLAS defines %s, so this call cannot be forwarded. Set BLASOFFLOAD_CPU_BLAS to a BLAS library "

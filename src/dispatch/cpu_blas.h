@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "abi/families.h"
 #include "dispatch/routine.h"
 #include "policy/cpu_blas_probe.h"
 
@@ -31,6 +32,12 @@ extern CpuBlas g_cpu;
 // Looks a routine's CPU definition up again (a library loaded after the first call), and where nothing in the process
 // defines it, in the system's library, loaded then (the CPU LAPACK of a program that links none); nullptr if none.
 void* resolve_late(Routine r);
+
+// The CPU library's definition of a routine or function in family `f`, for the forwarding trampolines: `base` is a
+// Fortran routine's name without the family's affixes ("dgemm", "xerbla") or, with `cblas`, a CBLAS function's ("dgemm"
+// for cblas_dgemm); `lapack` says it belongs to LAPACK. Looked up as resolve_late does (the system's library loaded
+// where the process holds none); nullptr if nothing defines it.
+void* find_cpu_definition(Family f, const char* base, bool cblas, bool lapack);
 
 // Ends the process with a message naming BLASOFFLOAD_CPU_BLAS: called when a needed entry is missing.
 [[noreturn]] void cpu_blas_missing(const char* symbol);
