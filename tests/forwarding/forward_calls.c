@@ -58,6 +58,7 @@ DECLARE_C(void, zgemm,
           (int layout, int ta, int tb, fint m, fint n, fint k, const void* alpha, const void* a, fint lda,
            const void* b, fint ldb, const void* beta, void* c, fint ldc))
 DECLARE_C(double, ddot, (fint n, const double* x, fint incx, const double* y, fint incy))
+DECLARE_C(void, drot, (fint n, double* x, fint incx, double* y, fint incy, double c, double s))
 
 enum { N = 150, M = 9, K = 5 };  // dgeqrf's blocked code (dlarfb's dgemm_ calls) starts at 128 columns
 
@@ -73,6 +74,7 @@ typedef struct {
   dgeqrf_t dgeqrf;
   cblas_zgemm_t cblas_zgemm;
   cblas_ddot_t cblas_ddot;
+  cblas_drot_t cblas_drot;  // c and s in xmm0 and xmm1: the resolver stub must hand them on
 } Api;
 
 /* Every result of one run. */
@@ -84,6 +86,7 @@ typedef struct {
   fint idamax, lsame_yes, lsame_no, info;
   double qr[N * N], tau[N];
   double complex zgemm[M * M];
+  double rot_x[N], rot_y[N];
 } Results;
 
 static pthread_barrier_t g_barrier;
@@ -128,10 +131,13 @@ static void run(const Api* api, Results* r) {
   const double complex alpha = 1.5 - 0.5 * I, beta = 0.25 + 2 * I;
   api->cblas_zgemm(101, 111, 113, M, M, K, &alpha, za, K, zb, M, &beta, r->zgemm, M);
   r->cblas_ddot = api->cblas_ddot(N, x, 1, y, 1);
+  memcpy(r->rot_x, x, sizeof x);
+  memcpy(r->rot_y, y, sizeof y);
+  api->cblas_drot(N, r->rot_x, 1, r->rot_y, 1, 0.6, -0.8);
 }
 
-static const Api kOurs = {F(ddot),   F(sdot),  F(cdotc),  F(zdotc),  F(idamax),
-                          F(dcabs1), F(lsame), F(dgeqrf), CB(zgemm), CB(ddot)};
+static const Api kOurs = {F(ddot),  F(sdot),   F(cdotc),  F(zdotc), F(idamax), F(dcabs1),
+                          F(lsame), F(dgeqrf), CB(zgemm), CB(ddot), CB(drot)};
 
 static void* thread_main(void* out) {
   pthread_barrier_wait(&g_barrier);  // both threads' first calls at once: every slot still at the resolver
@@ -180,9 +186,10 @@ int main(int argc, char** argv) {
 
   void* blas = dlopen(REF_BLAS, REF_FLAGS);
   void* lapack = dlopen(REF_LAPACK, REF_FLAGS);
-  const Api reference = {ref(blas, "ddot_"),       ref(blas, "sdot_"),     ref(blas, "cdotc_"), ref(blas, "zdotc_"),
-                         ref(blas, "idamax_"),     ref(blas, "dcabs1_"),   ref(blas, "lsame_"), ref(lapack, "dgeqrf_"),
-                         ref(blas, "cblas_zgemm"), ref(blas, "cblas_ddot")};
+  const Api reference = {ref(blas, "ddot_"),      ref(blas, "sdot_"),     ref(blas, "cdotc_"),
+                         ref(blas, "zdotc_"),     ref(blas, "idamax_"),   ref(blas, "dcabs1_"),
+                         ref(blas, "lsame_"),     ref(lapack, "dgeqrf_"), ref(blas, "cblas_zgemm"),
+                         ref(blas, "cblas_ddot"), ref(blas, "cblas_drot")};
   run(&reference, &want);
   // |y| is largest at the end; the blocked dgeqrf asks for more than N doubles of workspace.
   if (want.idamax != N || !want.lsame_yes || want.lsame_no || want.info != 0 || want.query <= N) {
@@ -207,6 +214,8 @@ int main(int argc, char** argv) {
     check("dgeqrf tau", r->tau, want.tau, sizeof want.tau);
     check("cblas_zgemm", r->zgemm, want.zgemm, sizeof want.zgemm);
     check("cblas_ddot", &r->cblas_ddot, &want.cblas_ddot, sizeof want.cblas_ddot);
+    check("cblas_drot x", r->rot_x, want.rot_x, sizeof want.rot_x);
+    check("cblas_drot y", r->rot_y, want.rot_y, sizeof want.rot_y);
   }
   printf("%s\n", g_failures ? "FAIL" : "PASS");
   return g_failures ? 1 : 0;
