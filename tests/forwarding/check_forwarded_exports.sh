@@ -18,7 +18,9 @@ pending=0
 status=0
 
 defined() { nm -D --defined-only "$1" | awk '$2 != "A" { print $NF }' | sed 's/@.*//' | sort -u; }
-functions() { nm -D --defined-only "$1" | awk '$2 == "T" || $2 == "W" || $2 == "i" { print $NF }' | sed 's/@.*//' | sort -u; }
+functions() {
+  nm -D --defined-only "$1" | awk '$2 == "T" || $2 == "W" || $2 == "i" { print $NF }' | sed 's/@.*//' | sort -u
+}
 
 ours=$(defined "$lib")
 our_functions=$(functions "$lib")

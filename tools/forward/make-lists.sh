@@ -16,7 +16,9 @@ blas=${1:-/usr/lib/x86_64-linux-gnu/blas/libblas.so.3}
 lapack=${2:-/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3}
 out=$here/abi/forward
 
-functions() { nm -D --defined-only "$1" | awk '$2 == "T" || $2 == "W" || $2 == "i" { print $3 }' | sed 's/@.*//' | sort -u; }
+functions() {
+  nm -D --defined-only "$1" | awk '$2 == "T" || $2 == "W" || $2 == "i" { print $3 }' | sed 's/@.*//' | sort -u
+}
 
 header() {
   printf '/* %s\n' "$1"
@@ -30,7 +32,7 @@ header() {
   functions "$blas" | grep -v '^cblas_' | grep '_$' | sed 's/_$//; s/.*/BO_FWD(&)/'
 } >"$out/blas.def"
 {
-  header "The CBLAS functions blasoffload exports and forwards (names without the family's affixes: cblas_daxpy is daxpy)." \
+  header "The CBLAS functions blasoffload exports and forwards (without the family's affixes: cblas_daxpy is daxpy)." \
     "$(basename "$blas")" ""
   functions "$blas" | grep '^cblas_' | sed 's/^cblas_//; s/.*/BO_FWD(&)/'
 } >"$out/cblas.def"
