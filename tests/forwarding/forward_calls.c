@@ -1,11 +1,12 @@
 /* Calls forwarded routines of every return kind through blasoffload and checks each result bit for bit against the same
  * call made directly on the reference library, dlopen'ed separately.
  *
- * forward_calls [threads]
+ * forward_calls [threads | missing]
  *   Built twice: plain (the std family: ddot_, cblas_zgemm, 32-bit integers; the reference libblas.so.3 and
  *   liblapack.so.3) and with BO_SUFFIX64 (the suffix64 family: ddot_64_, cblas_zgemm64_, 64-bit integers; Debian's
  *   ILP64 libblas64.so.3 and liblapack64.so.3). "threads": two threads make their first calls at the same moment (the
- *   lazy resolver's race), each checking every result. Prints PASS, or FAIL lines and exits 1. */
+ *   lazy resolver's race), each checking every result. Prints PASS, or FAIL lines and exits 1. "missing": one ddot
+ *   call, which must end the process where no CPU library defines ddot. */
 #define _GNU_SOURCE
 #include <complex.h>
 #include <dlfcn.h>
@@ -173,6 +174,14 @@ static void* ref(void* lib, const char* symbol) {
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "missing") == 0) {  // a system with no CPU library: the call must end the process
+    const fint n = 1, one = 1;
+    const double x = 2;
+    printf("calling %s\n", STR(F(ddot)));
+    fflush(stdout);
+    printf("returned %g\n", F(ddot)(&n, &x, &one, &x, &one));
+    return 0;
+  }
   const int threads = argc > 1 && strcmp(argv[1], "threads") == 0 ? 2 : 1;
   check_ours(STR(F(ddot)), (void*)F(ddot));
   check_ours(STR(F(dgeqrf)), (void*)F(dgeqrf));
