@@ -23,13 +23,13 @@ trap 'pkill -P $$ 2>/dev/null' EXIT
 } >"$log"
 : >"$jsonl"
 for round in 1 2; do
-  timeout 150 env -u LD_PRELOAD "$py" "$here/targets.py" --label "without-$round" >>"$jsonl" 2>>"$log"
-  timeout 150 env LD_PRELOAD="$lib" BLASOFFLOAD_LOG=summary "$py" "$here/targets.py" --label "with-$round" \
+  timeout 90 env -u LD_PRELOAD "$py" "$here/targets.py" --label "without-$round" >>"$jsonl" 2>>"$log"
+  timeout 90 env LD_PRELOAD="$lib" BLASOFFLOAD_LOG=summary "$py" "$here/targets.py" --label "with-$round" \
     >>"$jsonl" 2>>"$log"
 done
 for mode in auto gpu; do
   echo "## pytest numpy.linalg, BLASOFFLOAD_MODE=$mode" >>"$log"
-  (cd /tmp && timeout 240 env LD_PRELOAD="$lib" BLASOFFLOAD_MODE=$mode BLASOFFLOAD_LOG=summary \
+  (cd /tmp && timeout 130 env LD_PRELOAD="$lib" BLASOFFLOAD_MODE=$mode BLASOFFLOAD_LOG=summary \
     "$py" -m pytest --pyargs numpy.linalg -q -p no:cacheprovider -x -W ignore 2>&1 | tail -60) >>"$log"
 done
 echo "# done in ${SECONDS}s" >>"$log"

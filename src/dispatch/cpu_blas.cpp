@@ -88,6 +88,29 @@ void* find_default(const char* symbol, bool loaded_objects) {
   return loaded_objects ? find_in_loaded_objects(symbol) : nullptr;
 }
 
+// Opens BLASOFFLOAD_CPU_BLAS and BLASOFFLOAD_CPU_LAPACK, once: resolve_cpu_blas (the first intercepted call) and the
+// forwarding table (the first forwarded call, which may come first, or on another thread) both need them.
+void open_named_libraries() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const Settings& s = settings();
+    if (!s.cpu_blas.empty()) {
+      g_named_handle = dlopen(s.cpu_blas.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!g_named_handle) {
+        log_fatal("BLASOFFLOAD_CPU_BLAS=%s cannot be loaded: %s. Aborting.", s.cpu_blas.c_str(), dlerror());
+        std::abort();
+      }
+    }
+    if (!s.cpu_lapack.empty()) {
+      g_named_lapack_handle = dlopen(s.cpu_lapack.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!g_named_lapack_handle) {
+        log_fatal("BLASOFFLOAD_CPU_LAPACK=%s cannot be loaded: %s. Aborting.", s.cpu_lapack.c_str(), dlerror());
+        std::abort();
+      }
+    }
+  });
+}
+
 // `loaded_objects`: also the objects loaded in a local scope (false where those are the ones we loaded).
 void* find_cpu_symbol(const char* symbol, bool lapack = false, bool loaded_objects = true) {
   if (lapack && g_named_lapack_handle) {
@@ -114,6 +137,8 @@ struct SystemLibrary {
   std::string why;  // written before `handle` is published
 };
 SystemLibrary g_system_blas, g_system_lapack;
+// The system's ILP64 libraries (libblas64.so.3, liblapack64.so.3), for the ILP64 families' names.
+SystemLibrary g_system_blas64, g_system_lapack64;
 
 void* symbol_in(void* handle, const char* symbol) {
   void* p = handle ? dlsym(handle, symbol) : nullptr;
@@ -124,7 +149,10 @@ void* symbol_in(void* handle, const char* symbol) {
 // says why, for the log and the summary); nullptr when none would do, so that the call aborts naming the settings.
 void* system_library(SystemLibrary& lib, CpuLibraryKind kind, const char* symbol, const std::string& reason) {
   std::call_once(lib.once, [&] {
-    const char* what = kind == CpuLibraryKind::kBlas ? "BLAS" : "LAPACK";
+    const char* what = kind == CpuLibraryKind::kBlas     ? "BLAS"
+                       : kind == CpuLibraryKind::kLapack ? "LAPACK"
+                       : kind == CpuLibraryKind::kBlas64 ? "ILP64 BLAS"
+                                                         : "ILP64 LAPACK";
     const CpuLibrarySystem system = configured_system(object_of(reinterpret_cast<const void*>(&symbol_in)));
     const LoadedCpuLibrary l = load_cpu_library(cpu_library_candidates(kind, system), symbol, is_our_address);
     for (const auto& p : l.passed_over) log_debug("CPU %s candidate passed over: %s", what, p.c_str());
@@ -167,6 +195,18 @@ void* find_late(const char* symbol, bool lapack) {
   return symbol_in(system_library(g_system_blas, CpuLibraryKind::kBlas, symbol, reason), symbol);
 }
 
+// `symbol` (a standard name) in the system's ILP64 libraries, loaded the first time an ILP64 name (`wanted`) is
+// defined by nothing in the process: a LAPACK routine in the ILP64 BLAS where it defines LAPACK itself, else in the
+// ILP64 LAPACK. They are loaded with RTLD_DEEPBIND (cpu_library_search.h), so that their calls to each other bind to
+// each other and not to our LP64 exports of the same names.
+void* find_system_ilp64(const char* symbol, bool lapack, const std::string& wanted) {
+  const std::string reason = "nothing in the process defines " + wanted;
+  if (!lapack) return symbol_in(system_library(g_system_blas64, CpuLibraryKind::kBlas64, symbol, reason), symbol);
+  if (void* p = lapack_of_blas(g_system_blas64.handle.load(std::memory_order_acquire), symbol, is_our_address))
+    return p;
+  return symbol_in(system_library(g_system_lapack64, CpuLibraryKind::kLapack64, symbol, reason), symbol);
+}
+
 // A process that links no CPU BLAS (a relinked program whose -lblas the linker dropped as not needed): the system's,
 // loaded now since the first call needs it. Its LAPACK serves the LAPACK routines where it defines them itself.
 void fill_from_system_blas() {
@@ -198,21 +238,7 @@ void* find_foreign_symbol(const char* symbol) {
 }
 
 void resolve_cpu_blas() {
-  const Settings& s = settings();
-  if (!s.cpu_blas.empty()) {
-    g_named_handle = dlopen(s.cpu_blas.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!g_named_handle) {
-      log_fatal("BLASOFFLOAD_CPU_BLAS=%s cannot be loaded: %s. Aborting.", s.cpu_blas.c_str(), dlerror());
-      std::abort();
-    }
-  }
-  if (!s.cpu_lapack.empty()) {
-    g_named_lapack_handle = dlopen(s.cpu_lapack.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!g_named_lapack_handle) {
-      log_fatal("BLASOFFLOAD_CPU_LAPACK=%s cannot be loaded: %s. Aborting.", s.cpu_lapack.c_str(), dlerror());
-      std::abort();
-    }
-  }
+  open_named_libraries();
   for (std::size_t r = 0; r < kNumRoutines; ++r) {
     const std::string name = routine_name(Routine(r));
     const bool lapack = bo::routines::is_lapack(int(r));
@@ -245,10 +271,22 @@ void* resolve_late_cblas(Routine r, Family f) {
   return p;
 }
 
-void* find_cpu_definition(Family f, const char* base, bool cblas, bool lapack) {
+void* find_cpu_definition(Family f, const char* base, bool cblas, bool lapack, bool in_process_only) {
+  open_named_libraries();
   const std::string name = cblas ? cblas_name(f, base) : fortran_name(f, base);
-  if (f == Family::std) return find_late(name.c_str(), lapack);
-  return find_cpu_symbol(name.c_str(), lapack);
+  if (in_process_only) return find_cpu_symbol(name.c_str(), lapack, false);
+  const bool ilp64 = family_info(f).int_bytes == 8;
+  if (f == Family::std && !ilp64) return find_late(name.c_str(), lapack);
+  if (void* p = find_cpu_symbol(name.c_str(), lapack)) return p;  // a library with the family's names (libopenblas64_)
+  if (!ilp64) return nullptr;
+  // The standard name, in the system's ILP64 library only: an LP64 library's dgemm_ would read half of each integer.
+  const std::string std_name = cblas ? cblas_name(Family::std, base) : fortran_name(Family::std, base);
+  return find_system_ilp64(std_name.c_str(), lapack, name);
+}
+
+void* find_cpu_symbol_verbatim(const char* symbol, bool lapack, bool in_process_only) {
+  open_named_libraries();
+  return in_process_only ? find_cpu_symbol(symbol, lapack, false) : find_late(symbol, lapack);
 }
 
 void cpu_blas_missing(const char* symbol) {

@@ -42,8 +42,13 @@ void* resolve_late_cblas(Routine r, Family f);
 // The CPU library's definition of a routine or function in family `f`, for the forwarding trampolines: `base` is a
 // Fortran routine's name without the family's affixes ("dgemm", "xerbla") or, with `cblas`, a CBLAS function's ("dgemm"
 // for cblas_dgemm); `lapack` says it belongs to LAPACK. Looked up as resolve_late does (the system's library loaded
-// where the process holds none); nullptr if nothing defines it.
-void* find_cpu_definition(Family f, const char* base, bool cblas, bool lapack);
+// where the process holds none); nullptr if nothing defines it. An ILP64 family's name ("dgemm_64_") is looked up in
+// the process, and where nothing defines it, as the standard name ("dgemm_") in the system's ILP64 library
+// (libblas64.so.3 / liblapack64.so.3, loaded here; never an LP64 library). `in_process_only`: only the cheap lookups
+// (BLASOFFLOAD_CPU_BLAS / _LAPACK and the global scope after us): nothing is loaded, local scopes are not searched.
+void* find_cpu_definition(Family f, const char* base, bool cblas, bool lapack, bool in_process_only = false);
+// The same for a symbol of no family, looked up as it is (gfortran's module procedures: "__la_xisnan_MOD_disnan").
+void* find_cpu_symbol_verbatim(const char* symbol, bool lapack, bool in_process_only = false);
 
 // Ends the process with a message naming BLASOFFLOAD_CPU_BLAS: called when a needed entry is missing.
 [[noreturn]] void cpu_blas_missing(const char* symbol);

@@ -154,5 +154,75 @@ TEST_F(FakeRoot, EmptyRootHasNoCandidates) {
   EXPECT_TRUE(order(CpuLibraryKind::kLapack).empty());
 }
 
+#ifdef BO_TEST_SHIM
+// The ILP64 kinds follow libblas64.so.3's and liblapack64.so.3's own alternatives and directories: an LP64 library is
+// never an ILP64 candidate, nor the reverse.
+TEST_F(FakeRoot, Ilp64KindsNeverTakeLp64Libraries) {
+  for (const char* d : {"blas", "openblas-pthread"}) file(lib(std::string(d) + "/libblas.so.3"));
+  file(lib("lapack/liblapack.so.3"));
+  EXPECT_TRUE(order(CpuLibraryKind::kBlas64).empty());
+  EXPECT_TRUE(order(CpuLibraryKind::kLapack64).empty());
+  for (const char* d : {"blas64", "blis64-openmp", "openblas64-serial"}) file(lib(std::string(d) + "/libblas64.so.3"));
+  file(lib("lapack64/liblapack64.so.3"));
+  link(lib("libblas64.so.3"), root_ + lib("blas64/libblas64.so.3"));
+  record("libblas64.so.3", "auto\n" + lib("libblas64.so.3") + "\n\n" + lib("blas64/libblas64.so.3") + "\n10\n\n");
+  EXPECT_EQ(order(CpuLibraryKind::kBlas64),
+            (std::vector<std::string>{lib("blas64/libblas64.so.3") + " | the libblas64.so.3 alternative",
+                                      lib("openblas64-serial/libblas64.so.3") + " | a well-known path",
+                                      lib("blis64-openmp/libblas64.so.3") + " | a well-known path"}));
+  EXPECT_EQ(order(CpuLibraryKind::kLapack64),
+            (std::vector<std::string>{lib("lapack64/liblapack64.so.3") + " | a well-known path"}));
+  EXPECT_EQ(order(CpuLibraryKind::kBlas).size(), 2u);
+  // Loaded so that their calls to each other stay inside them (not bound to our LP64 names).
+  for (const auto& c : cpu_library_candidates(CpuLibraryKind::kBlas64, {root_, kArch, ""})) EXPECT_TRUE(c.deep_bind);
+  for (const auto& c : cpu_library_candidates(CpuLibraryKind::kBlas, {root_, kArch, ""})) EXPECT_FALSE(c.deep_bind);
+}
+
+// blasoffload installed as the alternative through shims (BO_TEST_SHIM: no symbols, DT_NEEDED libblasoffload.so.0),
+// the alternative's choice and its best: passed over for the best other choice, OpenBLAS before reference, though
+// the shim is not our file.
+TEST_F(FakeRoot, PassesOverShims) {
+  for (const std::string soname : {"libblas64.so.3", "libblas.so.3"}) {
+    const std::string dir = soname == "libblas.so.3" ? "" : "64";
+    link(lib("blasoffload/" + soname), BO_TEST_SHIM);
+    link(lib(soname), root_ + lib("blasoffload/" + soname));
+    file(lib("blas" + dir + "/" + soname));
+    file(lib("openblas" + dir + "-pthread/" + soname));
+    record(soname, "auto\n" + lib(soname) + "\n\n" + lib("blasoffload/" + soname) + "\n500\n" +
+                       lib("blas" + dir + "/" + soname) + "\n10\n" + lib("openblas" + dir + "-pthread/" + soname) +
+                       "\n5\n\n");
+    EXPECT_EQ(order(soname == "libblas.so.3" ? CpuLibraryKind::kBlas : CpuLibraryKind::kBlas64, ""),
+              (std::vector<std::string>{
+                  lib("openblas" + dir + "-pthread/" + soname) + " | a " + soname + " alternative, priority 5",
+                  lib("blas" + dir + "/" + soname) + " | a " + soname + " alternative, priority 10"}))
+        << soname;
+  }
+}
+
+TEST(IsBlasoffloadLibrary, ByItsSonameOrWhatItNeeds) {
+  EXPECT_TRUE(is_blasoffload_library(BO_TEST_SHIM));           // needs libblasoffload.so.0
+  EXPECT_TRUE(is_blasoffload_library(BO_TEST_SELF));           // is libblasoffload.so.0
+  EXPECT_FALSE(is_blasoffload_library(BO_TEST_REF_BLAS64));    // needs libgfortran, libc
+  EXPECT_FALSE(is_blasoffload_library("/nonexistent.so"));     // no file
+  EXPECT_FALSE(is_blasoffload_library("/proc/self/cmdline"));  // not ELF
+}
+
+// A candidate whose symbol lands in blasoffload (the shim's dgemm_ is libblasoffload.so's) is passed over, by the
+// symbol's library even where `is_ours` does not claim the address (another build of us), and by `is_ours` alone.
+TEST(LoadCpuLibrary, PassesOverCandidatesResolvingToBlasoffload) {
+  const std::vector<CpuLibraryCandidate> candidates = {{BO_TEST_SHIM, "the shim", false},
+                                                       {BO_TEST_REF_BLAS64, "reference", true}};
+  LoadedCpuLibrary l = load_cpu_library(candidates, "dgemm_", [](const void*) { return false; });
+  ASSERT_NE(l.handle, nullptr);
+  EXPECT_EQ(l.path, BO_TEST_REF_BLAS64);
+  ASSERT_EQ(l.passed_over.size(), 1u);
+  EXPECT_EQ(l.passed_over[0], std::string(BO_TEST_SHIM) + ": its dgemm_ is blasoffload's");
+  // The reference library itself, were its address claimed as ours: nothing is kept.
+  l = load_cpu_library({candidates[1]}, "dgemm_", [](const void*) { return true; });
+  EXPECT_EQ(l.handle, nullptr);
+  EXPECT_EQ(l.passed_over.size(), 1u);
+}
+#endif
+
 }  // namespace
 }  // namespace blasoffload

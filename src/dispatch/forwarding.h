@@ -1,0 +1,30 @@
+// The forwarded interface: every BLAS/CBLAS/LAPACK routine blasoffload does not accelerate, exported by a trampoline
+// that jumps to the CPU library's definition through a slot this file's table resolves.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "abi/families.h"
+
+namespace blasoffload {
+
+// One forwarded routine: its name without the family's affixes ("daxpy"; a verbatim symbol as is), and its interface.
+struct ForwardedRoutine {
+  const char* base;
+  bool cblas;     // a CBLAS function (cblas_daxpy)
+  bool lapack;    // a LAPACK routine (looked up in the CPU LAPACK)
+  bool verbatim;  // a name of no family (gfortran's module procedures): the std family only, looked up as is
+};
+
+// The forwarded routines in slot order (forward_list.h: abi/forward/*.def less abi/routines.def), and their number.
+const ForwardedRoutine* forwarded_routines();
+std::size_t num_forwarded_routines();
+
+// The exported name of routine `i` in family `f` ("ddot_64_"); empty where the family has no such export.
+std::string forwarded_symbol(Family f, std::size_t i);
+
+// Whether the trampolines are built (x86-64) and family `f` is complete (has a row of slots).
+bool has_forwarded_family(Family f);
+
+}  // namespace blasoffload
