@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine: issue 39's NumPy targets and checks with the machine's own pip NumPy, in one device call.
 # 1. targets.py four times, alternating without and with the library preloaded (default settings: mode auto, no
-#    policy file), so each side has an A/A pair; 2. NumPy's linalg test suite preloaded in mode auto and mode gpu with
-#    the summary on. Everything goes to OUTDIR as numpy-<gpu>-<date>-<commit>.{jsonl,log}; the report is made here by
+#    policy file), so each side has an A/A pair, and once preloaded in mode cpu (its summary times NumPy's LAPACK and
+#    BLAS calls on the CPU, apart from NumPy's own work around them); 2. NumPy's linalg test suite preloaded in mode auto
+#    and mode gpu with the summary on. Everything goes to OUTDIR as numpy-<gpu>-<date>-<commit>.{jsonl,log}; the report is made here by
 #    bench/numpy/report.py.
 # Usage: bench/numpy/run.sh LIBDIR OUTDIR [PYTHON]   (LIBDIR holds libblasoffload.so and libblasoffload_cuda.so)
 set -uo pipefail
@@ -23,9 +24,16 @@ trap 'pkill -P $$ 2>/dev/null' EXIT
 } >"$log"
 : >"$jsonl"
 for round in 1 2; do
+  echo "## targets without the library, round $round" >>"$log"
   timeout 90 env -u LD_PRELOAD "$py" "$here/targets.py" --label "without-$round" >>"$jsonl" 2>>"$log"
+  echo "## targets with the library, round $round" >>"$log"
   timeout 90 env LD_PRELOAD="$lib" BLASOFFLOAD_LOG=summary "$py" "$here/targets.py" --label "with-$round" \
     >>"$jsonl" 2>>"$log"
+  if [ $round = 1 ]; then
+    echo "## targets with the library, BLASOFFLOAD_MODE=cpu" >>"$log"
+    timeout 90 env LD_PRELOAD="$lib" BLASOFFLOAD_MODE=cpu BLASOFFLOAD_LOG=summary "$py" "$here/targets.py" \
+      --label cpu-mode >>"$jsonl" 2>>"$log"
+  fi
 done
 for mode in auto gpu; do
   echo "## pytest numpy.linalg, BLASOFFLOAD_MODE=$mode" >>"$log"
