@@ -109,7 +109,7 @@ ResultOf<D> cblas_call(bool valid, const typename D::Args& args, Cpu&& cpu_cblas
   constexpr Layer layer = LayerOf<D>::value;
   const bool was_reentered = reentered(layer);
   CallScope scope(layer);
-  ensure_initialized();
+  ensure_initialized(F);
   if (valid) {
     bo_call unused;
     FamilyInt<F> info = 0;

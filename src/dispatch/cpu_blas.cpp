@@ -237,7 +237,7 @@ void* find_foreign_symbol(const char* symbol) {
   return find_cpu_symbol(symbol);
 }
 
-void resolve_cpu_blas() {
+void resolve_cpu_blas(Family first) {
   open_named_libraries();
   for (std::size_t r = 0; r < kNumRoutines; ++r) {
     const std::string name = routine_name(Routine(r));
@@ -245,16 +245,35 @@ void resolve_cpu_blas() {
     g_cpu.fortran[0][r] = find_cpu_symbol((name + "_").c_str(), lapack);
     if (!lapack) g_cpu.cblas[0][r] = find_cpu_symbol(("cblas_" + name).c_str());
   }
-  if (!g_cpu.fortran[0][index(Routine::sgemm)]) fill_from_system_blas();
+  // A process whose first call came through another family (a pip wheel's scipy_dgemm_64_) describes that family's
+  // library; the system's BLAS is loaded only where the process holds no library of the first call's family either
+  // (a second OpenBLAS beside the wheel's would only add threads).
+  g_cpu.probe_family = Family::std;
+  if constexpr (kNumFamilies > 1) {  // the ILP64 build has the std family alone
+    if (!g_cpu.fortran[0][index(Routine::sgemm)] && first != Family::std) {
+      if (void* p = find_cpu_definition(first, "sgemm", false, false)) {
+        __atomic_store_n(&g_cpu.fortran[int(first)][index(Routine::sgemm)], p, __ATOMIC_RELEASE);
+        g_cpu.probe_family = first;
+      }
+    }
+  }
+  if (!g_cpu.fortran[int(g_cpu.probe_family)][index(Routine::sgemm)]) fill_from_system_blas();
   if (void* getrf = g_cpu.fortran[0][index(Routine::dgetrf)]) g_cpu.lapack_library = object_of(getrf);
-  const void* sgemm = g_cpu.fortran[0][index(Routine::sgemm)];
+  const void* sgemm = g_cpu.fortran[int(g_cpu.probe_family)][index(Routine::sgemm)];
   g_cpu.library = object_of(sgemm);
-  g_cpu.report = probe_cpu_blas(sgemm);
+  g_cpu.report = probe_cpu_blas(sgemm, family_info(g_cpu.probe_family).fortran_prefix,
+                                family_info(g_cpu.probe_family).cblas_suffix);
   log_debug("CPU BLAS: %s %s%s", g_cpu.library.c_str(), g_cpu.report.identity.c_str(),
             g_cpu.library_why.empty() ? "" : (" (" + g_cpu.library_why + ")").c_str());
   // The advice goes into the summary (once): a user problem we can see, not a failure of ours, so it is not a
   // warning (a program must stay silent unless asked).
   if (!g_cpu.report.advice.empty()) log_debug("%s", g_cpu.report.advice.c_str());
+}
+
+std::string cpu_library_function_name(Family f, const char* name) {
+  // OpenBLAS renames its own functions as its BLAS: SYMBOLPREFIX before, SYMBOLSUFFIX after (scipy_..64_), which for
+  // the families are the Fortran prefix and the CBLAS suffix.
+  return std::string(family_info(f).fortran_prefix) + name + family_info(f).cblas_suffix;
 }
 
 void* resolve_late(Routine r, Family f) {

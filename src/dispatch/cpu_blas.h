@@ -21,13 +21,20 @@ struct CpuBlas {
   // when the program brought it.
   std::string library_why, lapack_why;
   CpuBlasReport report;  // what that library says about itself, and advice
+  // The family whose library `library` and `report` describe: std, unless the process holds no CPU BLAS under the
+  // reference names and its first call came through another family (a pip wheel's OpenBLAS).
+  Family probe_family = Family::std;
 };
 
 // Resolves the table (once): BLASOFFLOAD_CPU_BLAS if set, else the next definition after ours in lookup
 // order, else an already-loaded library that defines the symbol (a CPU BLAS dlopen'ed RTLD_LOCAL by a
 // plugin). Never returns one of our own definitions. A process that holds no CPU BLAS at all gets the system's,
 // loaded here (cpu_library_search.h); one that holds a CPU BLAS pays nothing for that.
-void resolve_cpu_blas();
+void resolve_cpu_blas(Family first = Family::std);
+
+// The name of a CPU library's own function ("openblas_get_num_threads") as a library of family `f` exports it
+// ("scipy_openblas_get_num_threads64_").
+std::string cpu_library_function_name(Family f, const char* name);
 
 // The resolved table. Valid after resolve_cpu_blas().
 extern CpuBlas g_cpu;

@@ -90,7 +90,7 @@ ResultOf<D> fortran_entry(const typename D::Args& args) noexcept {
   constexpr Layer layer = LayerOf<D>::value;
   if (reentered(layer)) return forward<D, F>(args);
   CallScope scope(layer);
-  ensure_initialized();
+  ensure_initialized(F);
   return run<D, F>(args);
 }
 

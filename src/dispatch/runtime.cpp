@@ -54,12 +54,12 @@ void at_fork_child() {
 
 }  // namespace
 
-void initialize_slow() {
+void initialize_slow(Family first) {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (g_initialized.load(std::memory_order_relaxed)) return;
   try {
     g_settings = &settings();
-    resolve_cpu_blas();
+    resolve_cpu_blas(first);
     bool any_auto = false;
     for (Mode m : g_settings->routine_mode) any_auto |= m == Mode::kAuto;
     if (any_auto) policy::init(*g_settings, {g_cpu.library, g_cpu.report.identity});

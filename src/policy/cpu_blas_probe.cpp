@@ -31,9 +31,9 @@ std::string openblas_core_advice(const std::string& core, bool cpu_avx512, bool*
   if (!cpu_avx512 || core.empty()) return "";
   const std::string c = lower(core);
   // OpenBLAS's x86 cores without AVX2 kernels: SSE-era generic code paths.
-  static const char* const kGeneric[] = {"prescott", "katmai",  "coppermine", "northwood", "banias", "core2",
-                                         "penryn",   "dunnington", "nehalem", "atom",      "generic", "opteron",
-                                         "barcelona", "bobcat",  "sandybridge"};
+  static const char* const kGeneric[] = {"prescott", "katmai",  "coppermine", "northwood", "banias",
+                                         "core2",    "penryn",  "dunnington", "nehalem",   "atom",
+                                         "generic",  "opteron", "barcelona",  "bobcat",    "sandybridge"};
   for (const char* g : kGeneric)
     if (c == g) {
       *serious = true;
@@ -58,13 +58,14 @@ void* cpu_blas_function(const void* sgemm_address, const char* name) {
   return f;
 }
 
-CpuBlasReport probe_cpu_blas(const void* sgemm_address) {
+CpuBlasReport probe_cpu_blas(const void* sgemm_address, const std::string& prefix, const std::string& suffix) {
   CpuBlasReport r;
   using Str = char* (*)();
   using Int = int (*)();
-  auto config = reinterpret_cast<Str>(cpu_blas_function(sgemm_address, "openblas_get_config"));
-  auto corename = reinterpret_cast<Str>(cpu_blas_function(sgemm_address, "openblas_get_corename"));
-  auto threads = reinterpret_cast<Int>(cpu_blas_function(sgemm_address, "openblas_get_num_threads"));
+  auto fn = [&](const char* name) { return cpu_blas_function(sgemm_address, (prefix + name + suffix).c_str()); };
+  auto config = reinterpret_cast<Str>(fn("openblas_get_config"));
+  auto corename = reinterpret_cast<Str>(fn("openblas_get_corename"));
+  auto threads = reinterpret_cast<Int>(fn("openblas_get_num_threads"));
   if (config || corename) {
     std::string version = "OpenBLAS";
     if (config) {

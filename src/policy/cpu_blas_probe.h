@@ -13,8 +13,9 @@ struct CpuBlasReport {
 };
 
 // Asks the library that defines `sgemm_address` (only read-only queries: openblas_get_config,
-// openblas_get_corename, openblas_get_num_threads).
-CpuBlasReport probe_cpu_blas(const void* sgemm_address);
+// openblas_get_corename, openblas_get_num_threads, renamed prefix + name + suffix as OpenBLAS builds with a symbol
+// prefix or suffix export them: scipy_openblas_get_config64_).
+CpuBlasReport probe_cpu_blas(const void* sgemm_address, const std::string& prefix = "", const std::string& suffix = "");
 
 // A function the library that defines `sgemm_address` (or a library it depends on) exports, without loading
 // anything: nullptr when none. The probe's queries and OpenBLAS's thread controls (policy/lent_core.h) use it.

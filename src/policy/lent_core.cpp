@@ -30,11 +30,14 @@ struct OpenBlasThreads {
 
 // OpenBLAS's thread controls, in the library the sgemm calls go to.
 OpenBlasThreads openblas_threads() {
-  const void* sgemm = g_cpu.fortran[int(Family::std)][index(Routine::sgemm)];
+  // The library the CPU BLAS's report describes (a pip wheel's renamed OpenBLAS where the process has only that).
+  const Family f = g_cpu.probe_family;
+  const void* sgemm = g_cpu.fortran[int(f)][index(Routine::sgemm)];
+  auto fn = [&](const char* name) { return cpu_blas_function(sgemm, cpu_library_function_name(f, name).c_str()); };
   OpenBlasThreads t;
-  t.get = reinterpret_cast<GetInt>(cpu_blas_function(sgemm, "openblas_get_num_threads"));
-  t.parallel = reinterpret_cast<GetInt>(cpu_blas_function(sgemm, "openblas_get_parallel"));
-  t.set = reinterpret_cast<SetInt>(cpu_blas_function(sgemm, "openblas_set_num_threads"));
+  t.get = reinterpret_cast<GetInt>(fn("openblas_get_num_threads"));
+  t.parallel = reinterpret_cast<GetInt>(fn("openblas_get_parallel"));
+  t.set = reinterpret_cast<SetInt>(fn("openblas_set_num_threads"));
   return t;
 }
 

@@ -62,3 +62,8 @@ void scipy_xerbla_(const char* name, const int32_t* info, size_t len) {
   printf("scipy_xerbla_: %.6s %d\n", name, *info);
   (void)len;
 }
+
+/* What scipy-openblas64 says about itself, under its renamed OpenBLAS names. */
+char* scipy_openblas_get_config64_(void) { return (char*)"OpenBLAS 0.3.99.fake USE64BITINT DYNAMIC_ARCH"; }
+char* scipy_openblas_get_corename64_(void) { return (char*)"Haswell"; }
+int scipy_openblas_get_num_threads64_(void) { return 3; }
