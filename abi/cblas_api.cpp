@@ -212,16 +212,12 @@ syrk BO_CBLAS_SYRK_PARAMS(T, FamilyInt<F>) {
 
 }  // namespace
 
-#define BO_STR_(x) #x
-#define BO_STR(x) BO_STR_(x)
-
 // One CBLAS function in one family: bo_cblas_scipy64_dgemm = gemm<double, Family::scipy64>, exported as
 // scipy_cblas_dgemm64_ through an assembler label.
-#define BO_CBLAS_FAMILY_ENTRY(fam, fp, fs, cp, cs, I, complete, p, P, name, NAME, T)                          \
-  extern "C" __attribute__((visibility("default"))) BO_CBLAS_##NAME##_RESULT(T)                               \
-      bo_cblas_##fam##_##p##name BO_CBLAS_##NAME##_PARAMS(T, I) noexcept __asm__(BO_STR(cp##p##name##cs));    \
-  extern "C" BO_CBLAS_##NAME##_RESULT(T) bo_cblas_##fam##_##p##name BO_CBLAS_##NAME##_PARAMS(T, I) noexcept { \
-    return name<T, Family::fam> BO_CBLAS_##NAME##_ARGS;                                                       \
+#define BO_CBLAS_FAMILY_ENTRY(fam, fp, fs, cp, cs, I, complete, p, P, name, NAME, T)                           \
+  BO_DEFINE_EXPORT_AS(BO_CBLAS_##NAME##_RESULT(T), bo_cblas_##fam##_##p##name, BO_CBLAS_##NAME##_PARAMS(T, I), \
+                      cp##p##name##cs) {                                                                       \
+    return name<T, Family::fam> BO_CBLAS_##NAME##_ARGS;                                                        \
   }
 
 // The system <cblas.h> declarations check the std family's types.

@@ -51,6 +51,14 @@ struct FamilyTraits;
 template <Family F>
 using FamilyInt = typename FamilyTraits<F>::Int;
 
+// Defines the C function `cname` (result, parameter list in parentheses) exported under the assembler name `symbol`
+// (tokens the caller pasted from a family's affixes: scipy_dgemm_64_); the function body follows the macro.
+#define BO_STR_(x) #x
+#define BO_STR(x) BO_STR_(x)
+#define BO_DEFINE_EXPORT_AS(result, cname, params, symbol)                                                \
+  extern "C" __attribute__((visibility("default"))) result cname params noexcept __asm__(BO_STR(symbol)); \
+  extern "C" result cname params noexcept
+
 // "dgemm" -> the family's Fortran name ("dgemm_64_"), and its CBLAS name ("cblas_dgemm64_").
 inline std::string fortran_name(Family f, const char* base) {
   return std::string(family_info(f).fortran_prefix) + base + family_info(f).fortran_suffix;

@@ -8,17 +8,12 @@
 
 using namespace blasoffload;
 
-#define BO_STR_(x) #x
-#define BO_STR(x) BO_STR_(x)
-
 // One routine in one family: a C++ function named by the family (bo_scipy64_dgemm) exported under the family's
 // symbol name (scipy_dgemm_64_) through an assembler label.
-#define BO_FAMILY_ENTRY(fam, fp, fs, cp, cs, I, complete, p, P, name, NAME, T)                 \
-  extern "C" __attribute__((visibility("default"))) BO_##NAME##_RESULT(T)                      \
-      bo_##fam##_##p##name BO_##NAME##_PARAMS(T, I) noexcept __asm__(BO_STR(fp##p##name##fs)); \
-  extern "C" BO_##NAME##_RESULT(T) bo_##fam##_##p##name BO_##NAME##_PARAMS(T, I) noexcept {    \
-    using D = bo::routines::by_name::name<T, I>;                                               \
-    return fortran_entry<D, Family::fam>(D::Args BO_##NAME##_ARGS);                            \
+#define BO_FAMILY_ENTRY(fam, fp, fs, cp, cs, I, complete, p, P, name, NAME, T)                                  \
+  BO_DEFINE_EXPORT_AS(BO_##NAME##_RESULT(T), bo_##fam##_##p##name, BO_##NAME##_PARAMS(T, I), fp##p##name##fs) { \
+    using D = bo::routines::by_name::name<T, I>;                                                                \
+    return fortran_entry<D, Family::fam>(D::Args BO_##NAME##_ARGS);                                             \
   }
 
 #define BO_EXPORT extern "C" __attribute__((visibility("default")))
