@@ -30,6 +30,13 @@ finish() {
   echo PASS
   exit 0
 }
+# run EXPECTED-STATUS NAME COMMAND...: COMMAND's exit status must be EXPECTED-STATUS; its output goes to NAME.txt.
+run() {
+  local want=$1 name=$2 rc=0
+  shift 2
+  "$@" >"$name.txt" 2>&1 || rc=$?
+  if [ "$rc" = "$want" ]; then ok "$name: exit status $rc"; else fail "$name: exit status $rc, not $want"; cat "$name.txt"; fi
+}
 # summary_calls LOG ROUTINE: the calls column of ROUTINE's summary row.
 summary_calls() { awk -v r="$2" '$1 == r { print $2 }' "$1" | head -n 1; }
 if [ "$part" != switch-inside ] && [ "$part" != errors-inside ] && [ "$part" != fallback-inside ]; then
@@ -48,8 +55,11 @@ shims)
     case "$name" in *64.so.3) lib=libblasoffload64.so.0 ;; *) lib=libblasoffload.so.0 ;; esac
     readelf -d "$f" >"$name.dyn"
     expect "$name.dyn" "\(SONAME\) +Library soname: \[$name\]$" "$name: SONAME $name"
-    [ "$(grep -c '(NEEDED)' "$name.dyn")" = 1 ] && expect "$name.dyn" "\(NEEDED\) .*\[$lib\]$" "$name: needs $lib only" ||
+    if [ "$(grep -c '(NEEDED)' "$name.dyn")" = 1 ]; then
+      expect "$name.dyn" "\(NEEDED\) .*\[$lib\]$" "$name: needs $lib only"
+    else
       fail "$name: DT_NEEDED is not $lib alone: $(grep NEEDED "$name.dyn" | tr -s ' ')"
+    fi
     # In the build tree CMake may pad the RUNPATH with ':' for the installation's (rewritten by cmake --install).
     expect "$name.dyn" "\(RUNPATH\) +Library runpath: \[\\\$ORIGIN/\.\.:$build:*\]$" "$name: RUNPATH \$ORIGIN/..:$build"
     if syms=$(nm -D --defined-only "$f" 2>/dev/null); then
@@ -142,14 +152,8 @@ errors)
   "${wrap[@]}" --state "$work/state" --no-install -- bash "$0" errors-inside "$work" "$build" || failures=$?
   finish ;;
 errors-inside)
-  # run EXPECTED-STATUS NAME COMMAND...: the output goes to NAME.txt.
-  run() {
-    local want=$1 name=$2 rc=0
-    shift 2
-    "$@" >"$name.txt" 2>&1 || rc=$?
-    [ "$rc" = "$want" ] && ok "$name: exit status $rc" || { fail "$name: exit status $rc, expected $want"; cat "$name.txt"; }
-  }
-  before=$(ls -l /etc/alternatives | grep -E 'blas|lapack')
+  links() { for f in /etc/alternatives/*blas* /etc/alternatives/*lapack*; do echo "$f -> $(readlink "$f")"; done; }
+  before=$(links)
   # A copy of the tool without shims beside it.
   mkdir -p nolib/bin && cp "$tool" nolib/bin/
   run 1 no-shims nolib/bin/blasoffload-alternatives install
@@ -178,7 +182,7 @@ errors-inside)
   expect help.txt "^usage: blasoffload-alternatives install" "--help"
   run 0 version "$tool" --version
   expect version.txt "^blasoffload-alternatives [0-9]+\.[0-9]+\.[0-9]+$" "--version"
-  [ "$before" = "$(ls -l /etc/alternatives | grep -E 'blas|lapack')" ] && ok "nothing switched" ||
+  [ "$before" = "$(links)" ] && ok "nothing switched" ||
     fail "the refusals changed the (private) alternatives"
   [ "$failures" = 0 ] || exit 1
   exit 0 ;;
@@ -196,7 +200,8 @@ fallback-inside)
   rc=0
   "${wrap[@]}" --state "$work/fb1" --real-switch -- bash -c "$tool status | grep -q '(blasoffload, manual)' && exit 3" \
     >fb1.txt 2>&1 || rc=$?
-  [ "$rc" = 3 ] && ok "switched during the command, whose exit status (3) came back" || { fail "fb1: $rc"; cat fb1.txt; }
+  [ "$rc" = 3 ] && ok "switched during the command, whose exit status (3) came back" ||
+    { fail "fb1: $rc"; cat fb1.txt; }
   snap >after1.txt
   diff before-manual.txt after1.txt >/dev/null && ok "restored after a failing command (manual choice kept)" ||
     { fail "not restored:"; diff before-manual.txt after1.txt || true; }
@@ -222,12 +227,6 @@ run)
   probe=$1
   launcher=$build/blasoffload-run
   lib=$(readlink -f "$build")/libblasoffload.so.0
-  run() {
-    local want=$1 name=$2 rc=0
-    shift 2
-    "$@" >"$name.txt" 2>&1 || rc=$?
-    [ "$rc" = "$want" ] && ok "$name: exit status $rc" || { fail "$name: exit status $rc, expected $want"; cat "$name.txt"; }
-  }
   run 0 help "$launcher" --help
   expect help.txt "^usage: blasoffload-run \[OPTIONS\] \[--\] PROGRAM" "--help"
   run 0 version "$launcher" --version
@@ -257,8 +256,10 @@ run)
   expect summary.txt "^PASS$" "the probe's results"
   expect summary.txt "^blasoffload summary \(pid [0-9]+, mode cpu\)" "--summary, --mode cpu (through a symlink)"
   # 2 or more: the reference cblas_dgemm calls dgemm_, which comes back through the library.
-  [ "$(summary_calls summary.txt dgemm)" -ge 2 ] && ok "dgemm intercepted" || fail "dgemm: $(summary_calls summary.txt dgemm)"
-  [ "$(summary_calls summary.txt dgetrf)" = 1 ] && ok "dgetrf intercepted" || fail "dgetrf: $(summary_calls summary.txt dgetrf)"
+  n=$(summary_calls summary.txt dgemm)
+  [ "${n:-0}" -ge 2 ] && ok "dgemm intercepted: $n" || fail "dgemm: ${n:-no row}"
+  n=$(summary_calls summary.txt dgetrf)
+  [ "$n" = 1 ] && ok "dgetrf intercepted" || fail "dgetrf: ${n:-no row}"
   finish ;;
 
 *) echo "check_alternatives.sh: unknown part $part" >&2; exit 2 ;;

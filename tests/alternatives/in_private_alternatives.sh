@@ -49,7 +49,8 @@ switch_and_run() {
       update-alternatives --query "$n" >/dev/null 2>&1 ||
         { echo "FAIL: the alternative $n does not exist here (is its Debian package installed?)" >&2; exit 1; }
     done
-    "$tool" install >"$state/install.txt" 2>&1 || { cat "$state/install.txt" >&2; echo "FAIL: $tool install" >&2; exit 1; }
+    "$tool" install >"$state/install.txt" 2>&1 ||
+      { cat "$state/install.txt" >&2; echo "FAIL: $tool install" >&2; exit 1; }
     for n in "${names[@]}"; do
       grep -qE "^$n: .* \(blasoffload, manual\)$" "$state/install.txt" ||
         { cat "$state/install.txt" >&2; echo "FAIL: $tool install did not switch $n" >&2; exit 1; }

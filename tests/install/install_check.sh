@@ -160,9 +160,11 @@ check_ways_in() {  # check_ways_in PREFIX LIBDIR LABEL WORK CONFIGURED_LIBDIR: t
   "$p/bin/blasoffload-alternatives" status >"$w/alt-status.out" 2>&1 || fail "$label: blasoffload-alternatives status"
   expect "$w/alt-status.out" "^libblas\.so\.3-x86_64-linux-gnu: " "$label: blasoffload-alternatives status"
   "$p/bin/blasoffload-run" --mode auto env >"$w/run-env.out" || fail "$label: blasoffload-run env"
-  expect "$w/run-env.out" "^LD_PRELOAD=$(cd "$L" && pwd -P)/libblasoffload\.so\.0$" "$label: blasoffload-run preloads $L's"
+  expect "$w/run-env.out" "^LD_PRELOAD=$(cd "$L" && pwd -P)/libblasoffload\.so\.0$" \
+    "$label: blasoffload-run preloads $L's library"
   "$p/bin/blasoffload-run" --mode auto "$w/blas-consumer" >"$w/run.out" 2>&1 || fail "$label: blasoffload-run"
-  expect "$w/run.out" "^blasoffload summary \(pid [0-9]+, mode auto\)" "$label: blasoffload-run's --mode over the file's"
+  expect "$w/run.out" "^blasoffload summary \(pid [0-9]+, mode auto\)" \
+    "$label: blasoffload-run's --mode over the file's"
 }
 
 # 1. A plain prefix, from the build under test.
