@@ -163,12 +163,15 @@ errors-inside)
   for t in bash readlink dirname sed grep head mktemp ln rm ldd id cat; do ln -sf "$(command -v "$t")" path/; done
   run 1 no-update-alternatives env PATH="$work/path" "$tool" install
   expect no-update-alternatives.txt "update-alternatives not found" "no update-alternatives: named"
-  # Not root.
+  # Not root: a copy of the tool and its shims where nobody can reach them (the build tree may be in a private home).
   if command -v runuser >/dev/null; then
-    run 1 not-root runuser -u nobody -- "$tool" install
+    nb=$(mktemp -d /tmp/blasoffload-alternatives-test.XXXXXX)
+    trap 'rm -rf "$nb"' EXIT
+    chmod 755 "$nb" && mkdir -p "$nb/blasoffload" && cp "$tool" "$nb/" && cp "$build"/blasoffload/lib*.so.3 "$nb/blasoffload/"
+    run 1 not-root runuser -u nobody -- "$nb/blasoffload-alternatives" install
     expect not-root.txt "run it as root" "not root: named"
-    run 1 not-root-remove runuser -u nobody -- "$tool" remove
-    run 0 status-not-root runuser -u nobody -- "$tool" status
+    run 1 not-root-remove runuser -u nobody -- "$nb/blasoffload-alternatives" remove
+    run 0 status-not-root runuser -u nobody -- "$nb/blasoffload-alternatives" status
     expect status-not-root.txt "^libblas\.so\.3-$ma: .* \(not blasoffload, (auto|manual)\)$" "status needs no root"
   else
     fail "runuser (util-linux) not found: the not-root checks did not run"
