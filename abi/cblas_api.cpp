@@ -2,6 +2,12 @@
 // like the Fortran entry points; an invalid one goes unchanged to the CPU library's own CBLAS so that its error
 // protocol (cblas_xerbla) applies. One template per routine kind maps the row-major layout; the exports of every
 // precision are made from the same parameter lists, which the system <cblas.h> declarations check.
+#include <cstdint>
+
+// The system header declares the std family's functions: in the ILP64 build with 64-bit integers.
+#ifdef BLASOFFLOAD_ILP64
+#define CBLAS_INT int64_t
+#endif
 #include <cblas.h>
 
 #include "dispatch/run.h"
@@ -15,39 +21,37 @@ namespace br = bo::routines;
 // Each kind's CBLAS parameter list, written once: the template below and the exports of every precision are made
 // from it.
 #define BO_CBLAS_GEMM_RESULT(T) void
-#define BO_CBLAS_GEMM_PARAMS(T)                                                                              \
-  (const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE transa, const CBLAS_TRANSPOSE transb, const CBLAS_INT m, \
-   const CBLAS_INT n, const CBLAS_INT k, const T alpha, const T* a, const CBLAS_INT lda, const T* b,         \
-   const CBLAS_INT ldb, const T beta, T* c, const CBLAS_INT ldc)
+#define BO_CBLAS_GEMM_PARAMS(T, I)                                                                              \
+  (const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE transa, const CBLAS_TRANSPOSE transb, const I m, const I n, \
+   const I k, const T alpha, const T* a, const I lda, const T* b, const I ldb, const T beta, T* c, const I ldc)
 #define BO_CBLAS_GEMM_ARGS (layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 
 #define BO_CBLAS_GEMV_RESULT(T) void
-#define BO_CBLAS_GEMV_PARAMS(T)                                                                                 \
-  (const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE trans, const CBLAS_INT m, const CBLAS_INT n, const T alpha, \
-   const T* a, const CBLAS_INT lda, const T* x, const CBLAS_INT incx, const T beta, T* y, const CBLAS_INT incy)
+#define BO_CBLAS_GEMV_PARAMS(T, I)                                                                          \
+  (const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE trans, const I m, const I n, const T alpha, const T* a, \
+   const I lda, const T* x, const I incx, const T beta, T* y, const I incy)
 #define BO_CBLAS_GEMV_ARGS (layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy)
 
 #define BO_CBLAS_TRSV_RESULT(T) void
-#define BO_CBLAS_TRSV_PARAMS(T)                                                                          \
-  (const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans, const CBLAS_DIAG diag, \
-   const CBLAS_INT n, const T* a, const CBLAS_INT lda, T* x, const CBLAS_INT incx)
+#define BO_CBLAS_TRSV_PARAMS(T, I)                                                                                  \
+  (const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans, const CBLAS_DIAG diag, const I n, \
+   const T* a, const I lda, T* x, const I incx)
 #define BO_CBLAS_TRSV_ARGS (layout, uplo, trans, diag, n, a, lda, x, incx)
 
 #define BO_CBLAS_NRM2_RESULT(T) T
-#define BO_CBLAS_NRM2_PARAMS(T) (const CBLAS_INT n, const T* x, const CBLAS_INT incx)
+#define BO_CBLAS_NRM2_PARAMS(T, I) (const I n, const T* x, const I incx)
 #define BO_CBLAS_NRM2_ARGS (n, x, incx)
 
 #define BO_CBLAS_TRSM_RESULT(T) void
-#define BO_CBLAS_TRSM_PARAMS(T)                                                                                       \
-  (const CBLAS_LAYOUT layout, const CBLAS_SIDE side, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE transa,             \
-   const CBLAS_DIAG diag, const CBLAS_INT m, const CBLAS_INT n, const T alpha, const T* a, const CBLAS_INT lda, T* b, \
-   const CBLAS_INT ldb)
+#define BO_CBLAS_TRSM_PARAMS(T, I)                                                                        \
+  (const CBLAS_LAYOUT layout, const CBLAS_SIDE side, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE transa, \
+   const CBLAS_DIAG diag, const I m, const I n, const T alpha, const T* a, const I lda, T* b, const I ldb)
 #define BO_CBLAS_TRSM_ARGS (layout, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
 
 #define BO_CBLAS_SYRK_RESULT(T) void
-#define BO_CBLAS_SYRK_PARAMS(T)                                                                      \
-  (const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans, const CBLAS_INT n, \
-   const CBLAS_INT k, const T alpha, const T* a, const CBLAS_INT lda, const T beta, T* c, const CBLAS_INT ldc)
+#define BO_CBLAS_SYRK_PARAMS(T, I)                                                                                     \
+  (const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans, const I n, const I k, const T alpha, \
+   const T* a, const I lda, const T beta, T* c, const I ldc)
 #define BO_CBLAS_SYRK_ARGS (layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc)
 
 namespace {
@@ -100,7 +104,7 @@ const char* diag_letter(CBLAS_DIAG d) {
 // The common path: `valid` says the layout and option enums were valid; the descriptor's checks decide the rest.
 // Entered from a CBLAS entry, the scope is open, so the CPU CBLAS may call its Fortran routine back through us
 // without being counted twice.
-template <class D, class Cpu>
+template <class D, Family F, class Cpu>
 ResultOf<D> cblas_call(bool valid, const typename D::Args& args, Cpu&& cpu_cblas) {
   constexpr Layer layer = LayerOf<D>::value;
   const bool was_reentered = reentered(layer);
@@ -108,108 +112,121 @@ ResultOf<D> cblas_call(bool valid, const typename D::Args& args, Cpu&& cpu_cblas
   ensure_initialized();
   if (valid) {
     bo_call unused;
-    blas_int info = 0;
+    FamilyInt<F> info = 0;
     valid = D::prepare(args, &unused, &info) != br::Prep::kInvalid;
   }
   if (!valid || was_reentered) {
-    auto* fn = g_cpu.cblas[D::kRoutine];
-    if (!fn) cpu_blas_missing((std::string("cblas_") + routine_name(Routine(D::kRoutine))).c_str());
+    void* fn = __atomic_load_n(&g_cpu.cblas[int(F)][D::kRoutine], __ATOMIC_ACQUIRE);
+    if (!fn) fn = resolve_late_cblas(Routine(D::kRoutine), F);
+    if (!fn) cpu_blas_missing(cblas_name(F, routine_name(Routine(D::kRoutine))).c_str());
     return cpu_cblas(fn);
   }
-  return run<D>(args);
+  return run<D, F>(args);
 }
 
 // Calls the CPU CBLAS entry `fn` with this function's own type and arguments.
 #define BO_CPU_CBLAS(...) [&](void* fn) { return reinterpret_cast<Self>(fn)(__VA_ARGS__); }
 
-template <class T>
+template <class T, Family F>
 BO_CBLAS_GEMM_RESULT(T)
-gemm BO_CBLAS_GEMM_PARAMS(T) {
-  using Self = decltype(&gemm<T>);
+gemm BO_CBLAS_GEMM_PARAMS(T, FamilyInt<F>) {
+  using Self = decltype(&gemm<T, F>);
   const bool row = layout == CblasRowMajor;
   const char* ta = trans_letter(transa);
   const char* tb = trans_letter(transb);
-  using D = br::Gemm<T>;
+  using D = br::Gemm<T, FamilyInt<F>>;
   // Row-major C = A B is column-major C^T = B^T A^T.
   const typename D::Args args =
       row ? typename D::Args{tb, ta, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc, 1, 1}
           : typename D::Args{ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1};
-  cblas_call<D>((row || layout == CblasColMajor) && ta && tb, args,
-                BO_CPU_CBLAS(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
+  cblas_call<D, F>((row || layout == CblasColMajor) && ta && tb, args,
+                   BO_CPU_CBLAS(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
 }
 
-template <class T>
+template <class T, Family F>
 BO_CBLAS_GEMV_RESULT(T)
-gemv BO_CBLAS_GEMV_PARAMS(T) {
-  using Self = decltype(&gemv<T>);
+gemv BO_CBLAS_GEMV_PARAMS(T, FamilyInt<F>) {
+  using Self = decltype(&gemv<T, F>);
   const bool row = layout == CblasRowMajor;
   const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
-  using D = br::Gemv<T>;
+  using D = br::Gemv<T, FamilyInt<F>>;
   const typename D::Args args = row ? typename D::Args{t, &n, &m, &alpha, a, &lda, x, &incx, &beta, y, &incy, 1}
                                     : typename D::Args{t, &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &incy, 1};
-  cblas_call<D>((row || layout == CblasColMajor) && t, args,
-                BO_CPU_CBLAS(layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy));
+  cblas_call<D, F>((row || layout == CblasColMajor) && t, args,
+                   BO_CPU_CBLAS(layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy));
 }
 
-template <class T>
+template <class T, Family F>
 BO_CBLAS_TRSV_RESULT(T)
-trsv BO_CBLAS_TRSV_PARAMS(T) {
-  using Self = decltype(&trsv<T>);
+trsv BO_CBLAS_TRSV_PARAMS(T, FamilyInt<F>) {
+  using Self = decltype(&trsv<T, F>);
   const bool row = layout == CblasRowMajor;
   const char* ul = uplo_letter(uplo, row);
   const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
   const char* d = diag_letter(diag);
-  using D = br::Trsv<T>;
-  cblas_call<D>((row || layout == CblasColMajor) && ul && t && d,
-                typename D::Args{ul ? ul : &kN, t ? t : &kN, d ? d : &kN, &n, a, &lda, x, &incx, 1, 1, 1},
-                BO_CPU_CBLAS(layout, uplo, trans, diag, n, a, lda, x, incx));
+  using D = br::Trsv<T, FamilyInt<F>>;
+  cblas_call<D, F>((row || layout == CblasColMajor) && ul && t && d,
+                   typename D::Args{ul ? ul : &kN, t ? t : &kN, d ? d : &kN, &n, a, &lda, x, &incx, 1, 1, 1},
+                   BO_CPU_CBLAS(layout, uplo, trans, diag, n, a, lda, x, incx));
 }
 
-template <class T>
+template <class T, Family F>
 BO_CBLAS_NRM2_RESULT(T)
-nrm2 BO_CBLAS_NRM2_PARAMS(T) {
-  using Self = decltype(&nrm2<T>);
-  return cblas_call<br::Nrm2<T>>(true, typename br::Nrm2<T>::Args{&n, x, &incx}, BO_CPU_CBLAS(n, x, incx));
+nrm2 BO_CBLAS_NRM2_PARAMS(T, FamilyInt<F>) {
+  using Self = decltype(&nrm2<T, F>);
+  return cblas_call<br::Nrm2<T, FamilyInt<F>>, F>(true, typename br::Nrm2<T, FamilyInt<F>>::Args{&n, x, &incx},
+                                                  BO_CPU_CBLAS(n, x, incx));
 }
 
-template <class T>
+template <class T, Family F>
 BO_CBLAS_TRSM_RESULT(T)
-trsm BO_CBLAS_TRSM_PARAMS(T) {
-  using Self = decltype(&trsm<T>);
+trsm BO_CBLAS_TRSM_PARAMS(T, FamilyInt<F>) {
+  using Self = decltype(&trsm<T, F>);
   const bool row = layout == CblasRowMajor;
   const char* sd = side_letter(side, row);
   const char* ul = uplo_letter(uplo, row);
   const char* ta = trans_letter(transa);  // kept (see side_letter)
   const char* d = diag_letter(diag);
-  using D = br::Trsm<T>;
+  using D = br::Trsm<T, FamilyInt<F>>;
   const bool valid = (row || layout == CblasColMajor) && sd && ul && ta && d;
   if (!valid) sd = ul = ta = d = &kN;  // not read: cblas_call hands the call to the CPU CBLAS
   // Row-major B (m x n) is column-major B^T (n x m).
   const typename D::Args args = row ? typename D::Args{sd, ul, ta, d, &n, &m, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1}
                                     : typename D::Args{sd, ul, ta, d, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1};
-  cblas_call<D>(valid, args, BO_CPU_CBLAS(layout, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb));
+  cblas_call<D, F>(valid, args, BO_CPU_CBLAS(layout, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb));
 }
 
-template <class T>
+template <class T, Family F>
 BO_CBLAS_SYRK_RESULT(T)
-syrk BO_CBLAS_SYRK_PARAMS(T) {
-  using Self = decltype(&syrk<T>);
+syrk BO_CBLAS_SYRK_PARAMS(T, FamilyInt<F>) {
+  using Self = decltype(&syrk<T, F>);
   const bool row = layout == CblasRowMajor;
   // Row-major C's upper triangle is column-major C^T's lower one, and row-major A A^T is (A^T)^T A^T.
   const char* ul = uplo_letter(uplo, row);
   const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
-  using D = br::Syrk<T>;
-  cblas_call<D>((row || layout == CblasColMajor) && ul && t,
-                typename D::Args{ul ? ul : &kN, t ? t : &kN, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1},
-                BO_CPU_CBLAS(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc));
+  using D = br::Syrk<T, FamilyInt<F>>;
+  cblas_call<D, F>((row || layout == CblasColMajor) && ul && t,
+                   typename D::Args{ul ? ul : &kN, t ? t : &kN, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1},
+                   BO_CPU_CBLAS(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc));
 }
 
 }  // namespace
 
-// cblas_sgemm = gemm<float>, ...: the system <cblas.h> declarations check each export's type.
-#define BO_BLAS_ENTRY(p, P, name, NAME, T)                                                     \
-  BO_EXPORT BO_CBLAS_##NAME##_RESULT(T) cblas_##p##name BO_CBLAS_##NAME##_PARAMS(T) noexcept { \
-    return name<T> BO_CBLAS_##NAME##_ARGS;                                                     \
+#define BO_STR_(x) #x
+#define BO_STR(x) BO_STR_(x)
+
+// One CBLAS function in one family: bo_cblas_scipy64_dgemm = gemm<double, Family::scipy64>, exported as
+// scipy_cblas_dgemm64_ through an assembler label.
+#define BO_CBLAS_FAMILY_ENTRY(fam, fp, fs, cp, cs, I, complete, p, P, name, NAME, T)                          \
+  extern "C" __attribute__((visibility("default"))) BO_CBLAS_##NAME##_RESULT(T)                               \
+      bo_cblas_##fam##_##p##name BO_CBLAS_##NAME##_PARAMS(T, I) noexcept __asm__(BO_STR(cp##p##name##cs));    \
+  extern "C" BO_CBLAS_##NAME##_RESULT(T) bo_cblas_##fam##_##p##name BO_CBLAS_##NAME##_PARAMS(T, I) noexcept { \
+    return name<T, Family::fam> BO_CBLAS_##NAME##_ARGS;                                                       \
   }
+
+// The system <cblas.h> declarations check the std family's types.
+#define BO_BLAS_ENTRY(p, P, name, NAME, T)                \
+  BO_FAMILIES(BO_CBLAS_FAMILY_ENTRY, p, P, name, NAME, T) \
+  [[maybe_unused]] constexpr decltype(&cblas_##p##name) kChecked_##p##name = &bo_cblas_std_##p##name;
 #include "routines/routine_list.h"
 #undef BO_BLAS_ENTRY

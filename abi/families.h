@@ -31,12 +31,25 @@ struct FamilyInfo {
 
 inline const FamilyInfo& family_info(Family f) {
   static constexpr FamilyInfo kInfo[] = {
-#define BO_FAMILY(id, fp, fs, cp, cs, I, complete) {#id, fp, fs, cp, cs, int(sizeof(I)), complete != 0},
+#define BO_FAMILY(id, fp, fs, cp, cs, I, complete) {#id, #fp, #fs, #cp, #cs, int(sizeof(I)), complete != 0},
 #include "abi/families.def"
 #undef BO_FAMILY
   };
   return kInfo[int(f)];
 }
+
+// The integer type of a family's arguments.
+template <Family F>
+struct FamilyTraits;
+#define BO_FAMILY(id, fp, fs, cp, cs, I, complete) \
+  template <>                                      \
+  struct FamilyTraits<Family::id> {                \
+    using Int = I;                                 \
+  };
+#include "abi/families.def"
+#undef BO_FAMILY
+template <Family F>
+using FamilyInt = typename FamilyTraits<F>::Int;
 
 // "dgemm" -> the family's Fortran name ("dgemm_64_"), and its CBLAS name ("cblas_dgemm64_").
 inline std::string fortran_name(Family f, const char* base) {

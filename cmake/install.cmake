@@ -6,6 +6,8 @@ set(CMAKE_INSTALL_SO_NO_EXE OFF)
 
 install(TARGETS blasoffload EXPORT blasoffloadTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development)
+# The ILP64 build (Debian's libblas64.so.3 convention): a library to load, not to link against by CMake package.
+install(TARGETS blasoffload64 LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development)
 
 # find_package(blasoffload) -> the imported target blasoffload::blasoffload.
 set(BO_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/blasoffload)

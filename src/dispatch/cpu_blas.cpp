@@ -161,7 +161,7 @@ void* find_late(const char* symbol, bool lapack) {
   }
   if (void* p = find_cpu_symbol(symbol, lapack)) return p;
   if (lapack) return find_system_lapack(symbol);
-  const std::string reason = g_cpu.fortran[index(Routine::sgemm)]
+  const std::string reason = g_cpu.fortran[0][index(Routine::sgemm)]
                                  ? std::string("the process's CPU BLAS lacks ") + symbol
                                  : std::string("the program links none");
   return symbol_in(system_library(g_system_blas, CpuLibraryKind::kBlas, symbol, reason), symbol);
@@ -175,13 +175,13 @@ void fill_from_system_blas() {
   for (std::size_t r = 0; r < kNumRoutines; ++r) {
     const std::string name = routine_name(Routine(r));
     const bool lapack = bo::routines::is_lapack(int(r));
-    if (!g_cpu.fortran[r])
-      g_cpu.fortran[r] =
+    if (!g_cpu.fortran[0][r])
+      g_cpu.fortran[0][r] =
           lapack ? lapack_of_blas(h, (name + "_").c_str(), is_our_address) : symbol_in(h, (name + "_").c_str());
-    if (!g_cpu.cblas[r] && !lapack) g_cpu.cblas[r] = symbol_in(h, ("cblas_" + name).c_str());
+    if (!g_cpu.cblas[0][r] && !lapack) g_cpu.cblas[0][r] = symbol_in(h, ("cblas_" + name).c_str());
   }
   g_cpu.library_why = g_system_blas.why;
-  if (g_cpu.fortran[index(Routine::dgetrf)]) g_cpu.lapack_why = g_system_blas.why;
+  if (g_cpu.fortran[0][index(Routine::dgetrf)]) g_cpu.lapack_why = g_system_blas.why;
 }
 
 }  // namespace
@@ -216,12 +216,12 @@ void resolve_cpu_blas() {
   for (std::size_t r = 0; r < kNumRoutines; ++r) {
     const std::string name = routine_name(Routine(r));
     const bool lapack = bo::routines::is_lapack(int(r));
-    g_cpu.fortran[r] = find_cpu_symbol((name + "_").c_str(), lapack);
-    if (!lapack) g_cpu.cblas[r] = find_cpu_symbol(("cblas_" + name).c_str());
+    g_cpu.fortran[0][r] = find_cpu_symbol((name + "_").c_str(), lapack);
+    if (!lapack) g_cpu.cblas[0][r] = find_cpu_symbol(("cblas_" + name).c_str());
   }
-  if (!g_cpu.fortran[index(Routine::sgemm)]) fill_from_system_blas();
-  if (void* getrf = g_cpu.fortran[index(Routine::dgetrf)]) g_cpu.lapack_library = object_of(getrf);
-  const void* sgemm = g_cpu.fortran[index(Routine::sgemm)];
+  if (!g_cpu.fortran[0][index(Routine::sgemm)]) fill_from_system_blas();
+  if (void* getrf = g_cpu.fortran[0][index(Routine::dgetrf)]) g_cpu.lapack_library = object_of(getrf);
+  const void* sgemm = g_cpu.fortran[0][index(Routine::sgemm)];
   g_cpu.library = object_of(sgemm);
   g_cpu.report = probe_cpu_blas(sgemm);
   log_debug("CPU BLAS: %s %s%s", g_cpu.library.c_str(), g_cpu.report.identity.c_str(),
@@ -231,13 +231,17 @@ void resolve_cpu_blas() {
   if (!g_cpu.report.advice.empty()) log_debug("%s", g_cpu.report.advice.c_str());
 }
 
-void* resolve_late(Routine r) {
+void* resolve_late(Routine r, Family f) {
   // A LAPACK (or BLAS) loaded after the first call, e.g. by a plugin, else the system's: looked up again, once per
   // missing routine call.
-  const std::string name = routine_name(r) + std::string("_");
-  const bool lapack = bo::routines::is_lapack(int(r));
-  void* p = find_late(name.c_str(), lapack);
-  if (p) __atomic_store_n(&g_cpu.fortran[index(r)], p, __ATOMIC_RELEASE);
+  void* p = find_cpu_definition(f, routine_name(r), false, bo::routines::is_lapack(int(r)));
+  if (p) __atomic_store_n(&g_cpu.fortran[int(f)][index(r)], p, __ATOMIC_RELEASE);
+  return p;
+}
+
+void* resolve_late_cblas(Routine r, Family f) {
+  void* p = find_cpu_definition(f, routine_name(r), true, false);
+  if (p) __atomic_store_n(&g_cpu.cblas[int(f)][index(r)], p, __ATOMIC_RELEASE);
   return p;
 }
 
@@ -259,8 +263,8 @@ void cpu_blas_missing(const char* symbol) {
 }  // namespace blasoffload
 
 namespace blasoffload {
-void cpu_blas_missing_routine(Routine r) {
-  const std::string symbol = std::string(routine_name(r)) + "_";
+void cpu_blas_missing_routine(Routine r, Family f) {
+  const std::string symbol = fortran_name(f, routine_name(r));
   if (!bo::routines::is_lapack(int(r))) cpu_blas_missing(symbol.c_str());
   log_fatal(
       "no CPU LAPACK defines %s, so this call cannot be forwarded. Set BLASOFFLOAD_CPU_LAPACK to a LAPACK library "

@@ -1,4 +1,5 @@
-// The forwarding table: the CPU BLAS's own definition of every routine in routines.def, by routine id.
+// The forwarding table: the CPU library's own definition of every routine in routines.def, by symbol family and
+// routine id.
 #pragma once
 
 #include <string>
@@ -10,10 +11,12 @@
 namespace blasoffload {
 
 struct CpuBlas {
-  void* fortran[kNumRoutines] = {};  // "dgemm_": the routine's descriptor says its type (D::Fortran)
-  void* cblas[kNumRoutines] = {};    // "cblas_dgemm"
-  std::string library;               // where the Fortran sgemm_ came from, for the log
-  std::string lapack_library;        // where dgetrf_ came from (empty: no CPU LAPACK in the process yet)
+  // [family][routine]: "dgemm_", "dgemm_64_", "scipy_dgemm_64_" (the descriptor says its type: D::Fortran in the
+  // family's integer type). The std family is resolved at the first call; the others at their first call each.
+  void* fortran[kNumFamilies][kNumRoutines] = {};
+  void* cblas[kNumFamilies][kNumRoutines] = {};  // "cblas_dgemm", "scipy_cblas_dgemm64_"
+  std::string library;                           // where the Fortran sgemm_ came from, for the log
+  std::string lapack_library;                    // where dgetrf_ came from (empty: no CPU LAPACK in the process yet)
   // Why, where blasoffload loaded the library itself ("loaded by blasoffload: the program links none; ..."); empty
   // when the program brought it.
   std::string library_why, lapack_why;
@@ -29,9 +32,12 @@ void resolve_cpu_blas();
 // The resolved table. Valid after resolve_cpu_blas().
 extern CpuBlas g_cpu;
 
-// Looks a routine's CPU definition up again (a library loaded after the first call), and where nothing in the process
-// defines it, in the system's library, loaded then (the CPU LAPACK of a program that links none); nullptr if none.
-void* resolve_late(Routine r);
+// Looks a routine's CPU definition in family `f` up again (a library loaded after the first call, a family's first
+// call), and where nothing in the process defines it, in the system's library, loaded then (the CPU LAPACK of a
+// program that links none); stores it in the table; nullptr if none.
+void* resolve_late(Routine r, Family f = Family::std);
+// The same for a routine's CBLAS function.
+void* resolve_late_cblas(Routine r, Family f);
 
 // The CPU library's definition of a routine or function in family `f`, for the forwarding trampolines: `base` is a
 // Fortran routine's name without the family's affixes ("dgemm", "xerbla") or, with `cblas`, a CBLAS function's ("dgemm"
@@ -41,8 +47,9 @@ void* find_cpu_definition(Family f, const char* base, bool cblas, bool lapack);
 
 // Ends the process with a message naming BLASOFFLOAD_CPU_BLAS: called when a needed entry is missing.
 [[noreturn]] void cpu_blas_missing(const char* symbol);
-// The same for a routine's Fortran entry point ("dgemm_"; a LAPACK routine's names BLASOFFLOAD_CPU_LAPACK).
-[[noreturn]] void cpu_blas_missing_routine(Routine r);
+// The same for a routine's Fortran entry point in family `f` ("dgemm_"; a LAPACK routine's names
+// BLASOFFLOAD_CPU_LAPACK).
+[[noreturn]] void cpu_blas_missing_routine(Routine r, Family f = Family::std);
 
 // Finds a symbol the way the CPU table is found (used for xerbla_ and cblas_xerbla); nullptr if none.
 void* find_foreign_symbol(const char* symbol);

@@ -143,11 +143,13 @@ void host_log(int level, const char* message) {
   else
     log_debug("%s", message);
 }
-// The CPU share of hybrid calls and the tiles a failing GPU left: the CPU BLAS's own routine. Sizes come from
-// this library's callers, so they fit blas_int.
+// The CPU share of hybrid calls and the tiles a failing GPU left: the CPU library's own routine, in the family (and
+// integer type) the call came through. Sizes come from this library's callers, so they fit that type.
 void host_cpu_call(const bo_call* c) {
-  void* fn = g_cpu.fortran[c->routine];
-  if (!fn) cpu_blas_missing_routine(Routine(c->routine));
+  const auto f = Family(c->family);
+  void* fn = __atomic_load_n(&g_cpu.fortran[int(f)][c->routine], __ATOMIC_ACQUIRE);
+  if (!fn) fn = resolve_late(Routine(c->routine), f);
+  if (!fn) cpu_blas_missing_routine(Routine(c->routine), f);
   bo::routines::call_fortran(fn, *c);
 }
 // The module's work beside the program (unpinning memory it freed) wants a core of the CPU BLAS's.

@@ -30,7 +30,7 @@ struct OpenBlasThreads {
 
 // OpenBLAS's thread controls, in the library the sgemm calls go to.
 OpenBlasThreads openblas_threads() {
-  const void* sgemm = g_cpu.fortran[index(Routine::sgemm)];
+  const void* sgemm = g_cpu.fortran[int(Family::std)][index(Routine::sgemm)];
   OpenBlasThreads t;
   t.get = reinterpret_cast<GetInt>(cpu_blas_function(sgemm, "openblas_get_num_threads"));
   t.parallel = reinterpret_cast<GetInt>(cpu_blas_function(sgemm, "openblas_get_parallel"));

@@ -2,6 +2,7 @@
 // policy and the CUDA module's executor use when they hold a bo_call rather than a type.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "routines/descriptor.h"
@@ -56,11 +57,18 @@ inline int work_dims(int routine) {
 inline void describe(const bo_call& c, char* buf, std::size_t size) {
   visit(c.routine, [&](auto t) { decltype(t)::type::describe(c, buf, size); });
 }
-// Runs a normalised call through the Fortran entry point `fn` of its routine (the CPU library's).
+// Runs a normalised call through the Fortran entry point `fn` of its routine (the CPU library's), with the integer
+// type of the interface the call came from (c.int_bytes).
 inline void call_fortran(void* fn, const bo_call& c) {
   visit(c.routine, [&](auto t) {
     using D = typename decltype(t)::type;
-    D::call_fortran(reinterpret_cast<typename D::Fortran*>(fn), c);
+    if (c.int_bytes == 8) {
+      using D64 = typename D::template WithInt<std::int64_t>;
+      D64::call_fortran(reinterpret_cast<typename D64::Fortran*>(fn), c);
+    } else {
+      using D32 = typename D::template WithInt<std::int32_t>;
+      D32::call_fortran(reinterpret_cast<typename D32::Fortran*>(fn), c);
+    }
   });
 }
 

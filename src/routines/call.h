@@ -12,7 +12,7 @@
  *   syrk: op = {uplo, trans ('C' read as 'T')}, n, k, alpha (!= 0), a/lda, beta, c/ldc (only the triangle read and
  *         written)
  * LAPACK routines (A is read and written by the factorizations: a is then an output too; info points to the caller's
- * INFO, ipiv to its pivot array, both blas_int: int32 in this build; nrhs is k):
+ * INFO, ipiv to its pivot array, both of int_bytes bytes (4, or 8 for the ILP64 families); nrhs is k):
  *   getrf: m, n, a/lda (the factors), ipiv, info
  *   getrs: op = {trans}, n, k = nrhs, a/lda (the factors), ipiv, c/ldc = B (solved in place), info
  *   gesv:  n, k = nrhs, a/lda (the factors), ipiv, c/ldc = B, info
@@ -43,6 +43,8 @@ struct bo_call {
   int64_t incx, incy;
   void* ipiv; /* LAPACK only (see above) */
   void* info;
+  int32_t family;    /* enum Family (abi/families.h): whose CPU library a CPU share or fallback is forwarded to */
+  int32_t int_bytes; /* the caller's integer size: ipiv and info are int32 (4) or int64 (8) */
 };
 
 #ifdef __cplusplus

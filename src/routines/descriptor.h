@@ -1,7 +1,8 @@
 // What every routine descriptor (src/routines/<routine>.h) shares: the element-type helpers, the Fortran argument
 // tuple, the outcome of the reference checks and quick returns, and the shape classes of the policy.
 //
-// A descriptor is a class template on the element type T with static members only:
+// A descriptor is a class template on the element type T and the integer type I of its interface (blas_int; int64 for
+// the ILP64 families of abi/families.def) with static members only:
 //   kKind, kRoutine            the routine kind and the routine id (routine_ids.h)
 //   Fortran, Args              the exported function type (gfortran ABI; made from the BO_<NAME>_PARAMS macro the
 //                              exports use too) and its arguments as a tuple
@@ -93,6 +94,9 @@ inline bool is_trans(char c) { return c == 'N' || c == 'T' || c == 'C'; }
 inline bool is_uplo(char c) { return c == 'U' || c == 'L'; }
 inline bool is_diag(char c) { return c == 'U' || c == 'N'; }
 inline bool is_side(char c) { return c == 'L' || c == 'R'; }
-inline blas_int max1(blas_int v) { return v > 1 ? v : 1; }
+template <class I>
+I max1(I v) {
+  return v > 1 ? v : 1;
+}
 
 }  // namespace bo::routines

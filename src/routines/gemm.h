@@ -8,26 +8,28 @@
 // The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
 // definitions (abi/fortran_api.cpp) are made from them.
 #define BO_GEMM_RESULT(T) void
-#define BO_GEMM_PARAMS(T)                                                                                           \
-  (const char* transa, const char* transb, const blas_int* m, const blas_int* n, const blas_int* k, const T* alpha, \
-   const T* a, const blas_int* lda, const T* b, const blas_int* ldb, const T* beta, T* c, const blas_int* ldc,      \
-   fortran_strlen transa_len, fortran_strlen transb_len)
+#define BO_GEMM_PARAMS(T, I)                                                                               \
+  (const char* transa, const char* transb, const I* m, const I* n, const I* k, const T* alpha, const T* a, \
+   const I* lda, const T* b, const I* ldb, const T* beta, T* c, const I* ldc, fortran_strlen transa_len,   \
+   fortran_strlen transb_len)
 #define BO_GEMM_ARGS (transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, transa_len, transb_len)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Gemm {
   static constexpr bo_routine_kind kKind = BO_KIND_GEMM;
-  using Fortran = BO_GEMM_RESULT(T) BO_GEMM_PARAMS(T);
+  template <class J>
+  using WithInt = Gemm<T, J>;  // the same routine in another interface's integer type
+  using Fortran = BO_GEMM_RESULT(T) BO_GEMM_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { TRANSA, TRANSB, M, N, K, ALPHA, A, LDA, B, LDB, BETA, C, LDC };
 
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
     const char ta = upper(*std::get<TRANSA>(x)), tb = upper(*std::get<TRANSB>(x));
-    const blas_int m = *std::get<M>(x), n = *std::get<N>(x), k = *std::get<K>(x);
-    const blas_int lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x), ldc = *std::get<LDC>(x);
+    const I m = *std::get<M>(x), n = *std::get<N>(x), k = *std::get<K>(x);
+    const I lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x), ldc = *std::get<LDC>(x);
     *info = !is_trans(ta)                   ? 1
             : !is_trans(tb)                 ? 2
             : m < 0                         ? 3
@@ -40,16 +42,15 @@ struct Gemm {
     if (*info) return Prep::kInvalid;
     const T alpha = *std::get<ALPHA>(x), beta = *std::get<BETA>(x);
     if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return Prep::kQuick;
-    *call = bo_call{kRoutine, {ta, tb},       m,   n, k, alpha,   beta,   std::get<A>(x), lda, std::get<B>(x),
-                    ldb,      std::get<C>(x), ldc, 0, 0, nullptr, nullptr};
+    *call = bo_call{kRoutine,       {ta, tb}, m, n, k,       alpha,   beta, std::get<A>(x), lda, std::get<B>(x), ldb,
+                    std::get<C>(x), ldc,      0, 0, nullptr, nullptr, 0,    int(sizeof(I))};
     return Prep::kRun;
   }
 
   // With alpha = 0 or k = 0 neither A nor B is read (C := beta C).
   // The normalised call through a Fortran entry point (the module's CPU share of a hybrid gemm goes this way).
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int m = blas_int(c.m), n = blas_int(c.n), k = blas_int(c.k), lda = blas_int(c.lda),
-                   ldb = blas_int(c.ldb), ldc = blas_int(c.ldc);
+    const I m = I(c.m), n = I(c.n), k = I(c.k), lda = I(c.lda), ldb = I(c.ldb), ldc = I(c.ldc);
     const T alpha = T(c.alpha), beta = T(c.beta);
     fn(&c.op[0], &c.op[1], &m, &n, &k, &alpha, static_cast<const T*>(c.a), &lda, static_cast<const T*>(c.b), &ldb,
        &beta, static_cast<T*>(c.c), &ldc, 1, 1);
@@ -88,8 +89,8 @@ struct Gemm {
 
 // The lower-case name the symbol list uses (all.h).
 namespace by_name {
-template <class T>
-using gemm = Gemm<T>;
+template <class T, class I = blas_int>
+using gemm = Gemm<T, I>;
 }
 
 }  // namespace bo::routines

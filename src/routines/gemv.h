@@ -8,39 +8,40 @@
 // The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
 // definitions (abi/fortran_api.cpp) are made from them.
 #define BO_GEMV_RESULT(T) void
-#define BO_GEMV_PARAMS(T)                                                                                    \
-  (const char* trans, const blas_int* m, const blas_int* n, const T* alpha, const T* a, const blas_int* lda, \
-   const T* x, const blas_int* incx, const T* beta, T* y, const blas_int* incy, fortran_strlen trans_len)
+#define BO_GEMV_PARAMS(T, I)                                                                                       \
+  (const char* trans, const I* m, const I* n, const T* alpha, const T* a, const I* lda, const T* x, const I* incx, \
+   const T* beta, T* y, const I* incy, fortran_strlen trans_len)
 #define BO_GEMV_ARGS (trans, m, n, alpha, a, lda, x, incx, beta, y, incy, trans_len)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Gemv {
   static constexpr bo_routine_kind kKind = BO_KIND_GEMV;
-  using Fortran = BO_GEMV_RESULT(T) BO_GEMV_PARAMS(T);
+  template <class J>
+  using WithInt = Gemv<T, J>;  // the same routine in another interface's integer type
+  using Fortran = BO_GEMV_RESULT(T) BO_GEMV_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { TRANS, M, N, ALPHA, A, LDA, X, INCX, BETA, Y, INCY };
 
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
     const char t = upper(*std::get<TRANS>(x));
-    const blas_int m = *std::get<M>(x), n = *std::get<N>(x), lda = *std::get<LDA>(x);
-    const blas_int incx = *std::get<INCX>(x), incy = *std::get<INCY>(x);
+    const I m = *std::get<M>(x), n = *std::get<N>(x), lda = *std::get<LDA>(x);
+    const I incx = *std::get<INCX>(x), incy = *std::get<INCY>(x);
     *info = !is_trans(t) ? 1 : m < 0 ? 2 : n < 0 ? 3 : lda < max1(m) ? 6 : incx == 0 ? 8 : incy == 0 ? 11 : 0;
     if (*info) return Prep::kInvalid;
     const T alpha = *std::get<ALPHA>(x), beta = *std::get<BETA>(x);
     if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return Prep::kQuick;
-    *call = bo_call{kRoutine,       {t}, m,    n,    0,       alpha,  beta, std::get<A>(x), lda, std::get<X>(x), 0,
-                    std::get<Y>(x), 0,   incx, incy, nullptr, nullptr};
+    *call = bo_call{kRoutine,       {t}, m,    n,    0,       alpha,   beta, std::get<A>(x), lda, std::get<X>(x), 0,
+                    std::get<Y>(x), 0,   incx, incy, nullptr, nullptr, 0,    int(sizeof(I))};
     return Prep::kRun;
   }
 
   // With alpha = 0 neither A nor x is read (y := beta y).
   // The normalised call through a Fortran entry point.
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int m = blas_int(c.m), n = blas_int(c.n), lda = blas_int(c.lda), incx = blas_int(c.incx),
-                   incy = blas_int(c.incy);
+    const I m = I(c.m), n = I(c.n), lda = I(c.lda), incx = I(c.incx), incy = I(c.incy);
     const T alpha = T(c.alpha), beta = T(c.beta);
     fn(&c.op[0], &m, &n, &alpha, static_cast<const T*>(c.a), &lda, static_cast<const T*>(c.b), &incx, &beta,
        static_cast<T*>(c.c), &incy, 1);
@@ -77,8 +78,8 @@ struct Gemv {
 
 // The lower-case name the symbol list uses (all.h).
 namespace by_name {
-template <class T>
-using gemv = Gemv<T>;
+template <class T, class I = blas_int>
+using gemv = Gemv<T, I>;
 }
 
 }  // namespace bo::routines

@@ -7,40 +7,57 @@
 #include "routines/lapack.h"
 
 #define BO_GESV_RESULT(T) void
-#define BO_GESV_PARAMS(T)                                                                                         \
-  (const blas_int* n, const blas_int* nrhs, T* a, const blas_int* lda, blas_int* ipiv, T* b, const blas_int* ldb, \
-   blas_int* info)
+#define BO_GESV_PARAMS(T, I) (const I* n, const I* nrhs, T* a, const I* lda, I* ipiv, T* b, const I* ldb, I* info)
 #define BO_GESV_ARGS (n, nrhs, a, lda, ipiv, b, ldb, info)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Gesv {
   static constexpr bo_routine_kind kKind = BO_KIND_GESV;
+  template <class J>
+  using WithInt = Gesv<T, J>;  // the same routine in another interface's integer type
   static constexpr Interface kInterface = Interface::kLapack;
-  using Fortran = BO_GESV_RESULT(T) BO_GESV_PARAMS(T);
+  using Fortran = BO_GESV_RESULT(T) BO_GESV_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { N, NRHS, A, LDA, IPIV, B, LDB, INFO };
 
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
-    blas_int* out = std::get<INFO>(x);
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
+    I* out = std::get<INFO>(x);
     *out = 0;
-    const blas_int n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
+    const I n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
     if (n < 0) return lapack_invalid(out, 1, info);
     if (nrhs < 0) return lapack_invalid(out, 2, info);
     if (lda < max1(n)) return lapack_invalid(out, 4, info);
     if (ldb < max1(n)) return lapack_invalid(out, 7, info);
     if (n == 0) return Prep::kQuick;
-    *call = bo_call{kRoutine,          {}, n, n, nrhs, 0, 0, std::get<A>(x), lda, nullptr, 0, std::get<B>(x), ldb, 0, 0,
-                    std::get<IPIV>(x), out};
+    *call = bo_call{kRoutine,
+                    {},
+                    n,
+                    n,
+                    nrhs,
+                    0,
+                    0,
+                    std::get<A>(x),
+                    lda,
+                    nullptr,
+                    0,
+                    std::get<B>(x),
+                    ldb,
+                    0,
+                    0,
+                    std::get<IPIV>(x),
+                    out,
+                    0,
+                    int(sizeof(I))};
     return Prep::kRun;
   }
 
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int n = blas_int(c.n), nrhs = blas_int(c.k), lda = blas_int(c.lda), ldb = blas_int(c.ldc);
-    fn(&n, &nrhs, static_cast<T*>(const_cast<void*>(c.a)), &lda, static_cast<blas_int*>(c.ipiv), static_cast<T*>(c.c),
-       &ldb, static_cast<blas_int*>(c.info));
+    const I n = I(c.n), nrhs = I(c.k), lda = I(c.lda), ldb = I(c.ldc);
+    fn(&n, &nrhs, static_cast<T*>(const_cast<void*>(c.a)), &lda, static_cast<I*>(c.ipiv), static_cast<T*>(c.c), &ldb,
+       static_cast<I*>(c.info));
   }
 
   static int operands(const bo_call& c, Operand* out) {
@@ -66,8 +83,8 @@ struct Gesv {
 };
 
 namespace by_name {
-template <class T>
-using gesv = Gesv<T>;
+template <class T, class I = blas_int>
+using gesv = Gesv<T, I>;
 }
 
 }  // namespace bo::routines

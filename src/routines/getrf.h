@@ -6,38 +6,39 @@
 #include "routines/lapack.h"
 
 #define BO_GETRF_RESULT(T) void
-#define BO_GETRF_PARAMS(T) \
-  (const blas_int* m, const blas_int* n, T* a, const blas_int* lda, blas_int* ipiv, blas_int* info)
+#define BO_GETRF_PARAMS(T, I) (const I* m, const I* n, T* a, const I* lda, I* ipiv, I* info)
 #define BO_GETRF_ARGS (m, n, a, lda, ipiv, info)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Getrf {
   static constexpr bo_routine_kind kKind = BO_KIND_GETRF;
+  template <class J>
+  using WithInt = Getrf<T, J>;  // the same routine in another interface's integer type
   static constexpr Interface kInterface = Interface::kLapack;
-  using Fortran = BO_GETRF_RESULT(T) BO_GETRF_PARAMS(T);
+  using Fortran = BO_GETRF_RESULT(T) BO_GETRF_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { M, N, A, LDA, IPIV, INFO };
 
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
-    blas_int* out = std::get<INFO>(x);
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
+    I* out = std::get<INFO>(x);
     *out = 0;
-    const blas_int m = *std::get<M>(x), n = *std::get<N>(x), lda = *std::get<LDA>(x);
+    const I m = *std::get<M>(x), n = *std::get<N>(x), lda = *std::get<LDA>(x);
     if (m < 0) return lapack_invalid(out, 1, info);
     if (n < 0) return lapack_invalid(out, 2, info);
     if (lda < max1(m)) return lapack_invalid(out, 4, info);
     if (m == 0 || n == 0) return Prep::kQuick;
-    *call =
-        bo_call{kRoutine, {}, m, n, 0, 0, 0, std::get<A>(x), lda, nullptr, 0, nullptr, 0, 0, 0, std::get<IPIV>(x), out};
+    *call = bo_call{
+        kRoutine,      {}, m, n, 0, 0, 0, std::get<A>(x), lda, nullptr, 0, nullptr, 0, 0, 0, std::get<IPIV>(x), out, 0,
+        int(sizeof(I))};
     return Prep::kRun;
   }
 
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int m = blas_int(c.m), n = blas_int(c.n), lda = blas_int(c.lda);
-    fn(&m, &n, static_cast<T*>(const_cast<void*>(c.a)), &lda, static_cast<blas_int*>(c.ipiv),
-       static_cast<blas_int*>(c.info));
+    const I m = I(c.m), n = I(c.n), lda = I(c.lda);
+    fn(&m, &n, static_cast<T*>(const_cast<void*>(c.a)), &lda, static_cast<I*>(c.ipiv), static_cast<I*>(c.info));
   }
 
   static int operands(const bo_call& c, Operand* out) {
@@ -59,8 +60,8 @@ struct Getrf {
 };
 
 namespace by_name {
-template <class T>
-using getrf = Getrf<T>;
+template <class T, class I = blas_int>
+using getrf = Getrf<T, I>;
 }
 
 }  // namespace bo::routines

@@ -6,45 +6,61 @@
 #include "routines/lapack.h"
 
 #define BO_GETRS_RESULT(T) void
-#define BO_GETRS_PARAMS(T)                                                                                            \
-  (const char* trans, const blas_int* n, const blas_int* nrhs, const T* a, const blas_int* lda, const blas_int* ipiv, \
-   T* b, const blas_int* ldb, blas_int* info, fortran_strlen trans_len)
+#define BO_GETRS_PARAMS(T, I)                                                                                          \
+  (const char* trans, const I* n, const I* nrhs, const T* a, const I* lda, const I* ipiv, T* b, const I* ldb, I* info, \
+   fortran_strlen trans_len)
 #define BO_GETRS_ARGS (trans, n, nrhs, a, lda, ipiv, b, ldb, info, trans_len)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Getrs : SolveFamily<T, 2> {
   static constexpr bo_routine_kind kKind = BO_KIND_GETRS;
+  template <class J>
+  using WithInt = Getrs<T, J>;  // the same routine in another interface's integer type
   static constexpr Interface kInterface = Interface::kLapack;
-  using Fortran = BO_GETRS_RESULT(T) BO_GETRS_PARAMS(T);
+  using Fortran = BO_GETRS_RESULT(T) BO_GETRS_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { TRANS, N, NRHS, A, LDA, IPIV, B, LDB, INFO };
 
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
-    blas_int* out = std::get<INFO>(x);
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
+    I* out = std::get<INFO>(x);
     *out = 0;
     const char t = upper(*std::get<TRANS>(x));
-    const blas_int n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
+    const I n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
     if (!is_trans(t)) return lapack_invalid(out, 1, info);
     if (n < 0) return lapack_invalid(out, 2, info);
     if (nrhs < 0) return lapack_invalid(out, 3, info);
     if (lda < max1(n)) return lapack_invalid(out, 5, info);
     if (ldb < max1(n)) return lapack_invalid(out, 8, info);
     if (n == 0 || nrhs == 0) return Prep::kQuick;
-    *call = bo_call{kRoutine, {t},     n, n,
-                    nrhs,     0,       0, std::get<A>(x),
-                    lda,      nullptr, 0, std::get<B>(x),
-                    ldb,      0,       0, const_cast<blas_int*>(std::get<IPIV>(x)),
-                    out};
+    *call = bo_call{kRoutine,
+                    {t},
+                    n,
+                    n,
+                    nrhs,
+                    0,
+                    0,
+                    std::get<A>(x),
+                    lda,
+                    nullptr,
+                    0,
+                    std::get<B>(x),
+                    ldb,
+                    0,
+                    0,
+                    const_cast<I*>(std::get<IPIV>(x)),
+                    out,
+                    0,
+                    int(sizeof(I))};
     return Prep::kRun;
   }
 
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int n = blas_int(c.n), nrhs = blas_int(c.k), lda = blas_int(c.lda), ldb = blas_int(c.ldc);
-    fn(&c.op[0], &n, &nrhs, static_cast<const T*>(c.a), &lda, static_cast<const blas_int*>(c.ipiv),
-       static_cast<T*>(c.c), &ldb, static_cast<blas_int*>(c.info), 1);
+    const I n = I(c.n), nrhs = I(c.k), lda = I(c.lda), ldb = I(c.ldc);
+    fn(&c.op[0], &n, &nrhs, static_cast<const T*>(c.a), &lda, static_cast<const I*>(c.ipiv), static_cast<T*>(c.c), &ldb,
+       static_cast<I*>(c.info), 1);
   }
 
   static int operands(const bo_call& c, Operand* out) {
@@ -62,8 +78,8 @@ struct Getrs : SolveFamily<T, 2> {
 };
 
 namespace by_name {
-template <class T>
-using getrs = Getrs<T>;
+template <class T, class I = blas_int>
+using getrs = Getrs<T, I>;
 }
 
 }  // namespace bo::routines

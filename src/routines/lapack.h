@@ -48,14 +48,16 @@ struct SolveFamily {
 
 // The argument checks of ?potrs and ?posv (the same parameter list), in the reference's order: the argument number
 // INFO reports, or 0.
-inline blas_int cholesky_solve_invalid(char uplo, blas_int n, blas_int nrhs, blas_int lda, blas_int ldb) {
+template <class I>
+I cholesky_solve_invalid(char uplo, I n, I nrhs, I lda, I ldb) {
   return !is_uplo(uplo) ? 1 : n < 0 ? 2 : nrhs < 0 ? 3 : lda < max1(n) ? 5 : ldb < max1(n) ? 7 : 0;
 }
 
 // The INFO a LAPACK routine writes: 0 on entry, -i for argument i (prepare() reports i to XERBLA as well).
-inline Prep lapack_invalid(blas_int* out, blas_int i, blas_int* info) {
-  *out = -i;
-  *info = i;
+template <class I>
+Prep lapack_invalid(I* out, int i, I* info) {
+  *out = -I(i);
+  *info = I(i);
   return Prep::kInvalid;
 }
 

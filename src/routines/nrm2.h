@@ -8,15 +8,17 @@
 // The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
 // definitions (abi/fortran_api.cpp) are made from them.
 #define BO_NRM2_RESULT(T) T
-#define BO_NRM2_PARAMS(T) (const blas_int* n, const T* x, const blas_int* incx)
+#define BO_NRM2_PARAMS(T, I) (const I* n, const T* x, const I* incx)
 #define BO_NRM2_ARGS (n, x, incx)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Nrm2 {
   static constexpr bo_routine_kind kKind = BO_KIND_NRM2;
-  using Fortran = BO_NRM2_RESULT(T) BO_NRM2_PARAMS(T);
+  template <class J>
+  using WithInt = Nrm2<T, J>;  // the same routine in another interface's integer type
+  using Fortran = BO_NRM2_RESULT(T) BO_NRM2_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { N, X, INCX };
@@ -24,12 +26,13 @@ struct Nrm2 {
   // No invalid arguments. Libraries disagree for incx <= 0 (reference: the norm of the |incx| stride or
   // sqrt(n)|x1|; OpenBLAS: 0), so those calls always go to the CPU library: the user gets their own library's answer.
   // The result goes to *result (the module writes it there).
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
     *info = 0;
-    const blas_int n = *std::get<N>(x), incx = *std::get<INCX>(x);
+    const I n = *std::get<N>(x), incx = *std::get<INCX>(x);
     if (n <= 0) return Prep::kQuick;
     if (incx <= 0) return Prep::kQuickCpu;
-    *call = bo_call{kRoutine, {}, 0, n, 0, 0, 0, nullptr, 0, std::get<X>(x), 0, nullptr, 0, incx, 0, nullptr, nullptr};
+    *call = bo_call{kRoutine, {}, 0,    n, 0,       0,       0, nullptr,       0, std::get<X>(x), 0,
+                    nullptr,  0,  incx, 0, nullptr, nullptr, 0, int(sizeof(I))};
     return Prep::kRun;
   }
   // The value a quick return gives.
@@ -37,7 +40,7 @@ struct Nrm2 {
 
   // The normalised call through a Fortran entry point; the value goes to *c.c.
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int n = blas_int(c.n), incx = blas_int(c.incx);
+    const I n = I(c.n), incx = I(c.incx);
     *static_cast<T*>(c.c) = fn(&n, static_cast<const T*>(c.b), &incx);
   }
 
@@ -63,8 +66,8 @@ struct Nrm2 {
 
 // The lower-case name the symbol list uses (all.h).
 namespace by_name {
-template <class T>
-using nrm2 = Nrm2<T>;
+template <class T, class I = blas_int>
+using nrm2 = Nrm2<T, I>;
 }
 
 }  // namespace bo::routines

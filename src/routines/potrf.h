@@ -7,37 +7,39 @@
 #include "routines/lapack.h"
 
 #define BO_POTRF_RESULT(T) void
-#define BO_POTRF_PARAMS(T) \
-  (const char* uplo, const blas_int* n, T* a, const blas_int* lda, blas_int* info, fortran_strlen uplo_len)
+#define BO_POTRF_PARAMS(T, I) (const char* uplo, const I* n, T* a, const I* lda, I* info, fortran_strlen uplo_len)
 #define BO_POTRF_ARGS (uplo, n, a, lda, info, uplo_len)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Potrf {
   static constexpr bo_routine_kind kKind = BO_KIND_POTRF;
+  template <class J>
+  using WithInt = Potrf<T, J>;  // the same routine in another interface's integer type
   static constexpr Interface kInterface = Interface::kLapack;
-  using Fortran = BO_POTRF_RESULT(T) BO_POTRF_PARAMS(T);
+  using Fortran = BO_POTRF_RESULT(T) BO_POTRF_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { UPLO, N, A, LDA, INFO };
 
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
-    blas_int* out = std::get<INFO>(x);
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
+    I* out = std::get<INFO>(x);
     *out = 0;
     const char ul = upper(*std::get<UPLO>(x));
-    const blas_int n = *std::get<N>(x), lda = *std::get<LDA>(x);
+    const I n = *std::get<N>(x), lda = *std::get<LDA>(x);
     if (!is_uplo(ul)) return lapack_invalid(out, 1, info);
     if (n < 0) return lapack_invalid(out, 2, info);
     if (lda < max1(n)) return lapack_invalid(out, 4, info);
     if (n == 0) return Prep::kQuick;
-    *call = bo_call{kRoutine, {ul}, n, n, 0, 0, 0, std::get<A>(x), lda, nullptr, 0, nullptr, 0, 0, 0, nullptr, out};
+    *call = bo_call{kRoutine, {ul}, n, n, 0,       0,   0, std::get<A>(x), lda, nullptr, 0,
+                    nullptr,  0,    0, 0, nullptr, out, 0, int(sizeof(I))};
     return Prep::kRun;
   }
 
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int n = blas_int(c.n), lda = blas_int(c.lda);
-    fn(&c.op[0], &n, static_cast<T*>(const_cast<void*>(c.a)), &lda, static_cast<blas_int*>(c.info), 1);
+    const I n = I(c.n), lda = I(c.lda);
+    fn(&c.op[0], &n, static_cast<T*>(const_cast<void*>(c.a)), &lda, static_cast<I*>(c.info), 1);
   }
 
   static int operands(const bo_call& c, Operand* out) {
@@ -59,8 +61,8 @@ struct Potrf {
 };
 
 namespace by_name {
-template <class T>
-using potrf = Potrf<T>;
+template <class T, class I = blas_int>
+using potrf = Potrf<T, I>;
 }
 
 }  // namespace bo::routines

@@ -8,24 +8,26 @@
 // The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
 // definitions (abi/fortran_api.cpp) are made from them.
 #define BO_SYRK_RESULT(T) void
-#define BO_SYRK_PARAMS(T)                                                                                 \
-  (const char* uplo, const char* trans, const blas_int* n, const blas_int* k, const T* alpha, const T* a, \
-   const blas_int* lda, const T* beta, T* c, const blas_int* ldc, fortran_strlen uplo_len, fortran_strlen trans_len)
+#define BO_SYRK_PARAMS(T, I)                                                                              \
+  (const char* uplo, const char* trans, const I* n, const I* k, const T* alpha, const T* a, const I* lda, \
+   const T* beta, T* c, const I* ldc, fortran_strlen uplo_len, fortran_strlen trans_len)
 #define BO_SYRK_ARGS (uplo, trans, n, k, alpha, a, lda, beta, c, ldc, uplo_len, trans_len)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Syrk {
   static constexpr bo_routine_kind kKind = BO_KIND_SYRK;
-  using Fortran = BO_SYRK_RESULT(T) BO_SYRK_PARAMS(T);
+  template <class J>
+  using WithInt = Syrk<T, J>;  // the same routine in another interface's integer type
+  using Fortran = BO_SYRK_RESULT(T) BO_SYRK_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { UPLO, TRANS, N, K, ALPHA, A, LDA, BETA, C, LDC };
 
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
     const char ul = upper(*std::get<UPLO>(x)), t = upper(*std::get<TRANS>(x));
-    const blas_int n = *std::get<N>(x), k = *std::get<K>(x), lda = *std::get<LDA>(x), ldc = *std::get<LDC>(x);
+    const I n = *std::get<N>(x), k = *std::get<K>(x), lda = *std::get<LDA>(x), ldc = *std::get<LDC>(x);
     *info = !is_uplo(ul)                   ? 1
             : !is_trans(t)                 ? 2
             : n < 0                        ? 3
@@ -40,14 +42,14 @@ struct Syrk {
     // promised alpha != 0, k >= 1).
     if (alpha == T(0) || k == 0) return Prep::kQuickCpu;
     const char tr = t == 'N' ? 'N' : 'T';  // real elements: trans C is T
-    *call = bo_call{kRoutine, {ul, tr},       0,   n, k, alpha,   beta,   std::get<A>(x), lda, nullptr,
-                    0,        std::get<C>(x), ldc, 0, 0, nullptr, nullptr};
+    *call = bo_call{kRoutine,       {ul, tr}, 0, n, k,       alpha,   beta, std::get<A>(x), lda, nullptr, 0,
+                    std::get<C>(x), ldc,      0, 0, nullptr, nullptr, 0,    int(sizeof(I))};
     return Prep::kRun;
   }
 
   // The normalised call through a Fortran entry point.
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int n = blas_int(c.n), k = blas_int(c.k), lda = blas_int(c.lda), ldc = blas_int(c.ldc);
+    const I n = I(c.n), k = I(c.k), lda = I(c.lda), ldc = I(c.ldc);
     const T alpha = T(c.alpha), beta = T(c.beta);
     fn(&c.op[0], &c.op[1], &n, &k, &alpha, static_cast<const T*>(c.a), &lda, &beta, static_cast<T*>(c.c), &ldc, 1, 1);
   }
@@ -80,8 +82,8 @@ struct Syrk {
 
 // The lower-case name the symbol list uses (all.h).
 namespace by_name {
-template <class T>
-using syrk = Syrk<T>;
+template <class T, class I = blas_int>
+using syrk = Syrk<T, I>;
 }
 
 }  // namespace bo::routines

@@ -8,27 +8,29 @@
 // The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
 // definitions (abi/fortran_api.cpp) are made from them.
 #define BO_TRSM_RESULT(T) void
-#define BO_TRSM_PARAMS(T)                                                                                          \
-  (const char* side, const char* uplo, const char* transa, const char* diag, const blas_int* m, const blas_int* n, \
-   const T* alpha, const T* a, const blas_int* lda, T* b, const blas_int* ldb, fortran_strlen side_len,            \
-   fortran_strlen uplo_len, fortran_strlen transa_len, fortran_strlen diag_len)
+#define BO_TRSM_PARAMS(T, I)                                                                                         \
+  (const char* side, const char* uplo, const char* transa, const char* diag, const I* m, const I* n, const T* alpha, \
+   const T* a, const I* lda, T* b, const I* ldb, fortran_strlen side_len, fortran_strlen uplo_len,                   \
+   fortran_strlen transa_len, fortran_strlen diag_len)
 #define BO_TRSM_ARGS (side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb, side_len, uplo_len, transa_len, diag_len)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Trsm {
   static constexpr bo_routine_kind kKind = BO_KIND_TRSM;
-  using Fortran = BO_TRSM_RESULT(T) BO_TRSM_PARAMS(T);
+  template <class J>
+  using WithInt = Trsm<T, J>;  // the same routine in another interface's integer type
+  using Fortran = BO_TRSM_RESULT(T) BO_TRSM_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { SIDE, UPLO, TRANSA, DIAG, M, N, ALPHA, A, LDA, B, LDB };
 
   // NROWA follows SIDE before SIDE itself is checked, as in the reference (an invalid SIDE reports 1 anyway).
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
     const char sd = upper(*std::get<SIDE>(x)), ul = upper(*std::get<UPLO>(x));
     const char ta = upper(*std::get<TRANSA>(x)), dg = upper(*std::get<DIAG>(x));
-    const blas_int m = *std::get<M>(x), n = *std::get<N>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
+    const I m = *std::get<M>(x), n = *std::get<N>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
     *info = !is_side(sd)                    ? 1
             : !is_uplo(ul)                  ? 2
             : !is_trans(ta)                 ? 3
@@ -43,8 +45,25 @@ struct Trsm {
     // The reference zeroes B without reading A: no GPU work (the module is promised alpha != 0).
     const T alpha = *std::get<ALPHA>(x);
     if (alpha == T(0)) return Prep::kQuickCpu;
-    *call = bo_call{kRoutine, {sd, ul, ta, dg}, m,   n, 0, alpha,   0,      std::get<A>(x), lda, nullptr,
-                    0,        std::get<B>(x),   ldb, 0, 0, nullptr, nullptr};
+    *call = bo_call{kRoutine,
+                    {sd, ul, ta, dg},
+                    m,
+                    n,
+                    0,
+                    alpha,
+                    0,
+                    std::get<A>(x),
+                    lda,
+                    nullptr,
+                    0,
+                    std::get<B>(x),
+                    ldb,
+                    0,
+                    0,
+                    nullptr,
+                    nullptr,
+                    0,
+                    int(sizeof(I))};
     return Prep::kRun;
   }
 
@@ -53,7 +72,7 @@ struct Trsm {
 
   // The normalised call through a Fortran entry point.
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int m = blas_int(c.m), n = blas_int(c.n), lda = blas_int(c.lda), ldb = blas_int(c.ldc);
+    const I m = I(c.m), n = I(c.n), lda = I(c.lda), ldb = I(c.ldc);
     const T alpha = T(c.alpha);
     fn(&c.op[0], &c.op[1], &c.op[2], &c.op[3], &m, &n, &alpha, static_cast<const T*>(c.a), &lda, static_cast<T*>(c.c),
        &ldb, 1, 1, 1, 1);
@@ -86,8 +105,8 @@ struct Trsm {
 
 // The lower-case name the symbol list uses (all.h).
 namespace by_name {
-template <class T>
-using trsm = Trsm<T>;
+template <class T, class I = blas_int>
+using trsm = Trsm<T, I>;
 }
 
 }  // namespace bo::routines

@@ -8,35 +8,37 @@
 // The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
 // definitions (abi/fortran_api.cpp) are made from them.
 #define BO_TRSV_RESULT(T) void
-#define BO_TRSV_PARAMS(T)                                                                                           \
-  (const char* uplo, const char* trans, const char* diag, const blas_int* n, const T* a, const blas_int* lda, T* x, \
-   const blas_int* incx, fortran_strlen uplo_len, fortran_strlen trans_len, fortran_strlen diag_len)
+#define BO_TRSV_PARAMS(T, I)                                                                                         \
+  (const char* uplo, const char* trans, const char* diag, const I* n, const T* a, const I* lda, T* x, const I* incx, \
+   fortran_strlen uplo_len, fortran_strlen trans_len, fortran_strlen diag_len)
 #define BO_TRSV_ARGS (uplo, trans, diag, n, a, lda, x, incx, uplo_len, trans_len, diag_len)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Trsv {
   static constexpr bo_routine_kind kKind = BO_KIND_TRSV;
-  using Fortran = BO_TRSV_RESULT(T) BO_TRSV_PARAMS(T);
+  template <class J>
+  using WithInt = Trsv<T, J>;  // the same routine in another interface's integer type
+  using Fortran = BO_TRSV_RESULT(T) BO_TRSV_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { UPLO, TRANS, DIAG, N, A, LDA, X, INCX };
 
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
     const char ul = upper(*std::get<UPLO>(x)), t = upper(*std::get<TRANS>(x)), d = upper(*std::get<DIAG>(x));
-    const blas_int n = *std::get<N>(x), lda = *std::get<LDA>(x), incx = *std::get<INCX>(x);
+    const I n = *std::get<N>(x), lda = *std::get<LDA>(x), incx = *std::get<INCX>(x);
     *info = !is_uplo(ul) ? 1 : !is_trans(t) ? 2 : !is_diag(d) ? 3 : n < 0 ? 4 : lda < max1(n) ? 6 : incx == 0 ? 8 : 0;
     if (*info) return Prep::kInvalid;
     if (n == 0) return Prep::kQuick;
-    *call = bo_call{kRoutine, {ul, t, d},     0, n,    0, 0,       0,      std::get<A>(x), lda, nullptr,
-                    0,        std::get<X>(x), 0, incx, 0, nullptr, nullptr};
+    *call = bo_call{kRoutine,       {ul, t, d}, 0,    n, 0,       0,       0, std::get<A>(x), lda, nullptr, 0,
+                    std::get<X>(x), 0,          incx, 0, nullptr, nullptr, 0, int(sizeof(I))};
     return Prep::kRun;
   }
 
   // The normalised call through a Fortran entry point.
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int n = blas_int(c.n), lda = blas_int(c.lda), incx = blas_int(c.incx);
+    const I n = I(c.n), lda = I(c.lda), incx = I(c.incx);
     fn(&c.op[0], &c.op[1], &c.op[2], &n, static_cast<const T*>(c.a), &lda, static_cast<T*>(c.c), &incx, 1, 1, 1);
   }
 
@@ -65,8 +67,8 @@ struct Trsv {
 
 // The lower-case name the symbol list uses (all.h).
 namespace by_name {
-template <class T>
-using trsv = Trsv<T>;
+template <class T, class I = blas_int>
+using trsv = Trsv<T, I>;
 }
 
 }  // namespace bo::routines

@@ -7,28 +7,29 @@
 #include "routines/lapack.h"
 
 #define BO_TRTRS_RESULT(T) void
-#define BO_TRTRS_PARAMS(T)                                                                                            \
-  (const char* uplo, const char* trans, const char* diag, const blas_int* n, const blas_int* nrhs, const T* a,        \
-   const blas_int* lda, T* b, const blas_int* ldb, blas_int* info, fortran_strlen uplo_len, fortran_strlen trans_len, \
-   fortran_strlen diag_len)
+#define BO_TRTRS_PARAMS(T, I)                                                                                        \
+  (const char* uplo, const char* trans, const char* diag, const I* n, const I* nrhs, const T* a, const I* lda, T* b, \
+   const I* ldb, I* info, fortran_strlen uplo_len, fortran_strlen trans_len, fortran_strlen diag_len)
 #define BO_TRTRS_ARGS (uplo, trans, diag, n, nrhs, a, lda, b, ldb, info, uplo_len, trans_len, diag_len)
 
 namespace bo::routines {
 
-template <class T>
+template <class T, class I = blas_int>
 struct Trtrs : SolveFamily<T, 1> {
   static constexpr bo_routine_kind kKind = BO_KIND_TRTRS;
+  template <class J>
+  using WithInt = Trtrs<T, J>;  // the same routine in another interface's integer type
   static constexpr Interface kInterface = Interface::kLapack;
-  using Fortran = BO_TRTRS_RESULT(T) BO_TRTRS_PARAMS(T);
+  using Fortran = BO_TRTRS_RESULT(T) BO_TRTRS_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
   using Args = typename Signature<Fortran>::Args;
   enum { UPLO, TRANS, DIAG, N, NRHS, A, LDA, B, LDB, INFO };
 
-  static Prep prepare(const Args& x, bo_call* call, blas_int* info) {
-    blas_int* out = std::get<INFO>(x);
+  static Prep prepare(const Args& x, bo_call* call, I* info) {
+    I* out = std::get<INFO>(x);
     *out = 0;
     const char ul = upper(*std::get<UPLO>(x)), t = upper(*std::get<TRANS>(x)), dg = upper(*std::get<DIAG>(x));
-    const blas_int n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
+    const I n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
     if (!is_uplo(ul)) return lapack_invalid(out, 1, info);
     if (!is_trans(t)) return lapack_invalid(out, 2, info);
     if (!is_diag(dg)) return lapack_invalid(out, 3, info);
@@ -39,15 +40,15 @@ struct Trtrs : SolveFamily<T, 1> {
     if (n == 0) return Prep::kQuick;
     // No right-hand sides: only the singularity check, a scan of the diagonal the CPU LAPACK does at once.
     if (nrhs == 0) return Prep::kQuickCpu;
-    *call = bo_call{kRoutine, {ul, t, dg},    n,   n, nrhs, 0,       0,  std::get<A>(x), lda, nullptr,
-                    0,        std::get<B>(x), ldb, 0, 0,    nullptr, out};
+    *call = bo_call{kRoutine,       {ul, t, dg}, n, n, nrhs,    0,   0, std::get<A>(x), lda, nullptr, 0,
+                    std::get<B>(x), ldb,         0, 0, nullptr, out, 0, int(sizeof(I))};
     return Prep::kRun;
   }
 
   static void call_fortran(Fortran* fn, const bo_call& c) {
-    const blas_int n = blas_int(c.n), nrhs = blas_int(c.k), lda = blas_int(c.lda), ldb = blas_int(c.ldc);
+    const I n = I(c.n), nrhs = I(c.k), lda = I(c.lda), ldb = I(c.ldc);
     fn(&c.op[0], &c.op[1], &c.op[2], &n, &nrhs, static_cast<const T*>(c.a), &lda, static_cast<T*>(c.c), &ldb,
-       static_cast<blas_int*>(c.info), 1, 1, 1);
+       static_cast<I*>(c.info), 1, 1, 1);
   }
 
   static int operands(const bo_call& c, Operand* out) {
@@ -65,8 +66,8 @@ struct Trtrs : SolveFamily<T, 1> {
 };
 
 namespace by_name {
-template <class T>
-using trtrs = Trtrs<T>;
+template <class T, class I = blas_int>
+using trtrs = Trtrs<T, I>;
 }
 
 }  // namespace bo::routines

@@ -31,6 +31,25 @@ namespace {
 
 using bo::routines::Operand;
 
+// The caller's pivots are int32 or, from an ILP64 interface, int64 (bo_call::int_bytes); cuSOLVER's are int32. The
+// core sends only calls whose sizes fit int32 here, so the pivots (row numbers) do too.
+void copy_pivots_in(int* to, const bo_call& c, int64_t n) {
+  if (c.int_bytes == 8) {
+    const auto* from = static_cast<const int64_t*>(c.ipiv);
+    for (int64_t i = 0; i < n; ++i) to[i] = int(from[i]);
+  } else {
+    std::memcpy(to, c.ipiv, sizeof(int) * size_t(n));
+  }
+}
+void copy_pivots_out(const bo_call& c, const int* from, int64_t n) {
+  if (c.int_bytes == 8) {
+    auto* to = static_cast<int64_t*>(c.ipiv);
+    for (int64_t i = 0; i < n; ++i) to[i] = from[i];
+  } else {
+    std::memcpy(c.ipiv, from, sizeof(int) * size_t(n));
+  }
+}
+
 // Sets *flag when an element of the rows x cols operand (a triangle: only its part, without the diagonal when unit
 // says it is not read) is Inf or NaN.
 template <class T>
@@ -198,7 +217,7 @@ int run(const bo_call& c) {
   if (!e && ob) e = ring_upload(ring, db, c.c, *ob, es, st);
   if (!e) clock.uploaded();
   if (!e && kind == BO_KIND_GETRS) {
-    std::memcpy(ppiv, c.ipiv, sizeof(int) * size_t(npiv));  // blas_int is int in this build
+    copy_pivots_in(ppiv, c, npiv);
     e = cudaMemcpyAsync(dpiv, ppiv, sizeof(int) * size_t(npiv), cudaMemcpyHostToDevice, st);
   }
   // Non-finite inputs too: cuSOLVER 12's LU returned finite factors of a matrix holding a NaN on the lent H100, where
@@ -269,8 +288,11 @@ int run(const bo_call& c) {
     if (factor && ob) write_back_failed(name, e);  // A is already the factors: B cannot be left to the CPU
     return cs.fail(e);
   }
-  if (npiv && kind != BO_KIND_GETRS) std::memcpy(c.ipiv, ppiv, sizeof(int) * size_t(npiv));
-  *static_cast<int*>(c.info) = 0;
+  if (npiv && kind != BO_KIND_GETRS) copy_pivots_out(c, ppiv, npiv);
+  if (c.int_bytes == 8)
+    *static_cast<int64_t*>(c.info) = 0;
+  else
+    *static_cast<int*>(c.info) = 0;
   log_line(BO_LOG_DEBUG, "%s %.3s m=%lld n=%lld nrhs=%lld: on the GPU%s", name, c.op, (long long)c.m, (long long)c.n,
            (long long)c.k, lease.dev ? " (factors from their device copy)" : "");
   return BO_CUDA_OK;
