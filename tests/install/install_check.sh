@@ -2,7 +2,8 @@
 # Installs blasoffload into fresh prefixes, a plain one (lib/) from the build under test and a Debian multiarch one
 # (lib/x86_64-linux-gnu/) from a second CPU-only build, then in each: builds a C program with find_package and with
 # pkg-config, runs it on the installed library (which must find its config file, CUDA module and tuned tables
-# there), and checks blasoffload-info's report, a misspelled variable and config key included.
+# there), and checks blasoffload-info's report, a misspelled variable and config key included; the alternative shims
+# (a program reaching the library through them finds the prefix's config file) and the two scripts.
 # Usage: install_check.sh SOURCE_DIR BUILD_DIR WORK_DIR CMAKE
 set -euo pipefail
 src=$1 build=$2 work=$3 cmake=${4:-cmake}
@@ -16,7 +17,7 @@ expect() {  # expect FILE REGEX WHAT
 for v in $(env | grep -o '^BLASOFFLOAD_[A-Z0-9_]*' || true); do unset "$v"; done
 export HOME=$work/home XDG_CONFIG_HOME=$work/xdg
 
-check_prefix() {  # check_prefix PREFIX LIBDIR LABEL
+check_prefix() {  # check_prefix PREFIX LIBDIR LABEL CONFIGURED_LIBDIR
   local p=$1 libdir=$2 label=$3 w=$work/$3
   local L=$p/$libdir
   mkdir -p "$w"
@@ -115,6 +116,7 @@ check_prefix() {  # check_prefix PREFIX LIBDIR LABEL
   expect "$w/info2.out" "typo\.conf:1: unknown key 'mdoe'; did you mean 'mode'\?" "$label: misspelled config key"
   expect "$w/info2.out" "typo\.conf:2: unknown key 'BLASOFFLOAD_LGO'; did you mean 'BLASOFFLOAD_LOG'\?" \
     "$label: misspelled full config key"
+  check_ways_in "$p" "$libdir" "$label" "$w" "${4:-}"
   "$p/bin/blasoffload-info" --help >"$w/help.out" 2>/dev/null || fail "$label: --help exit status"
   expect "$w/help.out" "^usage: blasoffload-info" "$label: --help on stdout"
   "$p/bin/blasoffload-info" --version | grep -x "blasoffload-info 0.1.0" >/dev/null || fail "$label: --version"
@@ -124,11 +126,54 @@ check_prefix() {  # check_prefix PREFIX LIBDIR LABEL
   echo "   $label: OK"
 }
 
+check_ways_in() {  # check_ways_in PREFIX LIBDIR LABEL WORK CONFIGURED_LIBDIR: the shims and the scripts
+  local p=$1 libdir=$2 label=$3 w=$4 configured=$5
+  local L=$p/$libdir n
+  for n in blas lapack; do
+    [ -f "$L/blasoffload/lib$n.so.3" ] || fail "$label: no $L/blasoffload/lib$n.so.3"
+    [ ! -e "$L/blasoffload/lib$n.so" ] || fail "$label: a development link lib$n.so was installed beside the shim"
+    readelf -d "$L/blasoffload/lib$n.so.3" >"$w/shim-$n.dyn"
+    expect "$w/shim-$n.dyn" "\(SONAME\) +Library soname: \[lib$n\.so\.3\]$" "$label: lib$n.so.3's SONAME"
+    # $ORIGIN/.. for a shim loaded from its directory; the configured libdir for one reached through the alternative's
+    # link in /usr/lib (glibc takes $ORIGIN from the link's directory).
+    expect "$w/shim-$n.dyn" "\(RUNPATH\) +Library runpath: \[\\\$ORIGIN/\.\.:$configured\]$" \
+      "$label: lib$n.so.3's RUNPATH is \$ORIGIN/..:$configured, no padding"
+  done
+  # A program that needs libblas.so.3 reaches the installed library through the shim, from the shim's own directory
+  # and (where the installation is where it was configured for) through a link elsewhere, as the alternative does.
+  cc "$src/tests/install/consumer/consumer.c" -o "$w/blas-consumer" -lblas -lm || fail "$label: -lblas build"
+  mkdir -p "$w/alt-link"
+  ln -sf "$L/blasoffload/libblas.so.3" "$w/alt-link/libblas.so.3"
+  local dirs=("$L/blasoffload") d
+  [ "$configured" != "$L" ] || dirs+=("$w/alt-link")
+  for d in "${dirs[@]}"; do
+    LD_LIBRARY_PATH=$d "$w/blas-consumer" >"$w/shim-run.out" 2>&1 || { cat "$w/shim-run.out"; fail "$label: via $d"; }
+    expect "$w/shim-run.out" "^PASS$" "$label: the program through the shim in $d"
+    expect "$w/shim-run.out" "^blasoffload summary \(pid [0-9]+, mode cpu\)" \
+      "$label: through the shim in $d, the library read $p/etc/blasoffload.conf"
+    expect "$w/shim-run.out" "^  sgemm +1 +1 +0 " "$label: through the shim in $d, the call was intercepted"
+    LD_LIBRARY_PATH=$d ldd "$w/blas-consumer" >"$w/shim-ldd.out"
+    expect "$w/shim-ldd.out" "libblasoffload\.so\.0 => $L/(blasoffload/\.\./)?libblasoffload\.so\.0 " \
+      "$label: through the shim in $d, the installed library"
+  done
+  # The scripts.
+  "$p/bin/blasoffload-alternatives" status >"$w/alt-status.out" 2>&1 || fail "$label: blasoffload-alternatives status"
+  expect "$w/alt-status.out" "^libblas\.so\.3-x86_64-linux-gnu: " "$label: blasoffload-alternatives status"
+  "$p/bin/blasoffload-run" --mode auto env >"$w/run-env.out" || fail "$label: blasoffload-run env"
+  expect "$w/run-env.out" "^LD_PRELOAD=$(cd "$L" && pwd -P)/libblasoffload\.so\.0$" \
+    "$label: blasoffload-run preloads $L's library"
+  "$p/bin/blasoffload-run" --mode auto "$w/blas-consumer" >"$w/run.out" 2>&1 || fail "$label: blasoffload-run"
+  expect "$w/run.out" "^blasoffload summary \(pid [0-9]+, mode auto\)" \
+    "$label: blasoffload-run's --mode over the file's"
+}
+
 # 1. A plain prefix, from the build under test.
 libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")
 "$cmake" --install "$build" --prefix "$work/plain" >"$work/install-plain.log" 2>&1 ||
   { cat "$work/install-plain.log"; fail "cmake --install"; }
-check_prefix "$work/plain" "${libdir:-lib}" plain
+# Installed with --prefix elsewhere: the shims' absolute RUNPATH names the configured prefix's libdir.
+configured=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")/${libdir:-lib}
+check_prefix "$work/plain" "${libdir:-lib}" plain "$configured"
 
 # 2. A Debian multiarch layout: a CPU-only build configured with libdir lib/x86_64-linux-gnu. The CUDA module and
 #    tables of the build under test are put beside it as a packaged module would be, to check they are found there.
@@ -142,5 +187,5 @@ if [ -e "$build/libblasoffload_cuda.so" ]; then
   cp "$build/libblasoffload_cuda.so" "$ma/lib/x86_64-linux-gnu/"
   mkdir -p "$ma/share/blasoffload/tuned_params" && cp "$src"/tuned_params/*.json "$ma/share/blasoffload/tuned_params/"
 fi
-check_prefix "$ma" lib/x86_64-linux-gnu multiarch
+check_prefix "$ma" lib/x86_64-linux-gnu multiarch "$ma/lib/x86_64-linux-gnu"
 echo "PASS"

@@ -11,7 +11,10 @@
 #                           start the program as `LDSO --inhibit-cache --library-path P --preload LIB PROG`
 #                           (no LD_PRELOAD/LD_LIBRARY_PATH, and the ld.so cache is not consulted)
 #   --expect-mode M         the summary's "mode" must be M
+#   --via-alternatives      no LD_PRELOAD: the program reaches the library as the system's libblas.so.3 and
+#                           liblapack.so.3 (run under tests/alternatives/in_private_alternatives.sh)
 #   --expect-cpu-blas RE    the summary's "CPU BLAS:" line must match the extended regex RE
+#   --expect-cpu-lapack RE  the summary's "CPU LAPACK:" line must match RE
 #   --expect-gpu RE         the summary's "GPU:" line must match RE
 #   --known-failure RE      a LAPACK "N out of M tests failed" line matching RE is tolerated (repeatable);
 #                           only for failures that the CPU BLAS shows without blasoffload too
@@ -25,7 +28,7 @@
 set -u
 
 workdir="" lib="" program="" format="" stdin_file="" ldpath="" loader="" loader_path=""
-expect_mode="" expect_cpu="" expect_gpu="" stderr_ok=""
+expect_mode="" expect_cpu="" expect_cpu_lapack="" expect_gpu="" stderr_ok="" preload=1
 sets=() known=() expect_pass=() mincalls=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -39,7 +42,9 @@ while [ $# -gt 0 ]; do
     --loader) loader=$2; shift 2 ;;
     --loader-path) loader_path=$2; shift 2 ;;
     --expect-mode) expect_mode=$2; shift 2 ;;
+    --via-alternatives) preload=0; shift ;;
     --expect-cpu-blas) expect_cpu=$2; shift 2 ;;
+    --expect-cpu-lapack) expect_cpu_lapack=$2; shift 2 ;;
     --expect-gpu) expect_gpu=$2; shift 2 ;;
     --known-failure) known+=("$2"); shift 2 ;;
     --stderr-ok) stderr_ok=$2; shift 2 ;;
@@ -67,7 +72,7 @@ for kv in "${sets[@]}"; do export "${kv?}"; done
 if [ -n "$loader" ]; then
   cmd=("$loader" --inhibit-cache --library-path "$loader_path" --preload "$lib" "$program")
 else
-  export LD_PRELOAD="$lib"
+  [ "$preload" = 0 ] || export LD_PRELOAD="$lib"
   [ -n "$ldpath" ] && export LD_LIBRARY_PATH="$ldpath"
   cmd=("$program")
 fi
@@ -198,6 +203,11 @@ else
   if [ -n "$expect_cpu" ]; then
     cpu_line=$(grep -E '^  CPU BLAS: ' "$log" | head -n 1)
     grep -qE -- "$expect_cpu" <<<"$cpu_line" || fail "summary: '$cpu_line' does not match /$expect_cpu/"
+  fi
+  if [ -n "$expect_cpu_lapack" ]; then
+    lapack_line=$(grep -E '^  CPU LAPACK: ' "$log" | head -n 1)
+    grep -qE -- "$expect_cpu_lapack" <<<"$lapack_line" ||
+      fail "summary: '$lapack_line' does not match /$expect_cpu_lapack/"
   fi
   if [ -n "$expect_gpu" ]; then
     gpu_line=$(grep -E '^  GPU: ' "$log" | head -n 1)

@@ -4,6 +4,8 @@
 #
 # run_pytest.sh --workdir DIR --lib LIB --mode MODE [options] -- PYTEST-ARGS...
 #   --ld-library-path P     LD_LIBRARY_PATH=P (pins a BLAS/LAPACK stack; default: the system's alternatives)
+#   --via-alternatives      no LD_PRELOAD: the library is the system's libblas.so.3 and liblapack.so.3 (run under
+#                           tests/alternatives/in_private_alternatives.sh); --lib names it all the same
 #   --min-passed N          pytest must report at least N passed tests (a suite that collected little fails)
 #   --min-calls ROUTINE=N   the summary row of ROUTINE must count at least N calls (repeatable)
 #   --summary-match RE      the summary must contain a line matching RE (repeatable)
@@ -12,7 +14,7 @@
 # is a failure: CI installs them (tools/install-deps.sh).
 set -u
 
-workdir="" lib="" mode="" ldpath="" min_passed=1 python=/usr/bin/python3
+workdir="" lib="" mode="" ldpath="" min_passed=1 python=/usr/bin/python3 preload=1
 mincalls=() smatch=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -20,6 +22,7 @@ while [ $# -gt 0 ]; do
     --lib) lib=$2; shift 2 ;;
     --mode) mode=$2; shift 2 ;;
     --ld-library-path) ldpath=$2; shift 2 ;;
+    --via-alternatives) preload=0; shift ;;
     --min-passed) min_passed=$2; shift 2 ;;
     --min-calls) mincalls+=("$2"); shift 2 ;;
     --summary-match) smatch+=("$2"); shift 2 ;;
@@ -51,7 +54,8 @@ export PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 TMPDIR="$workd
 # One OpenBLAS thread: ctest runs two suites at once on CI's 2 cores, where spinning OpenBLAS threads of both
 # processes slow each other down several times.
 export OPENBLAS_NUM_THREADS=1
-export BLASOFFLOAD_LOG=summary BLASOFFLOAD_LOG_FILE="$log" BLASOFFLOAD_MODE="$mode" LD_PRELOAD="$lib"
+export BLASOFFLOAD_LOG=summary BLASOFFLOAD_LOG_FILE="$log" BLASOFFLOAD_MODE="$mode"
+[ "$preload" = 0 ] || export LD_PRELOAD="$lib"
 [ -n "$ldpath" ] && export LD_LIBRARY_PATH="$ldpath"
 env | grep -E '^(LD_PRELOAD|LD_LIBRARY_PATH|BLASOFFLOAD_)' | sort
 cmd=("$python" -m pytest -p no:cacheprovider --rootdir "$workdir" -q -rfE --color=no "$@")
