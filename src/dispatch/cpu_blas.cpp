@@ -154,7 +154,12 @@ void* system_library(SystemLibrary& lib, CpuLibraryKind kind, const char* symbol
                        : kind == CpuLibraryKind::kBlas64 ? "ILP64 BLAS"
                                                          : "ILP64 LAPACK";
     const CpuLibrarySystem system = configured_system(object_of(reinterpret_cast<const void*>(&symbol_in)));
-    const LoadedCpuLibrary l = load_cpu_library(cpu_library_candidates(kind, system), symbol, is_our_address);
+    std::vector<CpuLibraryCandidate> candidates = cpu_library_candidates(kind, system);
+    // In the ILP64 build our reference names are ILP64 themselves: the ILP64 library's calls to its own routines and
+    // to XERBLA bind to the program's and ours as a program's calls do (the program's own XERBLA wins), not deeply.
+    if (family_info(Family::std).int_bytes == 8)
+      for (auto& c : candidates) c.deep_bind = false;
+    const LoadedCpuLibrary l = load_cpu_library(candidates, symbol, is_our_address);
     for (const auto& p : l.passed_over) log_debug("CPU %s candidate passed over: %s", what, p.c_str());
     if (!l.handle) {
       log_debug("%s: nothing in the process defines it, nor any of the system's CPU %s libraries", symbol, what);
@@ -162,7 +167,7 @@ void* system_library(SystemLibrary& lib, CpuLibraryKind kind, const char* symbol
     }
     lib.why = "loaded by blasoffload: " + reason + "; " + l.why;
     log_debug("%s: %s (%s)", symbol, l.path.c_str(), lib.why.c_str());
-    if (kind == CpuLibraryKind::kLapack && g_cpu.lapack_library.empty()) {
+    if ((kind == CpuLibraryKind::kLapack || kind == CpuLibraryKind::kLapack64) && g_cpu.lapack_library.empty()) {
       g_cpu.lapack_library = object_of(symbol_in(l.handle, symbol));
       g_cpu.lapack_why = lib.why;
     }
@@ -207,10 +212,15 @@ void* find_system_ilp64(const char* symbol, bool lapack, const std::string& want
   return symbol_in(system_library(g_system_lapack64, CpuLibraryKind::kLapack64, symbol, reason), symbol);
 }
 
-// A process that links no CPU BLAS (a relinked program whose -lblas the linker dropped as not needed): the system's,
-// loaded now since the first call needs it. Its LAPACK serves the LAPACK routines where it defines them itself.
+// A process that links no CPU BLAS (a relinked program whose -lblas the linker dropped as not needed, the library as
+// the system's alternative): the system's, loaded now since the first call needs it; in the ILP64 build the system's
+// ILP64 BLAS (an LP64 library would read half of each integer). Its LAPACK serves the LAPACK routines where it
+// defines them itself.
 void fill_from_system_blas() {
-  void* h = system_library(g_system_blas, CpuLibraryKind::kBlas, "sgemm_", "the program links none");
+  const bool ilp64 = family_info(Family::std).int_bytes == 8;
+  SystemLibrary& lib = ilp64 ? g_system_blas64 : g_system_blas;
+  void* h = system_library(lib, ilp64 ? CpuLibraryKind::kBlas64 : CpuLibraryKind::kBlas, "sgemm_",
+                           "the program links none");
   if (!h) return;
   for (std::size_t r = 0; r < kNumRoutines; ++r) {
     const std::string name = routine_name(Routine(r));
@@ -220,8 +230,8 @@ void fill_from_system_blas() {
           lapack ? lapack_of_blas(h, (name + "_").c_str(), is_our_address) : symbol_in(h, (name + "_").c_str());
     if (!g_cpu.cblas[0][r] && !lapack) g_cpu.cblas[0][r] = symbol_in(h, ("cblas_" + name).c_str());
   }
-  g_cpu.library_why = g_system_blas.why;
-  if (g_cpu.fortran[0][index(Routine::dgetrf)]) g_cpu.lapack_why = g_system_blas.why;
+  g_cpu.library_why = lib.why;
+  if (g_cpu.fortran[0][index(Routine::dgetrf)]) g_cpu.lapack_why = lib.why;
 }
 
 }  // namespace
