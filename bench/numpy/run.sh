@@ -3,7 +3,7 @@
 # 1. targets.py four times, alternating without and with the library preloaded (default settings: mode auto, no
 #    policy file), so each side has an A/A pair, and once preloaded in mode cpu (its summary times NumPy's LAPACK and
 #    BLAS calls on the CPU, apart from NumPy's own work around them); 2. NumPy's linalg test suite preloaded in mode auto
-#    and mode gpu with the summary on. Everything goes to OUTDIR as numpy-<gpu>-<date>-<commit>.{jsonl,log}; the report is made here by
+#    and mode gpu with the summary on, and SciPy's where the machine has it. Everything goes to OUTDIR as numpy-<gpu>-<date>-<commit>.{jsonl,log}; the report is made here by
 #    bench/numpy/report.py.
 # Usage: bench/numpy/run.sh LIBDIR OUTDIR [PYTHON]   (LIBDIR holds libblasoffload.so and libblasoffload_cuda.so)
 set -uo pipefail
@@ -40,4 +40,14 @@ for mode in auto gpu; do
   (cd /tmp && timeout 130 env LD_PRELOAD="$lib" BLASOFFLOAD_MODE=$mode BLASOFFLOAD_LOG=summary \
     "$py" -m pytest --pyargs numpy.linalg -q -p no:cacheprovider -x -W ignore 2>&1 | tail -60) >>"$log"
 done
+# SciPy's, where the machine has it (its wheel brings scipy-openblas32: the scipy_ LP64 family).
+if "$py" -c 'import scipy' 2>/dev/null; then
+  for mode in auto gpu; do
+    echo "## pytest scipy.linalg, BLASOFFLOAD_MODE=$mode" >>"$log"
+    (cd /tmp && timeout 150 env LD_PRELOAD="$lib" BLASOFFLOAD_MODE=$mode BLASOFFLOAD_LOG=summary \
+      "$py" -m pytest --pyargs scipy.linalg -q -p no:cacheprovider -W ignore 2>&1 | tail -60) >>"$log"
+  done
+else
+  echo "## no SciPy on this machine" >>"$log"
+fi
 echo "# done in ${SECONDS}s" >>"$log"
