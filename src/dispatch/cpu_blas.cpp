@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -67,6 +69,33 @@ int collect_object(struct dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
+// True when the library that defines `p` is an ILP64 build by its file name (libblas64.so.3, libopenblas64_.so,
+// NumPy's libscipy_openblas64_-<hash>.so, MKL's ilp64), read from the defining object itself.
+bool defined_in_ilp64_library(const void* p) {
+  Dl_info info{};
+  if (!dladdr(p, &info) || !info.dli_fname) return false;
+  std::string base = info.dli_fname;
+  base = base.substr(base.rfind('/') + 1);
+  for (char& c : base) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* kind : {"blas", "lapack"}) {
+    const std::size_t at = base.find(kind);
+    if (at != std::string::npos && base.find("64", at) != std::string::npos) return true;
+  }
+  return base.find("ilp64") != std::string::npos;
+}
+
+// Whether a definition of a reference name at `p` may serve this LP64 build. Wheels leave some routines unrenamed
+// (scipy-openblas's sroundup_lwork_) and call them through their PLT, so that one unprefixed name is defined by
+// NumPy's ILP64 wheel and SciPy's LP64 one in the same process: the forwarding of a reference name must not land in a
+// library of the other width (it would read twice as much of each integer). Names with the 64_ suffix say their width
+// themselves, and the ILP64 build cannot tell an ILP64 library by its name: no filter there.
+bool width_matches(const void* p, const char* symbol) {
+  const std::size_t n = std::strlen(symbol);
+  if (n > 3 && std::strcmp(symbol + n - 3, "64_") == 0) return true;
+  if (family_info(Family::std).int_bytes == 8) return true;
+  return !defined_in_ilp64_library(p);
+}
+
 // Libraries loaded in a local scope (dlopen RTLD_LOCAL) are invisible to RTLD_NEXT and RTLD_DEFAULT;
 // ask each loaded object directly, in load order.
 void* find_in_loaded_objects(const char* symbol) {
@@ -77,14 +106,14 @@ void* find_in_loaded_objects(const char* symbol) {
     if (!h) continue;
     void* p = dlsym(h, symbol);
     dlclose(h);  // RTLD_NOLOAD only took a reference; the object stays loaded by its owner
-    if (p && !is_our_address(p)) return p;
+    if (p && !is_our_address(p) && width_matches(p, symbol)) return p;
   }
   return nullptr;
 }
 
 void* find_default(const char* symbol, bool loaded_objects) {
   void* p = dlsym(RTLD_NEXT, symbol);
-  if (p && !is_our_address(p)) return p;
+  if (p && !is_our_address(p) && width_matches(p, symbol)) return p;
   return loaded_objects ? find_in_loaded_objects(symbol) : nullptr;
 }
 
@@ -219,8 +248,8 @@ void* find_system_ilp64(const char* symbol, bool lapack, const std::string& want
 void fill_from_system_blas() {
   const bool ilp64 = family_info(Family::std).int_bytes == 8;
   SystemLibrary& lib = ilp64 ? g_system_blas64 : g_system_blas;
-  void* h = system_library(lib, ilp64 ? CpuLibraryKind::kBlas64 : CpuLibraryKind::kBlas, "sgemm_",
-                           "the program links none");
+  void* h =
+      system_library(lib, ilp64 ? CpuLibraryKind::kBlas64 : CpuLibraryKind::kBlas, "sgemm_", "the program links none");
   if (!h) return;
   for (std::size_t r = 0; r < kNumRoutines; ++r) {
     const std::string name = routine_name(Routine(r));

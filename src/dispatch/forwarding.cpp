@@ -60,6 +60,7 @@ constexpr Family kRowFamily[] = {
 #undef BO_FWD_FAMILY
 };
 std::once_flag g_row_once[BO_FWD_ROWS];
+std::atomic<bool> g_forwarded_a_call{false};  // a trampoline's first call has run (forwarded_a_call)
 #endif
 
 int row_of(Family f) {
@@ -117,6 +118,7 @@ void resolve_row(int row) {
 const ForwardedRoutine* forwarded_routines() { return kRoutines; }
 std::size_t num_forwarded_routines() { return kNum; }
 bool has_forwarded_family(Family f) { return row_of(f) >= 0; }
+bool forwarded_a_call() { return g_forwarded_a_call.load(std::memory_order_relaxed); }
 
 std::string forwarded_symbol(Family f, std::size_t i) {
   const ForwardedRoutine& r = kRoutines[i];
@@ -131,6 +133,7 @@ using namespace blasoffload;
 // Called by the stub with a slot still at the stub: the slot's definition, stored for the next call. Runs on the
 // caller's thread, possibly several threads at once for the same slot (each finds the same definition).
 extern "C" __attribute__((visibility("hidden"))) void* bo_fwd_resolve(void** slot) {
+  g_forwarded_a_call.store(true, std::memory_order_relaxed);
   const std::size_t at = std::size_t(slot - bo_fwd_slots);
   const int row = int(at / kNum);
   const std::size_t i = at % kNum;

@@ -27,4 +27,8 @@ std::string forwarded_symbol(Family f, std::size_t i);
 // Whether the trampolines are built (x86-64) and family `f` is complete (has a row of slots).
 bool has_forwarded_family(Family f);
 
+// Whether any forwarded routine has been called in this process (the summary of a process that called only those);
+// false where the trampolines are not built (a weak definition in runtime.cpp stands in).
+bool forwarded_a_call();
+
 }  // namespace blasoffload

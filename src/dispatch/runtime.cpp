@@ -7,11 +7,17 @@
 #include <mutex>
 
 #include "dispatch/cpu_blas.h"
+#include "dispatch/forwarding.h"
 #include "dispatch/log.h"
 #include "dispatch/stats.h"
 #include "offload/module_loader.h"
 #include "policy/config.h"
 #include "policy/policy.h"
+
+namespace blasoffload {
+// Where the trampolines are not built (not x86-64), no forwarded routine exists to have been called.
+__attribute__((weak)) bool forwarded_a_call() { return false; }
+}  // namespace blasoffload
 
 namespace blasoffload {
 
@@ -36,13 +42,13 @@ void at_exit() {
 }
 
 // A process that has a BLAS loaded but none of whose calls reached us (OpenBLAS's own LAPACK calling its
-// BLAS internally, say) still gets its summary, saying so, when one was asked for. Processes without any
-// BLAS (shells and tools that merely inherit LD_PRELOAD) stay silent. Runs at unload, after the atexit
-// handlers, and only when no call initialised the library.
+// BLAS internally, say), or that called only forwarded routines, still gets its summary, saying so, when one was asked
+// for. Processes without any BLAS (shells and tools that merely inherit LD_PRELOAD) stay silent. Runs at unload, after
+// the atexit handlers, and only when no call initialised the library.
 __attribute__((destructor)) void summary_if_never_called() {
   if (g_initialized.load(std::memory_order_acquire)) return;
   try {
-    if (settings().log >= LogLevel::kSummary && find_foreign_symbol("sgemm_")) print_summary();
+    if (settings().log >= LogLevel::kSummary && (forwarded_a_call() || find_foreign_symbol("sgemm_"))) print_summary();
   } catch (...) {
   }
 }

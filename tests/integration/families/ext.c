@@ -21,6 +21,7 @@ void scipy_dgemm_(const char*, const char*, const int32_t*, const int32_t*, cons
                   size_t, size_t);
 void scipy_dgetrf_64_(const int64_t*, const int64_t*, double*, const int64_t*, int64_t*, int64_t*);
 void scipy_dgetrf_(const int32_t*, const int32_t*, double*, const int32_t*, int32_t*, int32_t*);
+void scipy_fake_lwork_query_(const int32_t*, float*);
 void scipy_cblas_dgemm64_(int, int, int, int64_t, int64_t, int64_t, double, const double*, int64_t, const double*,
                           int64_t, double, double*, int64_t);
 
@@ -104,6 +105,15 @@ int run_checks(void) {
   int valid = info32 == 0;
   for (int i = 0; i < N; ++i) valid = valid && ipiv32[i] >= i + 1 && ipiv32[i] <= N;
   check(valid, "scipy_dgetrf_ pivots and INFO");
+
+  /* An unrenamed helper the LP64 wheel calls through its PLT, also defined by an ILP64 library in the process: the
+   * forwarded reference name reaches an LP64 definition (32-bit argument read as such). */
+  struct {
+    int32_t lwork, beside;
+  } query = {77, 0x12345678};
+  float lwork_out = 0;
+  scipy_fake_lwork_query_(&query.lwork, &lwork_out);
+  check(lwork_out == 77.0f, "unrenamed sroundup_lwork_ forwarded to the LP64 wheel");
 
   /* Bad arguments: the family's XERBLA with the reference's INFO, nothing written; LAPACK's INFO = -i. */
   memcpy(c, c0, sizeof c);

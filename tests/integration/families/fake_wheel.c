@@ -67,3 +67,9 @@ void scipy_xerbla_(const char* name, const int32_t* info, size_t len) {
 char* scipy_openblas_get_config64_(void) { return (char*)"OpenBLAS 0.3.99.fake USE64BITINT DYNAMIC_ARCH"; }
 char* scipy_openblas_get_corename64_(void) { return (char*)"Haswell"; }
 int scipy_openblas_get_num_threads64_(void) { return 3; }
+
+/* A routine the wheel leaves unrenamed and calls through its PLT (as scipy-openblas does with sroundup_lwork_): a
+ * preloaded library that forwards the reference name must send it to an LP64 library, never to an ILP64 one that
+ * defines the same name (fake_openblas64.c, NumPy's wheel in the same process). */
+float sroundup_lwork_(const int32_t* lwork) { return (float)*lwork; }
+void scipy_fake_lwork_query_(const int32_t* lwork, float* out) { *out = sroundup_lwork_(lwork); }
