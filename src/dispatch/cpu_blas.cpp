@@ -96,6 +96,25 @@ bool width_matches(const void* p, const char* symbol) {
   return !defined_in_ilp64_library(p);
 }
 
+// True when `p` lies in a library that itself forwards BLAS to a backend (FlexiBLAS, libblastrampoline): where
+// blasoffload is its backend, taking its routines for the CPU library's would send each call back to us, for ever.
+bool defined_in_forwarder(const void* p) {
+  Dl_info info{};
+  if (!dladdr(p, &info) || !info.dli_fname) return false;
+  void* h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!h) return false;
+  bool forwarder = false;
+  for (const char* api : {"flexiblas_current_backend", "flexiblas_switch", "lbt_forward", "lbt_get_config"})
+    forwarder = forwarder || dlsym(h, api) != nullptr;
+  dlclose(h);
+  return forwarder;
+}
+
+// A definition the CPU table may take: not ours, of the name's integer width, not a forwarder's.
+bool usable_definition(const void* p, const char* symbol) {
+  return p && !is_our_address(p) && width_matches(p, symbol) && !defined_in_forwarder(p);
+}
+
 // Libraries loaded in a local scope (dlopen RTLD_LOCAL) are invisible to RTLD_NEXT and RTLD_DEFAULT;
 // ask each loaded object directly, in load order.
 void* find_in_loaded_objects(const char* symbol) {
@@ -106,14 +125,14 @@ void* find_in_loaded_objects(const char* symbol) {
     if (!h) continue;
     void* p = dlsym(h, symbol);
     dlclose(h);  // RTLD_NOLOAD only took a reference; the object stays loaded by its owner
-    if (p && !is_our_address(p) && width_matches(p, symbol)) return p;
+    if (usable_definition(p, symbol)) return p;
   }
   return nullptr;
 }
 
 void* find_default(const char* symbol, bool loaded_objects) {
   void* p = dlsym(RTLD_NEXT, symbol);
-  if (p && !is_our_address(p) && width_matches(p, symbol)) return p;
+  if (usable_definition(p, symbol)) return p;
   return loaded_objects ? find_in_loaded_objects(symbol) : nullptr;
 }
 
@@ -188,7 +207,8 @@ void* system_library(SystemLibrary& lib, CpuLibraryKind kind, const char* symbol
     // to XERBLA bind to the program's and ours as a program's calls do (the program's own XERBLA wins), not deeply.
     if (family_info(Family::std).int_bytes == 8)
       for (auto& c : candidates) c.deep_bind = false;
-    const LoadedCpuLibrary l = load_cpu_library(candidates, symbol, is_our_address);
+    const LoadedCpuLibrary l = load_cpu_library(
+        candidates, symbol, [](const void* p) { return is_our_address(p) || defined_in_forwarder(p); });
     for (const auto& p : l.passed_over) log_debug("CPU %s candidate passed over: %s", what, p.c_str());
     if (!l.handle) {
       log_debug("%s: nothing in the process defines it, nor any of the system's CPU %s libraries", symbol, what);
