@@ -69,19 +69,47 @@ int collect_object(struct dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-// True when the library that defines `p` is an ILP64 build by its file name (libblas64.so.3, libopenblas64_.so,
-// NumPy's libscipy_openblas64_-<hash>.so, MKL's ilp64), read from the defining object itself.
-bool defined_in_ilp64_library(const void* p) {
-  Dl_info info{};
-  if (!dladdr(p, &info) || !info.dli_fname) return false;
-  std::string base = info.dli_fname;
-  base = base.substr(base.rfind('/') + 1);
-  for (char& c : base) c = char(std::tolower(static_cast<unsigned char>(c)));
+// What the CPU table needs to know of a library that defines a symbol, read once per library (the forwarding table
+// asks for each of its 2,232 names at a family's first call): whether it is an ILP64 build by its file name
+// (libblas64.so.3, libopenblas64_.so, NumPy's libscipy_openblas64_-<hash>.so, MKL's ilp64), and whether it itself
+// forwards BLAS to a backend (FlexiBLAS, libblastrampoline, by their API symbols): where blasoffload is its backend,
+// taking its routines for the CPU library's would send each call back to us, for ever.
+struct LibraryTraits {
+  const void* base = nullptr;  // with the path, the key: a candidate passed over is closed, another may load there
+  std::string path;
+  bool ilp64 = false;
+  bool forwarder = false;
+};
+LibraryTraits read_traits(const Dl_info& info) {
+  LibraryTraits t;
+  t.base = info.dli_fbase;
+  t.path = info.dli_fname;
+  std::string name = t.path;
+  name = name.substr(name.rfind('/') + 1);
+  for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
   for (const char* kind : {"blas", "lapack"}) {
-    const std::size_t at = base.find(kind);
-    if (at != std::string::npos && base.find("64", at) != std::string::npos) return true;
+    const std::size_t at = name.find(kind);
+    t.ilp64 = t.ilp64 || (at != std::string::npos && name.find("64", at) != std::string::npos);
   }
-  return base.find("ilp64") != std::string::npos;
+  t.ilp64 = t.ilp64 || name.find("ilp64") != std::string::npos;
+  if (void* h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) {
+    for (const char* api : {"flexiblas_current_backend", "flexiblas_switch", "lbt_forward", "lbt_get_config"})
+      t.forwarder = t.forwarder || dlsym(h, api) != nullptr;
+    dlclose(h);
+  }
+  return t;
+}
+LibraryTraits traits_of(const void* p) {
+  Dl_info info{};
+  if (!dladdr(p, &info) || !info.dli_fname || !info.dli_fbase) return {};
+  // Never destroyed: the summary of a process no call reached asks at unload, after the static destructors.
+  static std::mutex& mutex = *new std::mutex;
+  static std::vector<LibraryTraits>& known = *new std::vector<LibraryTraits>;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const auto& t : known)
+    if (t.base == info.dli_fbase && t.path == info.dli_fname) return t;
+  known.push_back(read_traits(info));
+  return known.back();
 }
 
 // Whether a definition of a reference name at `p` may serve this LP64 build. Wheels leave some routines unrenamed
@@ -89,30 +117,18 @@ bool defined_in_ilp64_library(const void* p) {
 // NumPy's ILP64 wheel and SciPy's LP64 one in the same process: the forwarding of a reference name must not land in a
 // library of the other width (it would read twice as much of each integer). Names with the 64_ suffix say their width
 // themselves, and the ILP64 build cannot tell an ILP64 library by its name: no filter there.
-bool width_matches(const void* p, const char* symbol) {
+bool width_matches(const LibraryTraits& t, const char* symbol) {
   const std::size_t n = std::strlen(symbol);
   if (n > 3 && std::strcmp(symbol + n - 3, "64_") == 0) return true;
   if (family_info(Family::std).int_bytes == 8) return true;
-  return !defined_in_ilp64_library(p);
-}
-
-// True when `p` lies in a library that itself forwards BLAS to a backend (FlexiBLAS, libblastrampoline): where
-// blasoffload is its backend, taking its routines for the CPU library's would send each call back to us, for ever.
-bool defined_in_forwarder(const void* p) {
-  Dl_info info{};
-  if (!dladdr(p, &info) || !info.dli_fname) return false;
-  void* h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-  if (!h) return false;
-  bool forwarder = false;
-  for (const char* api : {"flexiblas_current_backend", "flexiblas_switch", "lbt_forward", "lbt_get_config"})
-    forwarder = forwarder || dlsym(h, api) != nullptr;
-  dlclose(h);
-  return forwarder;
+  return !t.ilp64;
 }
 
 // A definition the CPU table may take: not ours, of the name's integer width, not a forwarder's.
 bool usable_definition(const void* p, const char* symbol) {
-  return p && !is_our_address(p) && width_matches(p, symbol) && !defined_in_forwarder(p);
+  if (!p || is_our_address(p)) return false;
+  const LibraryTraits t = traits_of(p);
+  return width_matches(t, symbol) && !t.forwarder;
 }
 
 // Libraries loaded in a local scope (dlopen RTLD_LOCAL) are invisible to RTLD_NEXT and RTLD_DEFAULT;
@@ -207,8 +223,8 @@ void* system_library(SystemLibrary& lib, CpuLibraryKind kind, const char* symbol
     // to XERBLA bind to the program's and ours as a program's calls do (the program's own XERBLA wins), not deeply.
     if (family_info(Family::std).int_bytes == 8)
       for (auto& c : candidates) c.deep_bind = false;
-    const LoadedCpuLibrary l = load_cpu_library(
-        candidates, symbol, [](const void* p) { return is_our_address(p) || defined_in_forwarder(p); });
+    const LoadedCpuLibrary l =
+        load_cpu_library(candidates, symbol, [](const void* p) { return is_our_address(p) || traits_of(p).forwarder; });
     for (const auto& p : l.passed_over) log_debug("CPU %s candidate passed over: %s", what, p.c_str());
     if (!l.handle) {
       log_debug("%s: nothing in the process defines it, nor any of the system's CPU %s libraries", symbol, what);

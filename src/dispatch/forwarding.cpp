@@ -19,7 +19,7 @@
 #include "policy/config.h"
 
 extern "C" {
-// forward_trampolines.S: the slots (BO_FWD_ROWS rows of num_forwarded_routines()) and the resolver stub.
+// forward_trampolines.S: the slots (BO_FWD_ROWS rows of kNum) and the resolver stub.
 extern void* bo_fwd_slots[];
 void bo_fwd_lazy();
 void* bo_fwd_resolve(void** slot);
@@ -60,17 +60,8 @@ constexpr Family kRowFamily[] = {
 #undef BO_FWD_FAMILY
 };
 std::once_flag g_row_once[BO_FWD_ROWS];
+#endif
 std::atomic<bool> g_forwarded_a_call{false};  // a trampoline's first call has run (forwarded_a_call)
-#endif
-
-int row_of(Family f) {
-#if BO_FWD_ROWS > 0
-  for (int r = 0; r < BO_FWD_ROWS; ++r)
-    if (kRowFamily[r] == f) return r;
-#endif
-  (void)f;
-  return -1;
-}
 
 void* const kStub = reinterpret_cast<void*>(&bo_fwd_lazy);
 
@@ -115,9 +106,6 @@ void resolve_row(int row) {
 
 }  // namespace
 
-const ForwardedRoutine* forwarded_routines() { return kRoutines; }
-std::size_t num_forwarded_routines() { return kNum; }
-bool has_forwarded_family(Family f) { return row_of(f) >= 0; }
 bool forwarded_a_call() { return g_forwarded_a_call.load(std::memory_order_relaxed); }
 
 std::string forwarded_symbol(Family f, std::size_t i) {

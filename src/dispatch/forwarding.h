@@ -17,15 +17,8 @@ struct ForwardedRoutine {
   bool verbatim;  // a name of no family (gfortran's module procedures): the std family only, looked up as is
 };
 
-// The forwarded routines in slot order (forward_list.h: abi/forward/*.def less abi/routines.def), and their number.
-const ForwardedRoutine* forwarded_routines();
-std::size_t num_forwarded_routines();
-
 // The exported name of routine `i` in family `f` ("ddot_64_"); empty where the family has no such export.
 std::string forwarded_symbol(Family f, std::size_t i);
-
-// Whether the trampolines are built (x86-64) and family `f` is complete (has a row of slots).
-bool has_forwarded_family(Family f);
 
 // Whether any forwarded routine has been called in this process (the summary of a process that called only those);
 // false where the trampolines are not built (a weak definition in runtime.cpp stands in).

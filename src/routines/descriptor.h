@@ -94,6 +94,10 @@ inline bool is_trans(char c) { return c == 'N' || c == 'T' || c == 'C'; }
 inline bool is_uplo(char c) { return c == 'U' || c == 'L'; }
 inline bool is_diag(char c) { return c == 'U' || c == 'N'; }
 inline bool is_side(char c) { return c == 'L' || c == 'R'; }
+// The normalised call's int_bytes for an interface of integer type I (call.h).
+template <class I>
+constexpr int kIntBytes = int(sizeof(I));
+
 template <class I>
 I max1(I v) {
   return v > 1 ? v : 1;

@@ -33,7 +33,7 @@ struct Posv {
     if (const I bad = cholesky_solve_invalid(ul, n, nrhs, lda, ldb)) return lapack_invalid(out, bad, info);
     if (n == 0) return Prep::kQuick;
     *call = bo_call{kRoutine,       {ul}, n, n, nrhs,    0,   0, std::get<A>(x), lda, nullptr, 0,
-                    std::get<B>(x), ldb,  0, 0, nullptr, out, 0, int(sizeof(I))};
+                    std::get<B>(x), ldb,  0, 0, nullptr, out, 0, kIntBytes<I>};
     return Prep::kRun;
   }
 

@@ -33,7 +33,7 @@ struct Potrf {
     if (lda < max1(n)) return lapack_invalid(out, 4, info);
     if (n == 0) return Prep::kQuick;
     *call = bo_call{kRoutine, {ul}, n, n, 0,       0,   0, std::get<A>(x), lda, nullptr, 0,
-                    nullptr,  0,    0, 0, nullptr, out, 0, int(sizeof(I))};
+                    nullptr,  0,    0, 0, nullptr, out, 0, kIntBytes<I>};
     return Prep::kRun;
   }
 

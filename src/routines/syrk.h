@@ -43,7 +43,7 @@ struct Syrk {
     if (alpha == T(0) || k == 0) return Prep::kQuickCpu;
     const char tr = t == 'N' ? 'N' : 'T';  // real elements: trans C is T
     *call = bo_call{kRoutine,       {ul, tr}, 0, n, k,       alpha,   beta, std::get<A>(x), lda, nullptr, 0,
-                    std::get<C>(x), ldc,      0, 0, nullptr, nullptr, 0,    int(sizeof(I))};
+                    std::get<C>(x), ldc,      0, 0, nullptr, nullptr, 0,    kIntBytes<I>};
     return Prep::kRun;
   }
 

@@ -32,7 +32,7 @@ struct Trsv {
     if (*info) return Prep::kInvalid;
     if (n == 0) return Prep::kQuick;
     *call = bo_call{kRoutine,       {ul, t, d}, 0,    n, 0,       0,       0, std::get<A>(x), lda, nullptr, 0,
-                    std::get<X>(x), 0,          incx, 0, nullptr, nullptr, 0, int(sizeof(I))};
+                    std::get<X>(x), 0,          incx, 0, nullptr, nullptr, 0, kIntBytes<I>};
     return Prep::kRun;
   }
 
