@@ -25,7 +25,7 @@ inline std::uint64_t now_ns() {
 
 // Operand bytes a call references (the summary's "bytes"), from its descriptor's operand extents.
 inline std::uint64_t operand_bytes(const bo_call& c) {
-  bo::routines::Operand ops[3];
+  bo::routines::Operand ops[bo::routines::kMaxOperands];
   const int n = bo::routines::operands(c, ops);
   double b = 0;
   for (int i = 0; i < n; ++i) b += ops[i].elements();
@@ -34,9 +34,9 @@ inline std::uint64_t operand_bytes(const bo_call& c) {
 
 // Runs a checked call where the policy says: the GPU through the module's one entry (which, unless it returns
 // BO_CUDA_OK, has written nothing), else `cpu()`, the CPU BLAS. Counts and logs it when logging is on. D: the
-// routine's descriptor.
+// routine's descriptor. True when the GPU ran it.
 template <class D, class Cpu>
-__attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&& cpu) {
+__attribute__((always_inline)) inline bool route(const policy::Call& call, Cpu&& cpu) {
   const Settings& s = *g_settings;
   const Routine r = Routine(call.call.routine);
   // The decision's own time shows in the calls log (the residency's questions may read /proc or protect pages).
@@ -62,12 +62,13 @@ __attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&&
     }
   }
   if (where == Where::kCpu) cpu();
-  if (!timing) return;
+  const bool on_gpu = where == Where::kGpu;
+  if (!timing) return on_gpu;
   const std::uint64_t t1 = now_ns(), dt = t1 - t0;
   // The predictions leave one-time costs out; learning must too, or a program's first calls at each new size teach it
   // a GPU many times slower than it is.
   if (d.learn && !fell_back) policy::observe(d, where == Where::kGpu, double(dt) * 1e-3 - one_time_us, t0, t1);
-  if (!counting) return;
+  if (!counting) return on_gpu;
   auto& c = thread_stats().r[index(r)];
   c.calls[static_cast<int>(where)].add(1);
   c.ns[static_cast<int>(where)].add(dt);
@@ -83,6 +84,7 @@ __attribute__((always_inline)) inline void route(const policy::Call& call, Cpu&&
     log_call("%s(%s) -> %s [%s]%s, took %.3f ms%s%s", routine_name(r), args, where == Where::kGpu ? "gpu" : "cpu", why,
              fell_back ? ", GPU failed: fell back" : "", dt * 1e-6, once, deciding);
   }
+  return on_gpu;
 }
 
 // Counts a call that ended in XERBLA or a reference quick return.

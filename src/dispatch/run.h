@@ -66,7 +66,11 @@ ResultOf<D> run(const typename D::Args& args) {
     if (!fits_int32(pc.call)) return forward<D, F>(args);
   }
   if constexpr (std::is_void_v<R>) {
-    route<D>(pc, [&] { forward<D, F>(args); });
+    const bool on_gpu = route<D>(pc, [&] { forward<D, F>(args); });
+    // WORK(1) (and IWORK(1)) as the CPU LAPACK leaves them: its answer to the same call's workspace query.
+    if constexpr (bo::routines::HasWorkspace<D>::value) {
+      if (on_gpu) bo::routines::answer_workspace<D>(args, [](const typename D::Args& q) { forward<D, F>(q); });
+    }
   } else {
     R result{};
     pc.call.c = &result;  // the module writes a function's value there

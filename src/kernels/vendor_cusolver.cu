@@ -2,11 +2,13 @@
 // and device (handles are not thread-safe); without it the module's LAPACK path declines and the CPU LAPACK runs.
 #include <cusolverDn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "kernels/vendor_cusolver.h"
 #include "kernels/vendor_dl.h"
@@ -23,6 +25,23 @@ struct Routines {
   cusolverStatus_t (*potrf_work)(cusolverDnHandle_t, cublasFillMode_t, int, T*, int, int*);
   cusolverStatus_t (*potrf)(cusolverDnHandle_t, cublasFillMode_t, int, T*, int, T*, int, int*);
   cusolverStatus_t (*potrs)(cusolverDnHandle_t, cublasFillMode_t, int, int, const T*, int, T*, int, int*);
+  // Part 2.
+  cusolverStatus_t (*geqrf_work)(cusolverDnHandle_t, int, int, T*, int, int*);
+  cusolverStatus_t (*geqrf)(cusolverDnHandle_t, int, int, T*, int, T*, T*, int, int*);
+  cusolverStatus_t (*orgqr_work)(cusolverDnHandle_t, int, int, int, const T*, int, const T*, int*);
+  cusolverStatus_t (*orgqr)(cusolverDnHandle_t, int, int, int, T*, int, const T*, T*, int, int*);
+  cusolverStatus_t (*ormqr_work)(cusolverDnHandle_t, cublasSideMode_t, cublasOperation_t, int, int, int, const T*, int,
+                                 const T*, const T*, int, int*);
+  cusolverStatus_t (*ormqr)(cusolverDnHandle_t, cublasSideMode_t, cublasOperation_t, int, int, int, const T*, int,
+                            const T*, T*, int, T*, int, int*);
+  cusolverStatus_t (*syevd_work)(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int, const T*, int, const T*,
+                                 int*);
+  cusolverStatus_t (*syevd)(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int, T*, int, T*, T*, int, int*);
+  cusolverStatus_t (*gesvd_work)(cusolverDnHandle_t, int, int, int*);
+  cusolverStatus_t (*gesvd)(cusolverDnHandle_t, signed char, signed char, int, int, T*, int, T*, T*, int, T*, int, T*,
+                            int, T*, int*);
+  cusolverStatus_t (*potri_work)(cusolverDnHandle_t, cublasFillMode_t, int, T*, int, int*);
+  cusolverStatus_t (*potri)(cusolverDnHandle_t, cublasFillMode_t, int, T*, int, T*, int, int*);
 };
 
 struct Api {
@@ -36,6 +55,19 @@ struct Api {
 };
 Api g_api{};
 bool g_ok = false;
+// The polar-decomposition SVD of the 64-bit API (cuSOLVER 11.1 and later): optional, the SVD falls back to gesvd.
+struct PolarApi {
+  cusolverStatus_t (*create_params)(cusolverDnParams_t*);
+  cusolverStatus_t (*destroy_params)(cusolverDnParams_t);
+  cusolverStatus_t (*work)(cusolverDnHandle_t, cusolverDnParams_t, cusolverEigMode_t, int, int64_t, int64_t,
+                           cudaDataType, const void*, int64_t, cudaDataType, const void*, cudaDataType, const void*,
+                           int64_t, cudaDataType, const void*, int64_t, cudaDataType, size_t*, size_t*);
+  cusolverStatus_t (*run)(cusolverDnHandle_t, cusolverDnParams_t, cusolverEigMode_t, int, int64_t, int64_t,
+                          cudaDataType, void*, int64_t, cudaDataType, void*, cudaDataType, void*, int64_t, cudaDataType,
+                          void*, int64_t, cudaDataType, void*, size_t, void*, size_t, int*, double*);
+};
+PolarApi g_polar{};
+bool g_polar_ok = false;
 std::atomic<bool> g_tried{false};
 std::string g_desc = "cuSOLVER: not opened yet";
 std::once_flag g_once;
@@ -47,7 +79,13 @@ bool routines(void* h, char p, Routines<T>* r) {
   auto name = [p](const char* rest) { return std::string("cusolverDn") + p + rest; };
   return sym(h, name("getrf_bufferSize").c_str(), r->getrf_work) && sym(h, name("getrf").c_str(), r->getrf) &&
          sym(h, name("getrs").c_str(), r->getrs) && sym(h, name("potrf_bufferSize").c_str(), r->potrf_work) &&
-         sym(h, name("potrf").c_str(), r->potrf) && sym(h, name("potrs").c_str(), r->potrs);
+         sym(h, name("potrf").c_str(), r->potrf) && sym(h, name("potrs").c_str(), r->potrs) &&
+         sym(h, name("geqrf_bufferSize").c_str(), r->geqrf_work) && sym(h, name("geqrf").c_str(), r->geqrf) &&
+         sym(h, name("orgqr_bufferSize").c_str(), r->orgqr_work) && sym(h, name("orgqr").c_str(), r->orgqr) &&
+         sym(h, name("ormqr_bufferSize").c_str(), r->ormqr_work) && sym(h, name("ormqr").c_str(), r->ormqr) &&
+         sym(h, name("syevd_bufferSize").c_str(), r->syevd_work) && sym(h, name("syevd").c_str(), r->syevd) &&
+         sym(h, name("gesvd_bufferSize").c_str(), r->gesvd_work) && sym(h, name("gesvd").c_str(), r->gesvd) &&
+         sym(h, name("potri_bufferSize").c_str(), r->potri_work) && sym(h, name("potri").c_str(), r->potri);
 }
 
 void open_cusolver() {
@@ -83,6 +121,11 @@ void open_cusolver() {
   std::snprintf(buf, sizeof buf, "cuSOLVER %d.%d.%d (%s)", v / 1000, (v / 100) % 10, v % 100, used.c_str());
   g_desc = buf;
   g_ok = true;
+  PolarApi p{};
+  g_polar_ok = sym(h, "cusolverDnCreateParams", p.create_params) &&
+               sym(h, "cusolverDnDestroyParams", p.destroy_params) && sym(h, "cusolverDnXgesvdp_bufferSize", p.work) &&
+               sym(h, "cusolverDnXgesvdp", p.run);
+  if (g_polar_ok) g_polar = p;
 }
 
 // One handle per thread, created on first use on the current device and kept for the process.
@@ -148,7 +191,145 @@ int potrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, T* b, int
            : int(cudaErrorUnknown);
 }
 
+// Part 2: a workspace size, then the routine, each with this thread's handle on `st`.
+template <class T, class Q>
+int64_t ask_work(cudaStream_t st, int* err, Q&& q) {
+  cusolverDnHandle_t h = cusolver_available() ? handle(st) : nullptr;
+  int lw = 0;
+  *err = h ? status(q(h, g_api.of(T()), &lw)) : int(cudaErrorUnknown);
+  return *err ? 0 : lw;
+}
+template <class T, class Q>
+int run_routine(cudaStream_t st, Q&& q) {
+  cusolverDnHandle_t h = handle(st);
+  return h ? status(q(h, g_api.of(T()))) : int(cudaErrorUnknown);
+}
+cublasSideMode_t side_of(char s) { return s == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
+cusolverEigMode_t eig_mode(char jobz) { return jobz == 'V' ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR; }
+
 }  // namespace
+
+template <class T>
+int64_t cusolver_geqrf_work(int64_t m, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err) {
+  return ask_work<T>(st, err,
+                     [&](auto h, auto& r, int* lw) { return r.geqrf_work(h, int(m), int(n), a, int(lda), lw); });
+}
+template <class T>
+int cusolver_geqrf(int64_t m, int64_t n, T* a, int64_t lda, T* tau, T* work, int64_t lwork, int* info,
+                   cudaStream_t st) {
+  return run_routine<T>(
+      st, [&](auto h, auto& r) { return r.geqrf(h, int(m), int(n), a, int(lda), tau, work, int(lwork), info); });
+}
+template <class T>
+int64_t cusolver_orgqr_work(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* tau, cudaStream_t st,
+                            int* err) {
+  return ask_work<T>(
+      st, err, [&](auto h, auto& r, int* lw) { return r.orgqr_work(h, int(m), int(n), int(k), a, int(lda), tau, lw); });
+}
+template <class T>
+int cusolver_orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau, T* work, int64_t lwork, int* info,
+                   cudaStream_t st) {
+  return run_routine<T>(st, [&](auto h, auto& r) {
+    return r.orgqr(h, int(m), int(n), int(k), a, int(lda), tau, work, int(lwork), info);
+  });
+}
+template <class T>
+int64_t cusolver_ormqr_work(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+                            const T* tau, const T* c, int64_t ldc, cudaStream_t st, int* err) {
+  return ask_work<T>(st, err, [&](auto h, auto& r, int* lw) {
+    return r.ormqr_work(h, side_of(side), op(trans), int(m), int(n), int(k), a, int(lda), tau, c, int(ldc), lw);
+  });
+}
+template <class T>
+int cusolver_ormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* tau, T* c,
+                   int64_t ldc, T* work, int64_t lwork, int* info, cudaStream_t st) {
+  return run_routine<T>(st, [&](auto h, auto& r) {
+    return r.ormqr(h, side_of(side), op(trans), int(m), int(n), int(k), a, int(lda), tau, c, int(ldc), work, int(lwork),
+                   info);
+  });
+}
+template <class T>
+int64_t cusolver_syevd_work(char jobz, char uplo, int64_t n, const T* a, int64_t lda, const T* w, cudaStream_t st,
+                            int* err) {
+  return ask_work<T>(st, err, [&](auto h, auto& r, int* lw) {
+    return r.syevd_work(h, eig_mode(jobz), fill(uplo), int(n), a, int(lda), w, lw);
+  });
+}
+template <class T>
+int cusolver_syevd(char jobz, char uplo, int64_t n, T* a, int64_t lda, T* w, T* work, int64_t lwork, int* info,
+                   cudaStream_t st) {
+  return run_routine<T>(st, [&](auto h, auto& r) {
+    return r.syevd(h, eig_mode(jobz), fill(uplo), int(n), a, int(lda), w, work, int(lwork), info);
+  });
+}
+template <class T>
+int64_t cusolver_gesvd_work(int64_t m, int64_t n, cudaStream_t st, int* err) {
+  return ask_work<T>(st, err, [&](auto h, auto& r, int* lw) { return r.gesvd_work(h, int(m), int(n), lw); });
+}
+template <class T>
+int cusolver_gesvd(char jobu, char jobvt, int64_t m, int64_t n, T* a, int64_t lda, T* s, T* u, int64_t ldu, T* vt,
+                   int64_t ldvt, T* work, int64_t lwork, T* rwork, int* info, cudaStream_t st) {
+  return run_routine<T>(st, [&](auto h, auto& r) {
+    return r.gesvd(h, static_cast<signed char>(jobu), static_cast<signed char>(jobvt), int(m), int(n), a, int(lda), s,
+                   u, int(ldu), vt, int(ldvt), work, int(lwork), rwork, info);
+  });
+}
+template <class T>
+int64_t cusolver_potri_work(char uplo, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err) {
+  return ask_work<T>(st, err,
+                     [&](auto h, auto& r, int* lw) { return r.potri_work(h, fill(uplo), int(n), a, int(lda), lw); });
+}
+template <class T>
+int cusolver_potri(char uplo, int64_t n, T* a, int64_t lda, T* work, int64_t lwork, int* info, cudaStream_t st) {
+  return run_routine<T>(
+      st, [&](auto h, auto& r) { return r.potri(h, fill(uplo), int(n), a, int(lda), work, int(lwork), info); });
+}
+
+bool cusolver_polar_available() { return cusolver_available() && g_polar_ok; }
+
+int cusolver_gesvdp(bool vectors, int64_t m, int64_t n, double* a, int64_t lda, double* s, double* u, int64_t ldu,
+                    double* v, int64_t ldv, int* info, double* err_sigma, cudaStream_t st) {
+  if (!cusolver_polar_available()) return cudaErrorNotSupported;
+  cusolverDnHandle_t h = handle(st);
+  if (!h) return cudaErrorUnknown;
+  cusolverDnParams_t params = nullptr;
+  if (g_polar.create_params(&params) != CUSOLVER_STATUS_SUCCESS) return cudaErrorUnknown;
+  const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  size_t dev_bytes = 0, host_bytes = 0;
+  int r = status(g_polar.work(h, params, jobz, 1, m, n, CUDA_R_64F, a, lda, CUDA_R_64F, s, CUDA_R_64F, u, ldu,
+                              CUDA_R_64F, v, ldv, CUDA_R_64F, &dev_bytes, &host_bytes));
+  void* dwork = nullptr;
+  std::vector<char> hwork;
+  if (!r) r = cudaMallocAsync(&dwork, std::max<size_t>(dev_bytes, 1), st);
+  if (!r) {
+    hwork.resize(std::max<size_t>(host_bytes, 1));
+    r = status(g_polar.run(h, params, jobz, 1, m, n, CUDA_R_64F, a, lda, CUDA_R_64F, s, CUDA_R_64F, u, ldu, CUDA_R_64F,
+                           v, ldv, CUDA_R_64F, dwork, dev_bytes, hwork.data(), host_bytes, info, err_sigma));
+    cudaFreeAsync(dwork, st);
+  }
+  g_polar.destroy_params(params);
+  return r;
+}
+
+#define BO_CUSOLVER_PART2(T)                                                                                           \
+  template int64_t cusolver_geqrf_work<T>(int64_t, int64_t, T*, int64_t, cudaStream_t, int*);                          \
+  template int cusolver_geqrf<T>(int64_t, int64_t, T*, int64_t, T*, T*, int64_t, int*, cudaStream_t);                  \
+  template int64_t cusolver_orgqr_work<T>(int64_t, int64_t, int64_t, const T*, int64_t, const T*, cudaStream_t, int*); \
+  template int cusolver_orgqr<T>(int64_t, int64_t, int64_t, T*, int64_t, const T*, T*, int64_t, int*, cudaStream_t);   \
+  template int64_t cusolver_ormqr_work<T>(char, char, int64_t, int64_t, int64_t, const T*, int64_t, const T*,          \
+                                          const T*, int64_t, cudaStream_t, int*);                                      \
+  template int cusolver_ormqr<T>(char, char, int64_t, int64_t, int64_t, const T*, int64_t, const T*, T*, int64_t, T*,  \
+                                 int64_t, int*, cudaStream_t);                                                         \
+  template int64_t cusolver_syevd_work<T>(char, char, int64_t, const T*, int64_t, const T*, cudaStream_t, int*);       \
+  template int cusolver_syevd<T>(char, char, int64_t, T*, int64_t, T*, T*, int64_t, int*, cudaStream_t);               \
+  template int64_t cusolver_gesvd_work<T>(int64_t, int64_t, cudaStream_t, int*);                                       \
+  template int cusolver_gesvd<T>(char, char, int64_t, int64_t, T*, int64_t, T*, T*, int64_t, T*, int64_t, T*, int64_t, \
+                                 T*, int*, cudaStream_t);                                                              \
+  template int64_t cusolver_potri_work<T>(char, int64_t, T*, int64_t, cudaStream_t, int*);                             \
+  template int cusolver_potri<T>(char, int64_t, T*, int64_t, T*, int64_t, int*, cudaStream_t);
+BO_CUSOLVER_PART2(float)
+BO_CUSOLVER_PART2(double)
+#undef BO_CUSOLVER_PART2
 
 void set_cusolver_setting(const char* value) {
   g_setting = value ? value : "";

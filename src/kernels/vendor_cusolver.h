@@ -1,5 +1,5 @@
-// cuSOLVER (dense LU and Cholesky) for the module's LAPACK path: opened at run time (never linked), so the module
-// works without it and LAPACK calls then stay on the CPU LAPACK.
+// cuSOLVER (dense LU, Cholesky, QR, symmetric eigenproblem, SVD) for the module's LAPACK path: opened at run time
+// (never linked), so the module works without it and LAPACK calls then stay on the CPU LAPACK.
 #pragma once
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -40,5 +40,47 @@ int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const float* a, int64_t l
                    int* dev_info, cudaStream_t st);
 int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const double* a, int64_t lda, double* b, int64_t ldb,
                    int* dev_info, cudaStream_t st);
+
+// Part 2 (QR, the symmetric eigenproblem, the SVD, the Cholesky inverse), for T float and double: the workspace in
+// elements (0 with *err set on failure), then the routine.
+template <class T>
+int64_t cusolver_geqrf_work(int64_t m, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err);
+template <class T>
+int cusolver_geqrf(int64_t m, int64_t n, T* a, int64_t lda, T* tau, T* work, int64_t lwork, int* dev_info,
+                   cudaStream_t st);
+template <class T>
+int64_t cusolver_orgqr_work(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* tau, cudaStream_t st,
+                            int* err);
+template <class T>
+int cusolver_orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau, T* work, int64_t lwork,
+                   int* dev_info, cudaStream_t st);
+template <class T>
+int64_t cusolver_ormqr_work(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+                            const T* tau, const T* c, int64_t ldc, cudaStream_t st, int* err);
+template <class T>
+int cusolver_ormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* tau, T* c,
+                   int64_t ldc, T* work, int64_t lwork, int* dev_info, cudaStream_t st);
+template <class T>
+int64_t cusolver_syevd_work(char jobz, char uplo, int64_t n, const T* a, int64_t lda, const T* w, cudaStream_t st,
+                            int* err);
+template <class T>
+int cusolver_syevd(char jobz, char uplo, int64_t n, T* a, int64_t lda, T* w, T* work, int64_t lwork, int* dev_info,
+                   cudaStream_t st);
+// m >= n; rwork: min(m, n) - 1 elements (the unconverged superdiagonal).
+template <class T>
+int64_t cusolver_gesvd_work(int64_t m, int64_t n, cudaStream_t st, int* err);
+template <class T>
+int cusolver_gesvd(char jobu, char jobvt, int64_t m, int64_t n, T* a, int64_t lda, T* s, T* u, int64_t ldu, T* vt,
+                   int64_t ldvt, T* work, int64_t lwork, T* rwork, int* dev_info, cudaStream_t st);
+// The SVD by polar decomposition (cusolverDnXgesvdp), in double precision, m >= n, economy size: U m x n, V (not V^T)
+// n x n, only with vectors. Its device and host workspace are its own; *err_sigma is its estimate of the singular
+// values' error. cudaErrorNotSupported without it (cuSOLVER before 11.1).
+bool cusolver_polar_available();
+int cusolver_gesvdp(bool vectors, int64_t m, int64_t n, double* a, int64_t lda, double* s, double* u, int64_t ldu,
+                    double* v, int64_t ldv, int* dev_info, double* err_sigma, cudaStream_t st);
+template <class T>
+int64_t cusolver_potri_work(char uplo, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err);
+template <class T>
+int cusolver_potri(char uplo, int64_t n, T* a, int64_t lda, T* work, int64_t lwork, int* dev_info, cudaStream_t st);
 
 }  // namespace bok::vendor

@@ -150,7 +150,9 @@ void host_cpu_call(const bo_call* c) {
   void* fn = __atomic_load_n(&g_cpu.fortran[int(f)][c->routine], __ATOMIC_ACQUIRE);
   if (!fn) fn = resolve_late(Routine(c->routine), f);
   if (!fn) cpu_blas_missing_routine(Routine(c->routine), f);
-  bo::routines::call_fortran(fn, *c);
+  if (!bo::routines::call_fortran(fn, *c))
+    log_fatal("internal error: the CUDA module asked the CPU to run %s, which it never hands back",
+              routine_name(Routine(c->routine)));
 }
 // The module's work beside the program (unpinning memory it freed) wants a core of the CPU BLAS's.
 void host_want_core(int delta) { policy::want_core(delta); }

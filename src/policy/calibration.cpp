@@ -41,6 +41,15 @@ bool get_number(const json& j, const char* key, double* out, std::string* e, con
 
 const std::vector<std::string>& calibration_classes() { return class_names(); }
 
+bool measured_by_calibrate(const std::string& cls) {
+  static const char* const kPart2[] = {"geqrf", "orgqr", "ormqr", "gels",  "syevd", "syev",
+                                       "syevr", "gesvd", "gesdd", "getri", "potri"};
+  const std::string base = cls.substr(1, cls.find('.') == std::string::npos ? std::string::npos : cls.find('.') - 1);
+  for (const char* p : kPart2)
+    if (base == p) return false;
+  return true;
+}
+
 namespace {
 // A narrow block of right-hand sides (64) against a wide one (256) at the same flops, on the lent machine's OpenBLAS:
 // 0.31-0.70 at the orders both were measured at (bench/results/mix/calibrate-*-7f22406-*.log); the middle.
@@ -270,6 +279,40 @@ Calibration built_in_defaults() {
   c.cpu_rates["dtrsm"] = {{2.1e6, 75.8}, {1.68e7, 104}, {1.34e8, 163}, {1.07e9, 307}, {8.59e9, 366}};
   c.cpu_rates["ssyrk"] = {{2.1e6, 49.5}, {1.68e7, 263}, {1.34e8, 501}, {1.07e9, 549}, {8.59e9, 894}};
   c.cpu_rates["dsyrk"] = {{2.1e6, 49.4}, {1.68e7, 143}, {1.34e8, 249}, {1.07e9, 305}, {8.59e9, 463}};
+  // LAPACK part 2, from OpenBLAS 0.3.21's own LAPACK on the lent machine (16 threads, SkylakeX; flops by the
+  // descriptors' counts): dgeqrf n = 4096 / 8192 0.68 / 4.74 s, sgeqrf n = 16384 about 28 s; ?gels 65536 x 1024
+  // 1.08 (s) / 1.59 s (d); dsyevd with vectors n = 2048 / 4096 / 8192 0.51 / 2.93 / 20.8 s, ssyevd 0.34 / 1.73 /
+  // 10.4 s; dgesdd with vectors n = 2048 / 4096 1.42 / 8.02 s, sgesdd 1.03 / 5.32 s. Below those sizes, and for the
+  // routines not measured there (orgqr, ormqr, the eigenvalues or singular values alone, getri, potri), the rates
+  // are set high (a strong CPU), so that an uncalibrated machine offloads them only where the GPU wins clearly; the
+  // CPU-only variants of syev and gesvd share syevd's and gesdd's, faster than their own. blasoffload-calibrate does
+  // not measure these classes yet: a policy file has the built-in curves for them.
+  for (const char* qr : {"geqrf", "orgqr"}) {
+    c.cpu_rates[std::string("s") + qr] = {{1e6, 12}, {2.2e7, 40}, {1.4e9, 150}, {9.2e10, 260}, {5.9e12, 320}};
+    c.cpu_rates[std::string("d") + qr] = {{1e6, 8}, {2.2e7, 25}, {1.4e9, 90}, {9.2e10, 150}, {7.3e11, 170}};
+  }
+  c.cpu_rates["sormqr"] = {{1e6, 20}, {2.2e7, 80}, {1.4e9, 300}, {9e10, 600}, {7e11, 700}};
+  c.cpu_rates["dormqr"] = {{1e6, 10}, {2.2e7, 40}, {1.4e9, 150}, {9e10, 300}, {7e11, 350}};
+  c.cpu_rates["sgels"] = {{1e6, 12}, {2.2e7, 40}, {1.4e9, 120}, {1.4e11, 170}};
+  c.cpu_rates["dgels"] = {{1e6, 8}, {2.2e7, 25}, {1.4e9, 80}, {1.4e11, 110}};
+  for (const char* ev : {"syevd", "syev", "syevr"}) {
+    const std::string e = ev;
+    c.cpu_rates["s" + e + ".vec"] = {{1.9e7, 20}, {1.2e9, 110}, {7.7e10, 250}, {6.2e11, 380}, {4.95e12, 500}};
+    c.cpu_rates["d" + e + ".vec"] = {{1.9e7, 15}, {1.2e9, 80}, {7.7e10, 170}, {6.2e11, 230}, {4.95e12, 260}};
+    c.cpu_rates["s" + e + ".val"] = {{2.8e6, 8}, {1.8e8, 50}, {1.15e10, 130}, {9.2e10, 180}, {7.4e11, 200}};
+    c.cpu_rates["d" + e + ".val"] = {{2.8e6, 5}, {1.8e8, 30}, {1.15e10, 80}, {9.2e10, 110}, {7.4e11, 120}};
+  }
+  for (const char* sv : {"gesdd", "gesvd"}) {
+    const std::string v = sv;
+    c.cpu_rates["s" + v + ".vec"] = {{4e7, 16}, {2.6e9, 70}, {1.7e11, 180}, {1.35e12, 270}};
+    c.cpu_rates["d" + v + ".vec"] = {{4e7, 12}, {2.6e9, 50}, {1.7e11, 130}, {1.35e12, 180}};
+    c.cpu_rates["s" + v + ".val"] = {{5.6e6, 8}, {3.6e8, 50}, {2.3e10, 110}, {1.8e11, 160}};
+    c.cpu_rates["d" + v + ".val"] = {{5.6e6, 5}, {3.6e8, 30}, {2.3e10, 70}, {1.8e11, 100}};
+  }
+  c.cpu_rates["sgetri"] = c.cpu_rates["sgetrf"];
+  c.cpu_rates["dgetri"] = c.cpu_rates["dgetrf"];
+  c.cpu_rates["spotri"] = c.cpu_rates["spotrf"];
+  c.cpu_rates["dpotri"] = c.cpu_rates["dpotrf"];
   derive_missing_classes(&c);  // narrow trsm and double precision from the curves above, as for an older file
   c.gpu = "(built-in defaults)";
   c.h2d_gbs = 20;
@@ -337,6 +380,9 @@ CalibrationChoice choose_calibration(const std::string& path, bool path_explicit
         "; derived or built-in rates are used instead. blasoffload-info lists them; run "
         "blasoffload-calibrate again on an idle machine");
   const std::vector<std::string> derived = derive_missing_classes(&c);
+  // Classes blasoffload-calibrate does not measure (LAPACK part 2: geqrf ... potri) keep the built-in curves.
+  for (const auto& cls : calibration_classes())
+    if (!measured_by_calibrate(cls) && !c.cpu_rates.count(cls)) c.cpu_rates[cls] = r.calibration.cpu_rates[cls];
   r.from_file = true;
   r.calibration = std::move(c);
   r.message = std::string(kPrefix) + path + " (measured " + r.calibration.created + ")";

@@ -32,8 +32,8 @@ struct CpuIdentity {
 
 struct Calibration {
   CpuIdentity cpu;
-  std::string created;  // ISO 8601 UTC
-  std::string tool;     // "blasoffload-calibrate <version>"
+  std::string created;                                      // ISO 8601 UTC
+  std::string tool;                                         // "blasoffload-calibrate <version>"
   std::map<std::string, std::vector<RatePoint>> cpu_rates;  // class -> points, ascending size
   // GPU side; gpu.empty() when no GPU was measured.
   std::string gpu;
@@ -49,6 +49,9 @@ struct Calibration {
 
 // The class names above, in file order.
 const std::vector<std::string>& calibration_classes();
+// Whether blasoffload-calibrate measures a class: not yet LAPACK part 2's (geqrf ... potri), whose curves always come
+// from the built-in defaults.
+bool measured_by_calibrate(const std::string& cls);
 
 // Files written before strsm and ssyrk were measured lack their classes. They stay valid: the missing curves are
 // derived from the same file's sgemm curves (the same CPU BLAS and configuration), which is closer to the truth than

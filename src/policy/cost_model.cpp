@@ -17,7 +17,7 @@ struct Traffic {
   int copies = 0;
 };
 Traffic traffic(const bo_call& c) {
-  bo::routines::Operand ops[3];
+  bo::routines::Operand ops[bo::routines::kMaxOperands];
   const int n = bo::routines::operands(c, ops);
   const double e = bo::routines::element_size(c.routine);
   Traffic t;

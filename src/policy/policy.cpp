@@ -315,7 +315,7 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     auto model_of = [&](Call& x) {
       if (CostModel::pipelined(x)) {
         if (pinned < 0) {
-          bo::routines::Operand ops[3];
+          bo::routines::Operand ops[bo::routines::kMaxOperands];
           const int n = bo::routines::operands(c.call, ops);
           const int e = bo::routines::element_size(r);
           bool all = true;

@@ -9,6 +9,7 @@
 #include "dispatch/routine.h"
 #include "policy/config.h"
 #include "policy/cost_model.h"
+#include "routines/all.h"
 
 struct bo_cuda_module;  // offload/cuda_module_api.h
 
@@ -31,6 +32,7 @@ enum class Reason : std::uint8_t {
   kExploring,       // the model's other side, measured now and then within a bounded share (policy/learning.h)
   kSolverOpening,   // a LAPACK call the GPU would win, but cuSOLVER is not open yet: its gains so far do not cover
                     // opening it
+  kCpuVariant,      // a variant of the routine the GPU path does not cover (its descriptor's gpu_covers), in any mode
 };
 
 struct Decision {
@@ -97,6 +99,13 @@ std::string summary();
 // before the floor cost: a 60 ns sgemm felt them).
 template <class D>
 inline Decision decide(const Settings& s, const policy::Call& c) {
+  if constexpr (bo::routines::HasGpuCovers<D>::value) {
+    if (!D::gpu_covers(c.call)) {
+      Decision cpu;
+      cpu.reason = Reason::kCpuVariant;
+      return cpu;
+    }
+  }
   const Mode m = s.routine_mode[D::kRoutine];
   if (m == Mode::kAuto) {
     const double w = D::work(c.call);

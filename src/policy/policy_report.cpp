@@ -31,6 +31,9 @@ void describe(const Settings& s, const Call& c, const Decision& d, char* buf, st
     case Reason::kDeviceOperands:
       std::snprintf(buf, size, "device operands");
       return;
+    case Reason::kCpuVariant:
+      std::snprintf(buf, size, "variant the GPU path does not cover");
+      return;
     default:
       break;
   }

@@ -17,7 +17,7 @@ constexpr double kCopyNsPerByte = BO_RESIDENT_COPY_NS_PER_BYTE;  // making a cop
 // the others are predicted as moving everything, which errs toward the CPU).
 int host_operands(const Call& c, bo::routines::Operand* out) {
   if (!bo::routines::residency_in_policy(c.call.routine)) return 0;
-  bo::routines::Operand ops[3];
+  bo::routines::Operand ops[bo::routines::kMaxOperands];
   const int n = bo::routines::operands(c.call, ops);
   int k = 0;
   for (int i = 0; i < n; ++i)
@@ -33,7 +33,7 @@ int host_operands(const Call& c, bo::routines::Operand* out) {
 // paid cover its making (ski rental), however the CPU compares. *making_us: the copies' whole making. What the model
 // moves for a triangle is its elements; a copy covers its square.
 void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp, Call* staged, double* making_us) {
-  bo::routines::Operand ops[3];
+  bo::routines::Operand ops[bo::routines::kMaxOperands];
   const int n = host_operands(c, ops);
   const int e = bo::routines::element_size(c.call.routine);
   bool first = true;
@@ -69,7 +69,7 @@ void ask_resident(const bo_cuda_module* mod, const Call& c, Call* cp, Call* stag
 // a look of 0.6-0.8 ms, against calls of 0.1-0.3 ms (strtrs and sgetrs n = 1024 with one right-hand side: 1.2x the
 // CPU alone while asked).
 double resident_at_most(const Call& c) {
-  bo::routines::Operand ops[3];
+  bo::routines::Operand ops[bo::routines::kMaxOperands];
   const int n = host_operands(c, ops);
   const int e = bo::routines::element_size(c.call.routine);
   double in = 0;
@@ -94,7 +94,7 @@ void guess_resident(const Call& c, Call* cp) {
   };
   thread_local Seen seen[8] = {};
   thread_local unsigned next = 0;
-  bo::routines::Operand ops[3];
+  bo::routines::Operand ops[bo::routines::kMaxOperands];
   const int n = host_operands(c, ops);
   const int e = bo::routines::element_size(c.call.routine);
   for (int i = 0; i < n; ++i) {
@@ -120,7 +120,7 @@ void guess_resident(const Call& c, Call* cp) {
 // the module's minimum size or more): the model must then see every call, since the module counts the uses that decide
 // when a copy pays (ask_resident) only in the model's queries.
 bool may_become_resident(const Call& c) {
-  bo::routines::Operand ops[3];
+  bo::routines::Operand ops[bo::routines::kMaxOperands];
   const int n = host_operands(c, ops);
   const int e = bo::routines::element_size(c.call.routine);
   for (int i = 0; i < n; ++i)

@@ -15,8 +15,10 @@ constexpr double kAskUs = 50;
 // The host matrices of a call a device copy could serve (a triangle counts as its square), and whether the call reads
 // them; only for routines whose predictions credit the module's device copies.
 int host_operands(const Call& c, bo::routines::Operand* out);
-// The call's pointer for an operand slot (0 a, 1 b, 2 c).
-inline const void* operand_pointer(const bo_call& c, int slot) { return slot == 0 ? c.a : slot == 1 ? c.b : c.c; }
+// The call's pointer for an operand slot (0 a, 1 b, 2 c, 3 d).
+inline const void* operand_pointer(const bo_call& c, int slot) {
+  return slot == 0 ? c.a : slot == 1 ? c.b : slot == 2 ? c.c : c.d;
+}
 
 // The module's answers for the call's host matrices: *cp with copies (made or to be made, the making shared over the
 // reuses), *staged with the clean candidates staged instead, *making_us the candidates' whole making.

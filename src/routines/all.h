@@ -6,15 +6,24 @@
 #include <type_traits>
 
 #include "routines/descriptor.h"
+#include "routines/gels.h"
 #include "routines/gemm.h"
 #include "routines/gemv.h"
+#include "routines/geqrf.h"
 #include "routines/gesv.h"
+#include "routines/gesvd.h"
 #include "routines/getrf.h"
+#include "routines/getri.h"
 #include "routines/getrs.h"
 #include "routines/nrm2.h"
+#include "routines/orgqr.h"
+#include "routines/ormqr.h"
 #include "routines/posv.h"
 #include "routines/potrf.h"
+#include "routines/potri.h"
 #include "routines/potrs.h"
+#include "routines/syevd.h"
+#include "routines/syevr.h"
 #include "routines/syrk.h"
 #include "routines/trsm.h"
 #include "routines/trsv.h"
@@ -42,7 +51,7 @@ decltype(auto) visit(int routine, F&& f) {
 }
 
 // The descriptor's answers for a call, by its routine id.
-inline int operands(const bo_call& c, Operand out[3]) {
+inline int operands(const bo_call& c, Operand out[kMaxOperands]) {
   return visit(c.routine, [&](auto t) { return decltype(t)::type::operands(c, out); });
 }
 inline double work(const bo_call& c) {
@@ -57,19 +66,45 @@ inline int work_dims(int routine) {
 inline void describe(const bo_call& c, char* buf, std::size_t size) {
   visit(c.routine, [&](auto t) { decltype(t)::type::describe(c, buf, size); });
 }
+// Whether a descriptor can run a normalised call through a CPU entry point (call_fortran): the routines whose CPU
+// share or leftover tiles the module hands back (host services' cpu_call: gemm's hybrid split and failed tiles) and
+// those of part 1; part 2's workspace routines are only ever forwarded with the caller's own arguments.
+template <class D, class = void>
+struct HasCallFortran : std::false_type {};
+template <class D>
+struct HasCallFortran<D, std::void_t<decltype(&D::call_fortran)>> : std::true_type {};
+
 // Runs a normalised call through the Fortran entry point `fn` of its routine (the CPU library's), with the integer
-// type of the interface the call came from (c.int_bytes).
-inline void call_fortran(void* fn, const bo_call& c) {
-  visit(c.routine, [&](auto t) {
+// type of the interface the call came from (c.int_bytes). False for a routine without call_fortran.
+inline bool call_fortran(void* fn, const bo_call& c) {
+  return visit(c.routine, [&](auto t) {
     using D = typename decltype(t)::type;
-    if (c.int_bytes == 8) {
+    if constexpr (!HasCallFortran<D>::value) {
+      return false;
+    } else if (c.int_bytes == 8) {
       using D64 = typename D::template WithInt<std::int64_t>;
       D64::call_fortran(reinterpret_cast<typename D64::Fortran*>(fn), c);
+      return true;
     } else {
       using D32 = typename D::template WithInt<std::int32_t>;
       D32::call_fortran(reinterpret_cast<typename D32::Fortran*>(fn), c);
+      return true;
     }
   });
+}
+
+// Whether the GPU path covers this call's variant (a descriptor's gpu_covers; absent: every call). A call it does not
+// cover goes to the CPU library in every mode, as a routine the library does not accelerate would.
+template <class D, class = void>
+struct HasGpuCovers : std::false_type {};
+template <class D>
+struct HasGpuCovers<D, std::void_t<decltype(&D::gpu_covers)>> : std::true_type {};
+template <class D>
+inline bool gpu_covers(const bo_call& c) {
+  if constexpr (HasGpuCovers<D>::value)
+    return D::gpu_covers(c);
+  else
+    return true;
 }
 
 // Bytes of a scalar result the call returns (nrm2's norm), 0 for routines that return nothing.

@@ -19,7 +19,19 @@
  *   potrf: op = {uplo}, n, a/lda (only the triangle read and written), info
  *   potrs: op = {uplo}, n, k = nrhs, a/lda (the triangle), c/ldc = B, info
  *   posv:  op = {uplo}, n, k = nrhs, a/lda (the triangle, factored), c/ldc = B, info
- *   trtrs: op = {uplo, trans, diag}, n, k = nrhs (> 0), a/lda (the triangle), c/ldc = B, info */
+ *   trtrs: op = {uplo, trans, diag}, n, k = nrhs (> 0), a/lda (the triangle), c/ldc = B, info
+ * LAPACK part 2 (vectors of results are contiguous: their ld is their length):
+ *   geqrf: m, n, a/lda (the factors), b = TAU (min(m, n)), info
+ *   orgqr: m, n, k, a/lda (the reflectors in, Q out), b = TAU (k), info
+ *   ormqr: op = {side, trans}, m, n, k, a/lda (the reflectors, read), b = TAU (k), c/ldc = C, info
+ *   gels:  op = {trans}, m, n, k = nrhs, a/lda (the factors), c/ldc = B (max(m, n) rows), info
+ *   syevd, syev: op = {jobz, uplo}, n, a/lda (the triangle read; the eigenvectors written when jobz is V), b = W, info
+ *   syevr: op = {jobz, range, uplo}, n, a/lda (the triangle read), alpha = VL, beta = VU, incx = IL, incy = IU,
+ *          b = W, c/ldc = Z, ipiv = ISUPPZ, found = M, info
+ *   gesvd: op = {jobu, jobvt}, m, n, a/lda, b = S, c/ldc = U, d/ldd = VT, info
+ *   gesdd: op = {jobz}, m, n, a/lda, b = S, c/ldc = U, d/ldd = VT, info
+ *   getri: n, a/lda (the LU factors in, the inverse out), ipiv (read), info
+ *   potri: op = {uplo}, n, a/lda (the Cholesky factor's triangle in, the inverse's out), info */
 #ifndef BLASOFFLOAD_CALL_H
 #define BLASOFFLOAD_CALL_H
 
@@ -45,6 +57,9 @@ struct bo_call {
   void* info;
   int32_t family;    /* enum Family (abi/families.h): whose CPU library a CPU share or fallback is forwarded to */
   int32_t int_bytes; /* the caller's integer size: ipiv and info are int32 (4) or int64 (8) */
+  void* d;           /* a fourth matrix (gesvd, gesdd: VT) */
+  int64_t ldd;
+  void* found; /* syevr: the number of eigenvalues found (int_bytes) */
 };
 
 #ifdef __cplusplus

@@ -42,8 +42,28 @@ struct Gemm {
     if (*info) return Prep::kInvalid;
     const T alpha = *std::get<ALPHA>(x), beta = *std::get<BETA>(x);
     if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return Prep::kQuick;
-    *call = bo_call{kRoutine,       {ta, tb}, m, n, k,       alpha,   beta, std::get<A>(x), lda, std::get<B>(x), ldb,
-                    std::get<C>(x), ldc,      0, 0, nullptr, nullptr, 0,    kIntBytes<I>};
+    *call = bo_call{kRoutine,
+                    {ta, tb},
+                    m,
+                    n,
+                    k,
+                    alpha,
+                    beta,
+                    std::get<A>(x),
+                    lda,
+                    std::get<B>(x),
+                    ldb,
+                    std::get<C>(x),
+                    ldc,
+                    0,
+                    0,
+                    nullptr,
+                    nullptr,
+                    0,
+                    kIntBytes<I>,
+                    nullptr,
+                    0,
+                    nullptr};
     return Prep::kRun;
   }
 

@@ -33,8 +33,28 @@ struct Gemv {
     if (*info) return Prep::kInvalid;
     const T alpha = *std::get<ALPHA>(x), beta = *std::get<BETA>(x);
     if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return Prep::kQuick;
-    *call = bo_call{kRoutine,       {t}, m,    n,    0,       alpha,   beta, std::get<A>(x), lda, std::get<X>(x), 0,
-                    std::get<Y>(x), 0,   incx, incy, nullptr, nullptr, 0,    kIntBytes<I>};
+    *call = bo_call{kRoutine,
+                    {t},
+                    m,
+                    n,
+                    0,
+                    alpha,
+                    beta,
+                    std::get<A>(x),
+                    lda,
+                    std::get<X>(x),
+                    0,
+                    std::get<Y>(x),
+                    0,
+                    incx,
+                    incy,
+                    nullptr,
+                    nullptr,
+                    0,
+                    kIntBytes<I>,
+                    nullptr,
+                    0,
+                    nullptr};
     return Prep::kRun;
   }
 

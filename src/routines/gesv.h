@@ -32,9 +32,28 @@ struct Gesv {
     if (lda < max1(n)) return lapack_invalid(out, 4, info);
     if (ldb < max1(n)) return lapack_invalid(out, 7, info);
     if (n == 0) return Prep::kQuick;
-    *call = bo_call{
-        kRoutine,          {},  n, n,           nrhs, 0, 0, std::get<A>(x), lda, nullptr, 0, std::get<B>(x), ldb, 0, 0,
-        std::get<IPIV>(x), out, 0, kIntBytes<I>};
+    *call = bo_call{kRoutine,
+                    {},
+                    n,
+                    n,
+                    nrhs,
+                    0,
+                    0,
+                    std::get<A>(x),
+                    lda,
+                    nullptr,
+                    0,
+                    std::get<B>(x),
+                    ldb,
+                    0,
+                    0,
+                    std::get<IPIV>(x),
+                    out,
+                    0,
+                    kIntBytes<I>,
+                    nullptr,
+                    0,
+                    nullptr};
     return Prep::kRun;
   }
 

@@ -30,8 +30,28 @@ struct Getrf {
     if (n < 0) return lapack_invalid(out, 2, info);
     if (lda < max1(m)) return lapack_invalid(out, 4, info);
     if (m == 0 || n == 0) return Prep::kQuick;
-    *call = bo_call{kRoutine,          {},  m, n,           0, 0, 0, std::get<A>(x), lda, nullptr, 0, nullptr, 0, 0, 0,
-                    std::get<IPIV>(x), out, 0, kIntBytes<I>};
+    *call = bo_call{kRoutine,
+                    {},
+                    m,
+                    n,
+                    0,
+                    0,
+                    0,
+                    std::get<A>(x),
+                    lda,
+                    nullptr,
+                    0,
+                    nullptr,
+                    0,
+                    0,
+                    0,
+                    std::get<IPIV>(x),
+                    out,
+                    0,
+                    kIntBytes<I>,
+                    nullptr,
+                    0,
+                    nullptr};
     return Prep::kRun;
   }
 

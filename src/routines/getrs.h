@@ -35,11 +35,28 @@ struct Getrs : SolveFamily<T, 2> {
     if (lda < max1(n)) return lapack_invalid(out, 5, info);
     if (ldb < max1(n)) return lapack_invalid(out, 8, info);
     if (n == 0 || nrhs == 0) return Prep::kQuick;
-    *call = bo_call{kRoutine, {t},     n,           n,
-                    nrhs,     0,       0,           std::get<A>(x),
-                    lda,      nullptr, 0,           std::get<B>(x),
-                    ldb,      0,       0,           const_cast<I*>(std::get<IPIV>(x)),
-                    out,      0,       kIntBytes<I>};
+    *call = bo_call{kRoutine,
+                    {t},
+                    n,
+                    n,
+                    nrhs,
+                    0,
+                    0,
+                    std::get<A>(x),
+                    lda,
+                    nullptr,
+                    0,
+                    std::get<B>(x),
+                    ldb,
+                    0,
+                    0,
+                    const_cast<I*>(std::get<IPIV>(x)),
+                    out,
+                    0,
+                    kIntBytes<I>,
+                    nullptr,
+                    0,
+                    nullptr};
     return Prep::kRun;
   }
 

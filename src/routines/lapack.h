@@ -1,8 +1,10 @@
-// What the LAPACK routine descriptors (getrf.h, getrs.h, gesv.h, potrf.h, potrs.h, posv.h, trtrs.h) share: the INFO
-// protocol of the reference, the operation counts and the classes of the triangular-solve family.
+// What the LAPACK routine descriptors (getrf.h ... trtrs.h, and part 2: geqrf.h ... potri.h) share: the INFO protocol
+// of the reference, the operation counts, the classes of the triangular-solve family and the workspace answers.
 #pragma once
 
 #include <cstdint>
+#include <tuple>
+#include <type_traits>
 
 #include "routines/descriptor.h"
 
@@ -60,5 +62,65 @@ Prep lapack_invalid(I* out, int i, I* info) {
   *info = I(i);
   return Prep::kInvalid;
 }
+
+// ---- LAPACK part 2 (geqrf.h ... potri.h) -------------------------------------------------------------------------
+
+// Multiply-add counts, as LAPACK's operation counts (dopla) give them, halved.
+// QR of an m x n matrix (m >= n; the LQ count for m < n).
+inline double geqrf_work(double m, double n) {
+  const double k = m < n ? m : n, l = m < n ? n : m;
+  return l * k * k - k * k * k / 3.0;
+}
+// Q's first n columns from k reflectors of length m.
+inline double orgqr_work(double m, double n, double k) { return 2 * m * n * k - (m + n) * k * k + 2 * k * k * k / 3.0; }
+// k reflectors applied to an m x n matrix from the left (nq = m) or the right (nq = n).
+inline double ormqr_work(double m, double n, double k, bool left) {
+  return left ? 2 * n * m * k - n * k * k : 2 * m * n * k - m * k * k;
+}
+// The symmetric eigenproblem: the tridiagonal reduction (2/3 n^3) and, with vectors, the divide and conquer and the
+// back-transformation (about 4 n^3 more): effective counts, the same for the CPU's curves and the GPU's model.
+inline double syev_work(double n, bool vectors) { return (vectors ? 4.5 : 0.67) * n * n * n; }
+// The SVD: the bidiagonal reduction (4 m n^2 - 4 n^3 / 3 flops, m >= n) and, with vectors, about 17 n^3 flops more.
+inline double svd_work(double m, double n, bool vectors) {
+  const double k = m < n ? m : n, l = m < n ? n : m;
+  return 2 * l * k * k - 2 * k * k * k / 3.0 + (vectors ? 8.5 * k * k * k : 0.0);
+}
+// The inverse from the LU factors (getri: 4/3 n^3 flops) or from the Cholesky factor (potri: 2/3 n^3).
+inline double getri_work(double n) { return 2.0 * n * n * n / 3.0; }
+inline double potri_work(double n) { return n * n * n / 3.0; }
+
+// What the part-2 descriptors answer about workspace. A workspace query (LWORK = -1, LIWORK = -1) and a workspace below
+// the minimum go to the CPU LAPACK (Prep::kQuickCpu), whose answer and XERBLA are the reference's own: the minimums
+// changed between LAPACK versions, and the program's CPU LAPACK is the one whose answers it must see. The GPU path
+// never uses the caller's workspace (device workspace is the module's), so any legal LWORK is enough there; after it,
+// WORK(1) (and IWORK(1)) hold what the CPU LAPACK's query answers, as they would after the CPU's own call.
+//
+// A descriptor names its workspace arguments: kWorkArg, kLworkArg, and kIworkArg, kLiworkArg (-1: none).
+template <class D, class Q>
+void answer_workspace(const typename D::Args& x, Q&& cpu) {
+  using Args = typename D::Args;
+  using T = std::remove_pointer_t<std::tuple_element_t<D::kWorkArg, Args>>;
+  using I = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<D::kLworkArg, Args>>>;
+  Args q = x;
+  T work = 0;
+  I minus1 = -1, iwork = 0, info = 0;
+  std::get<D::kWorkArg>(q) = &work;
+  std::get<D::kLworkArg>(q) = &minus1;
+  if constexpr (D::kIworkArg >= 0) {
+    std::get<D::kIworkArg>(q) = &iwork;
+    if constexpr (D::kLiworkArg >= 0) std::get<D::kLiworkArg>(q) = &minus1;
+  }
+  std::get<D::INFO>(q) = &info;
+  cpu(q);
+  if (info != 0) return;
+  *std::get<D::kWorkArg>(x) = work;
+  if constexpr (D::kIworkArg >= 0 && D::kLiworkArg >= 0) *std::get<D::kIworkArg>(x) = iwork;
+}
+
+// A descriptor with answer_workspace's arguments (the part-2 routines).
+template <class D, class = void>
+struct HasWorkspace : std::false_type {};
+template <class D>
+struct HasWorkspace<D, std::void_t<decltype(D::kWorkArg)>> : std::true_type {};
 
 }  // namespace bo::routines

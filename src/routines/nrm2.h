@@ -31,8 +31,9 @@ struct Nrm2 {
     const I n = *std::get<N>(x), incx = *std::get<INCX>(x);
     if (n <= 0) return Prep::kQuick;
     if (incx <= 0) return Prep::kQuickCpu;
-    *call = bo_call{kRoutine, {},      0, n,    0, 0,       0,       nullptr, 0,           std::get<X>(x),
-                    0,        nullptr, 0, incx, 0, nullptr, nullptr, 0,       kIntBytes<I>};
+    *call = bo_call{kRoutine,       {},      0,       n,      0,    0, 0,       nullptr, 0,
+                    std::get<X>(x), 0,       nullptr, 0,      incx, 0, nullptr, nullptr, 0,
+                    kIntBytes<I>,   nullptr, 0,       nullptr};
     return Prep::kRun;
   }
   // The value a quick return gives.

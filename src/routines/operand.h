@@ -6,6 +6,9 @@
 
 namespace bo::routines {
 
+// The most operands a call has (gesvd: A, S, U, VT).
+constexpr int kMaxOperands = 4;
+
 struct Operand {
   enum Shape : std::uint8_t {
     kMatrix,  // rows x cols, leading dimension ld
@@ -21,7 +24,7 @@ struct Operand {
   // Which bo_call field holds ld: a matrix's leading dimension is its slot's (lda, ldb, ldc); a vector says whether
   // its increment is incx or incy (call.h: gemv's y is incy, trsv's x in slot 2 is incx).
   enum Field : std::uint8_t { kSlotLd, kIncx, kIncy };
-  int slot;  // which pointer of the bo_call: 0 = a, 1 = b, 2 = c
+  int slot;  // which pointer of the bo_call: 0 = a, 1 = b, 2 = c, 3 = d
   Shape shape;
   Access access;
   std::int64_t rows, cols, ld;

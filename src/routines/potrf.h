@@ -32,8 +32,8 @@ struct Potrf {
     if (n < 0) return lapack_invalid(out, 2, info);
     if (lda < max1(n)) return lapack_invalid(out, 4, info);
     if (n == 0) return Prep::kQuick;
-    *call = bo_call{kRoutine, {ul}, n, n, 0,       0,   0, std::get<A>(x), lda, nullptr, 0,
-                    nullptr,  0,    0, 0, nullptr, out, 0, kIntBytes<I>};
+    *call = bo_call{kRoutine, {ul}, n, n, 0,       0,   0, std::get<A>(x), lda,     nullptr, 0,
+                    nullptr,  0,    0, 0, nullptr, out, 0, kIntBytes<I>,   nullptr, 0,       nullptr};
     return Prep::kRun;
   }
 

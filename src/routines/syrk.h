@@ -42,8 +42,8 @@ struct Syrk {
     // promised alpha != 0, k >= 1).
     if (alpha == T(0) || k == 0) return Prep::kQuickCpu;
     const char tr = t == 'N' ? 'N' : 'T';  // real elements: trans C is T
-    *call = bo_call{kRoutine,       {ul, tr}, 0, n, k,       alpha,   beta, std::get<A>(x), lda, nullptr, 0,
-                    std::get<C>(x), ldc,      0, 0, nullptr, nullptr, 0,    kIntBytes<I>};
+    *call = bo_call{kRoutine,       {ul, tr}, 0, n, k,       alpha,   beta, std::get<A>(x), lda,     nullptr, 0,
+                    std::get<C>(x), ldc,      0, 0, nullptr, nullptr, 0,    kIntBytes<I>,   nullptr, 0,       nullptr};
     return Prep::kRun;
   }
 

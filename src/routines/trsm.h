@@ -45,16 +45,28 @@ struct Trsm {
     // The reference zeroes B without reading A: no GPU work (the module is promised alpha != 0).
     const T alpha = *std::get<ALPHA>(x);
     if (alpha == T(0)) return Prep::kQuickCpu;
-    *call = bo_call{kRoutine,    {sd, ul, ta, dg},
-                    m,           n,
-                    0,           alpha,
-                    0,           std::get<A>(x),
-                    lda,         nullptr,
-                    0,           std::get<B>(x),
-                    ldb,         0,
-                    0,           nullptr,
-                    nullptr,     0,
-                    kIntBytes<I>};
+    *call = bo_call{kRoutine,
+                    {sd, ul, ta, dg},
+                    m,
+                    n,
+                    0,
+                    alpha,
+                    0,
+                    std::get<A>(x),
+                    lda,
+                    nullptr,
+                    0,
+                    std::get<B>(x),
+                    ldb,
+                    0,
+                    0,
+                    nullptr,
+                    nullptr,
+                    0,
+                    kIntBytes<I>,
+                    nullptr,
+                    0,
+                    nullptr};
     return Prep::kRun;
   }
 

@@ -31,8 +31,9 @@ struct Trsv {
     *info = !is_uplo(ul) ? 1 : !is_trans(t) ? 2 : !is_diag(d) ? 3 : n < 0 ? 4 : lda < max1(n) ? 6 : incx == 0 ? 8 : 0;
     if (*info) return Prep::kInvalid;
     if (n == 0) return Prep::kQuick;
-    *call = bo_call{kRoutine,       {ul, t, d}, 0,    n, 0,       0,       0, std::get<A>(x), lda, nullptr, 0,
-                    std::get<X>(x), 0,          incx, 0, nullptr, nullptr, 0, kIntBytes<I>};
+    *call =
+        bo_call{kRoutine,       {ul, t, d}, 0,    n, 0,       0,       0, std::get<A>(x), lda,     nullptr, 0,
+                std::get<X>(x), 0,          incx, 0, nullptr, nullptr, 0, kIntBytes<I>,   nullptr, 0,       nullptr};
     return Prep::kRun;
   }
 

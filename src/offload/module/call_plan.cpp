@@ -33,7 +33,7 @@ CallPlan plan_call(const bo_call& c, bool (*is_device)(const void*)) {
   CallPlan plan;
   plan.call = c;
   plan.es = bo_element_size(bo_routine_precision(c.routine));
-  Operand ops[3];
+  Operand ops[bo::routines::kMaxOperands];
   plan.n = bo::routines::operands(c, ops);
   bool has_slot2 = false;
   for (int i = 0; i < plan.n; ++i) {

@@ -30,7 +30,7 @@ struct CallPlan {
   bo_call call;  // as the core passed it
   int es = 4;    // element size
   int n = 0;     // operands
-  Piece p[3];
+  Piece p[bo::routines::kMaxOperands];
   bool any_device = false;  // some operand is the program's device memory
   bool scalar_out = false;  // the routine returns a scalar (nrm2): call.c is a host scalar of the element type
 };

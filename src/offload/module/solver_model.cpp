@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "offload/module/lapack_svd_polar.h"
 #include "routines/all.h"
 
 namespace bom {
@@ -36,6 +37,52 @@ double solve_us(double n, double nrhs, double triangles, int es) {
   return kSolve.fixed_us + kSolve.per_col_us * n * triangles + std::max(stream, flops);
 }
 
+// Part 2 (cuSOLVER 12 on the lent H100, device only: dgeqrf n = 4096 / 8192 25 / 75 ms, sgeqrf n = 16384 321 ms;
+// dsyevd with vectors n = 4096 / 8192 127 / 630 ms, ssyevd 94 / 514 ms; dgesvd with vectors n = 2048 / 4096 about
+// 440 / 1830 ms, sgesvd 340 / 1310 ms; fitted per precision, in the descriptors' work units).
+constexpr Cost kQr[2] = {{80, 4, 13e6, 0}, {80, 5, 11e6, 0}};
+constexpr Cost kApplyQ[2] = {{50, 2, 20e6, 0}, {50, 2, 15e6, 0}};
+constexpr Cost kEigVec[2] = {{200, 9.7, 5.7e6, 0}, {200, 15.7, 4.9e6, 0}};
+constexpr Cost kEigVal[2] = {{150, 6, 3.5e6, 0}, {150, 8, 2.7e6, 0}};
+constexpr Cost kSvdVec[2] = {{300, 115, 8e5, 0}, {300, 59, 5.3e5, 0}};
+// The polar route (Xgesvdp, in double for both precisions): n = 2048 / 4096 75 / 300 ms device only.
+constexpr Cost kSvdPolar = {300, 24.4, 3.37e6, 0};
+constexpr Cost kPotri[2] = {{60, 3, 6e6, 0}, {60, 3, 5e6, 0}};
+
+double part2_us(const bo_call& c, int p, int es) {
+  namespace r = bo::routines;
+  const double m = double(c.m), n = double(c.n), k = double(c.k), mn = double(std::min(c.m, c.n));
+  switch (bo_routine_kind_of(c.routine)) {
+    case BO_KIND_GEQRF:
+      return factor_us(kQr[p], mn, r::geqrf_work(m, n));
+    case BO_KIND_ORGQR:
+      return factor_us(kQr[p], k, r::orgqr_work(m, n, k));
+    case BO_KIND_ORMQR:
+      return factor_us(kApplyQ[p], k, r::ormqr_work(m, n, k, c.op[0] == 'L'));
+    case BO_KIND_GELS:
+      return factor_us(kQr[p], n, r::geqrf_work(m, n)) + factor_us(kApplyQ[p], n, r::ormqr_work(m, k, n, true)) +
+             solve_us(n, k, 1, es);
+    case BO_KIND_SYEVD:
+    case BO_KIND_SYEV:
+    case BO_KIND_SYEVR: {
+      const bool v = c.op[0] == 'V';
+      return factor_us(v ? kEigVec[p] : kEigVal[p], n, r::syev_work(n, v));
+    }
+    case BO_KIND_GESVD:
+    case BO_KIND_GESDD: {
+      const double vec = polar_jobs(c) ? factor_us(kSvdPolar, mn, r::svd_work(m, n, true)) * (p ? 1.0 : 1.1)
+                                       : factor_us(kSvdVec[p], mn, r::svd_work(m, n, true));
+      return c.op[0] == 'N' && c.op[1] == 'N' ? 0.35 * vec : vec;
+    }
+    case BO_KIND_GETRI:
+      return solve_us(n, n, 2, es);
+    case BO_KIND_POTRI:
+      return factor_us(kPotri[p], n, r::potri_work(n));
+    default:
+      return -1;
+  }
+}
+
 }  // namespace
 
 double solver_kernel_us(const bo_call& c, int cc_major, int cc_minor) {
@@ -64,7 +111,8 @@ double solver_kernel_us(const bo_call& c, int cc_major, int cc_minor) {
       t = solve_us(n, nrhs, 1, es);
       break;
     default:
-      return -1;
+      t = part2_us(c, p, es);
+      if (t < 0) return -1;
   }
   return cc_major == 9 && cc_minor == 0 ? t : 3 * t;
 }

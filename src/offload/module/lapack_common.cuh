@@ -1,0 +1,139 @@
+// What the module's two LAPACK executors (lapack_exec.cu: LU and Cholesky; lapack_decomp_exec.cu: QR, eigenvalues,
+// SVD, inverses) share: pivots across integer widths, the scans for non-finite values and for LAPACK's scaling range,
+// the upload clock, and the end of a write-back that failed half-way.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+
+#include "offload/module/device.h"
+#include "offload/module/staged_seen.h"
+#include "routines/operand.h"
+
+namespace bom {
+namespace {
+
+using bo::routines::Operand;
+
+// The caller's pivots are int32 or, from an ILP64 interface, int64 (bo_call::int_bytes); cuSOLVER's are int32. The
+// core sends only calls whose sizes fit int32 here, so the pivots (row numbers) do too.
+void copy_pivots_in(int* to, const bo_call& c, int64_t n) {
+  if (c.int_bytes == 8) {
+    const auto* from = static_cast<const int64_t*>(c.ipiv);
+    for (int64_t i = 0; i < n; ++i) to[i] = int(from[i]);
+  } else {
+    std::memcpy(to, c.ipiv, sizeof(int) * size_t(n));
+  }
+}
+void copy_pivots_out(const bo_call& c, const int* from, int64_t n) {
+  if (c.int_bytes == 8) {
+    auto* to = static_cast<int64_t*>(c.ipiv);
+    for (int64_t i = 0; i < n; ++i) to[i] = from[i];
+  } else {
+    std::memcpy(c.ipiv, from, sizeof(int) * size_t(n));
+  }
+}
+
+// Sets *flag when an element of the rows x cols operand (a triangle: only its part, without the diagonal when unit
+// says it is not read) is Inf or NaN.
+template <class T>
+__global__ void find_nonfinite(const T* a, int64_t rows, int64_t cols, int64_t ld, int shape, int unit, int* flag) {
+  for (int64_t j = blockIdx.x; j < cols; j += gridDim.x) {
+    const int64_t r0 = shape == Operand::kLower ? j + unit : 0;
+    const int64_t r1 = shape == Operand::kUpper ? (j + 1 - unit < rows ? j + 1 - unit : rows) : rows;
+    bool bad = false;
+    for (int64_t i = r0 + threadIdx.x; i < r1; i += blockDim.x) bad |= !isfinite(a[i + j * ld]);
+    if (__syncthreads_or(bad) && threadIdx.x == 0) *flag = 1;
+  }
+}
+
+template <class T>
+cudaError_t scan(const T* dev, const Operand& o, int64_t ld, int* flag, cudaStream_t st, bool unit = false) {
+  const int64_t cols = o.shape == Operand::kMatrix ? o.cols : o.rows;
+  const unsigned blocks = unsigned(std::min<int64_t>(cols, 65535));
+  find_nonfinite<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, ld, int(o.shape), unit ? 1 : 0, flag);
+  return cudaGetLastError();
+}
+
+[[noreturn]] void write_back_failed(const char* routine, cudaError_t e) {
+  fatal_gpu_failure(routine, "failed on the GPU while its results were being written to the program's memory",
+                    "the call's input is partly overwritten and cannot be recomputed on the CPU", e);
+}
+
+bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+// Times a call's staged uploads when they are large (staged_seen.h): an event before the first piece is packed and one
+// after the last is queued, on the call's stream, read once the stream is synchronised. Anything failing here only
+// leaves the upload untimed.
+class UploadClock {
+ public:
+  UploadClock(double bytes, cudaStream_t st) : bytes_(bytes), st_(st) {
+    if (bytes_ < kSeenMinBytes) return;
+    if (cudaEventCreate(&ev_[0]) != cudaSuccess || cudaEventCreate(&ev_[1]) != cudaSuccess ||
+        cudaEventRecord(ev_[0], st_) != cudaSuccess)
+      failed();
+  }
+  void uploaded() {
+    if (ev_[1] && cudaEventRecord(ev_[1], st_) != cudaSuccess) failed();
+  }
+  // After the stream's synchronisation: the upload's time to the module's record.
+  void synchronised() {
+    float ms = 0;
+    if (!ev_[1]) return;
+    if (cudaEventElapsedTime(&ms, ev_[0], ev_[1]) == cudaSuccess)
+      note_staged_upload(bytes_, double(ms));
+    else
+      failed();
+  }
+  ~UploadClock() { destroy(); }
+
+ private:
+  void destroy() {
+    for (cudaEvent_t& e : ev_)
+      if (e) cudaEventDestroy(e), e = nullptr;
+  }
+  void failed() {
+    destroy();
+    cudaGetLastError();  // the clock's failure is not the call's: the call's own checks must not see it
+  }
+  double bytes_;
+  cudaStream_t st_;
+  cudaEvent_t ev_[2] = {nullptr, nullptr};
+};
+
+// The largest magnitude of an operand's elements (its triangle's, for a triangle), as the bits of a non-negative double
+// (which order as unsigned integers): *out must be 0 first. NaNs are the non-finite scan's business and left out.
+template <class T>
+__global__ void max_abs_bits(const T* a, int64_t rows, int64_t cols, int64_t ld, int shape, unsigned long long* out) {
+  for (int64_t j = blockIdx.x; j < cols; j += gridDim.x) {
+    const int64_t r0 = shape == Operand::kLower ? j : 0;
+    const int64_t r1 = shape == Operand::kUpper ? (j + 1 < rows ? j + 1 : rows) : rows;
+    double m = 0;
+    for (int64_t i = r0 + threadIdx.x; i < r1; i += blockDim.x) {
+      const double v = fabs(double(a[i + j * ld]));
+      if (v > m) m = v;  // false for NaN
+    }
+    for (int off = 16; off > 0; off /= 2) m = fmax(m, __shfl_down_sync(0xffffffffu, m, off));
+    if ((threadIdx.x & 31) == 0 && m > 0) atomicMax(out, (unsigned long long)__double_as_longlong(m));
+  }
+}
+template <class T>
+cudaError_t max_abs(const T* dev, const Operand& o, int64_t ld, unsigned long long* out, cudaStream_t st) {
+  const int64_t cols = o.shape == Operand::kMatrix ? o.cols : o.rows;
+  if (o.rows <= 0 || cols <= 0) return cudaSuccess;
+  const unsigned blocks = unsigned(std::min<int64_t>(cols, 65535));
+  max_abs_bits<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, ld, int(o.shape), out);
+  return cudaGetLastError();
+}
+inline double bits_to_double(unsigned long long b) {
+  double d;
+  std::memcpy(&d, &b, sizeof d);
+  return d;
+}
+
+}  // namespace
+}  // namespace bom
