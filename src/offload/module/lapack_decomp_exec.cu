@@ -29,29 +29,6 @@ namespace {
 
 namespace vendor = bok::vendor;
 
-// dst (cols x rows, leading dimension cols) := src^T (rows x cols, leading dimension rows).
-template <class T>
-__global__ void transpose(T* dst, const T* src, int64_t rows, int64_t cols) {
-  __shared__ T tile[32][33];
-  const int64_t bx = int64_t(blockIdx.x) * 32, by = int64_t(blockIdx.y) * 32;
-  for (int k = threadIdx.y; k < 32; k += blockDim.y) {
-    const int64_t i = bx + threadIdx.x, j = by + k;
-    if (i < rows && j < cols) tile[k][threadIdx.x] = src[i + j * rows];
-  }
-  __syncthreads();
-  for (int k = threadIdx.y; k < 32; k += blockDim.y) {
-    const int64_t j = by + threadIdx.x, i = bx + k;  // dst(j, i) = src(i, j)
-    if (i < rows && j < cols) dst[j + i * cols] = tile[threadIdx.x][k];
-  }
-}
-template <class T>
-cudaError_t transpose_into(T* dst, const T* src, int64_t rows, int64_t cols, cudaStream_t st) {
-  if (rows <= 0 || cols <= 0) return cudaSuccess;
-  const dim3 grid(unsigned((rows + 31) / 32), unsigned((cols + 31) / 32)), block(32, 8);
-  transpose<T><<<grid, block, 0, st>>>(dst, src, rows, cols);
-  return cudaGetLastError();
-}
-
 // The n x n identity (leading dimension n), the right-hand sides of getri's solve.
 template <class T>
 __global__ void identity(T* a, int64_t n) {
@@ -332,13 +309,13 @@ int run(const bo_call& c) {
           T* du2 = dextra2;
           T* dvt2 = da;
           const int64_t ucols = jv == 'A' ? n : m;
-          e = transpose_into(dat, da, m, n, st);
+          e = put(dat, n, da, m, m, n, true, st);
           if (!e)
             e = ok(vendor::cusolver_gesvd(jv, ju, n, m, dat, std::max<int64_t>(n, 1), dslot[1], du2,
                                           std::max<int64_t>(n, 1), dvt2, std::max<int64_t>(m, 1), dwork, lw, rwork,
                                           dinfo, st));
-          if (!e && ju != 'N') e = transpose_into(dslot[2], dvt2, m, m, st);
-          if (!e && jv != 'N') e = transpose_into(dslot[3], du2, n, ucols, st);
+          if (!e && ju != 'N') e = put(dslot[2], m, dvt2, m, m, m, true, st);
+          if (!e && jv != 'N') e = put(dslot[3], ucols, du2, n, n, ucols, true, st);
         }
         break;
       }

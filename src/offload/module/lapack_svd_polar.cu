@@ -7,42 +7,10 @@
 #include <limits>
 
 #include "kernels/vendor_cusolver.h"
+#include "offload/module/lapack_common.cuh"
 #include "offload/module/lapack_svd_polar.h"
 
 namespace bom {
-namespace {
-
-// dst (leading dimension ldd) := src (rows x cols, leading dimension lds), or its transpose (cols x rows), converted.
-template <class To, class From>
-__global__ void copy_convert(To* dst, int64_t ldd, const From* src, int64_t lds, int64_t rows, int64_t cols,
-                             bool transposed) {
-  __shared__ From tile[32][33];
-  const int64_t bi = int64_t(blockIdx.x) * 32, bj = int64_t(blockIdx.y) * 32;
-  for (int k = threadIdx.y; k < 32; k += blockDim.y) {
-    const int64_t i = bi + threadIdx.x, j = bj + k;
-    if (i < rows && j < cols) tile[k][threadIdx.x] = src[i + j * lds];
-  }
-  __syncthreads();
-  for (int k = threadIdx.y; k < 32; k += blockDim.y) {
-    if (transposed) {
-      const int64_t j = bj + threadIdx.x, i = bi + k;  // dst(j, i) = src(i, j)
-      if (i < rows && j < cols) dst[j + i * ldd] = To(tile[threadIdx.x][k]);
-    } else {
-      const int64_t i = bi + threadIdx.x, j = bj + k;
-      if (i < rows && j < cols) dst[i + j * ldd] = To(tile[k][threadIdx.x]);
-    }
-  }
-}
-template <class To, class From>
-cudaError_t put(To* dst, int64_t ldd, const From* src, int64_t lds, int64_t rows, int64_t cols, bool transposed,
-                cudaStream_t st) {
-  if (rows <= 0 || cols <= 0) return cudaSuccess;
-  const dim3 grid(unsigned((rows + 31) / 32), unsigned((cols + 31) / 32)), block(32, 8);
-  copy_convert<To, From><<<grid, block, 0, st>>>(dst, ldd, src, lds, rows, cols, transposed);
-  return cudaGetLastError();
-}
-
-}  // namespace
 
 bool polar_jobs(const bo_call& c) {
   const char ju = c.op[0], jv = c.op[1];
