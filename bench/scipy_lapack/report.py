@@ -1,7 +1,7 @@
 """Renders run.sh's raw lines (one or more .jsonl files of one GPU machine) as the LAPACK part-2 table: per routine and
 size the CPU's time (each round), the library's (each round), the speed-up, the A/A spread of each side, the GPU
 route's reference (PyTorch's cuSOLVER, device only and with one transfer each way) and the targets of the issue.
-Usage: report.py RAW.jsonl [RAW2.jsonl ...] > REPORT.md   (a later file's point replaces an earlier one's)"""
+Usage: report.py RAW.jsonl [RAW2.jsonl ...] > REPORT.md   (a later file's stack at a point replaces an earlier one's)"""
 
 import json
 import sys
@@ -24,7 +24,7 @@ def main():
             key = (r["routine"], r["n"], r["m"])
             per_file.setdefault(key, {})[r["label"]] = r
         for key, labels in per_file.items():
-            points[key] = labels  # a later run of a point replaces the earlier one whole
+            points.setdefault(key, {}).update(labels)  # a later run's stack replaces the earlier run's, per stack
     print("| call | m x n | CPU LAPACK alone (s), rounds | library, auto (s), rounds | speed-up | A/A CPU | A/A lib "
           "| GPU route: device / with copies (s) | lib / route with copies | target | checks |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
