@@ -21,7 +21,7 @@
 #include "offload/module/lapack_svd_polar.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
-#include "offload/module/staging.h"  // packed_elements
+#include "offload/module/staging.h"  // packed_elements, packed_ld
 #include "routines/all.h"
 
 namespace bom {
@@ -67,9 +67,6 @@ void scaling_bounds(bo_routine_kind kind, double* lo, double* hi) {
       *lo = 0, *hi = std::numeric_limits<double>::infinity();
   }
 }
-
-// A matrix operand's device image: packed, leading dimension max(rows, 1).
-int64_t ld_of(const Operand& o) { return std::max<int64_t>(o.rows, 1); }
 
 // The host-side INFO checks of the inverses: a zero on the factor's diagonal is the CPU's (its INFO, its output).
 template <class T>
@@ -157,7 +154,7 @@ int run(const bo_call& c) {
   int64_t work = 0;
   {
     T* d0 = reinterpret_cast<T*>(s.dev);
-    const int64_t lda = ld_of(oa);
+    const int64_t lda = packed_ld(oa);
     int err = 0;
     cudaStream_t st = s.stream;
     switch (kind) {
@@ -217,7 +214,7 @@ int run(const bo_call& c) {
   cudaError_t e = cudaMemsetAsync(dinfo, 0, sizeof(int) * ints, st);
   if (!e) e = cudaMemsetAsync(dmax, 0, sizeof(unsigned long long) * maxes, st);
   T* da = dslot[0];
-  const int64_t lda = kind == BO_KIND_SYEVR ? std::max<int64_t>(n, 1) : ld_of(oa);
+  const int64_t lda = kind == BO_KIND_SYEVR ? std::max<int64_t>(n, 1) : packed_ld(oa);
   // Inputs up (the read operands), each scanned for non-finite values where LAPACK reads it.
   double up_bytes = 0;
   for (int i = 0; i < nops; ++i)
@@ -233,9 +230,9 @@ int run(const bo_call& c) {
     if (o.slot == 0 && (kind == BO_KIND_SYEVD || kind == BO_KIND_SYEV))
       read.shape = c.op[1] == 'L' ? Operand::kLower : Operand::kUpper;
     if (o.slot == 2 && kind == BO_KIND_GELS && c.op[0] == 'T') read.rows = n;
-    if (!e) e = scan(dslot[o.slot], read, ld_of(o), dinfo + 2, st);
-    if (!e && o.slot == 0) e = max_abs(dslot[0], read, ld_of(o), dmax, st);
-    if (!e && o.slot == 2 && kind == BO_KIND_GELS) e = max_abs(dslot[2], read, ld_of(o), dmax + 1, st);
+    if (!e) e = scan(dslot[o.slot], read, packed_ld(o), dinfo + 2, st);
+    if (!e && o.slot == 0) e = max_abs(dslot[0], read, packed_ld(o), dmax, st);
+    if (!e && o.slot == 2 && kind == BO_KIND_GELS) e = max_abs(dslot[2], read, packed_ld(o), dmax + 1, st);
   }
   if (!e) clock.uploaded();
   if (!e && kind == BO_KIND_GETRI) {
@@ -298,8 +295,8 @@ int run(const bo_call& c) {
         }
         if (e || done) {
         } else if (!wide) {
-          const int64_t ldu = at[2] >= 0 ? ld_of(ops[at[2]]) : std::max<int64_t>(m, 1);
-          const int64_t ldvt = at[3] >= 0 ? ld_of(ops[at[3]]) : std::max<int64_t>(n, 1);
+          const int64_t ldu = at[2] >= 0 ? packed_ld(ops[at[2]]) : std::max<int64_t>(m, 1);
+          const int64_t ldvt = at[3] >= 0 ? packed_ld(ops[at[3]]) : std::max<int64_t>(n, 1);
           e = ok(
               vendor::cusolver_gesvd(ju, jv, m, n, da, lda, dslot[1], du, ldu, dvt, ldvt, dwork, lw, rwork, dinfo, st));
         } else {
@@ -333,7 +330,7 @@ int run(const bo_call& c) {
   // The outputs: each scanned; getri's inverse is in the identity's image.
   T* out_image[4] = {kind == BO_KIND_GETRI ? dextra : da, dslot[1], dslot[2], dslot[3]};
   for (int i = 0; i < nops && !e; ++i)
-    if (ops[i].written()) e = scan(out_image[ops[i].slot], ops[i], ld_of(ops[i]), dinfo + 2, st);
+    if (ops[i].written()) e = scan(out_image[ops[i].slot], ops[i], packed_ld(ops[i]), dinfo + 2, st);
   if (!e && kind == BO_KIND_SYEVR && c.op[0] == 'V') {
     const Operand z{2, Operand::kMatrix, Operand::kOut, n, n, n};
     e = scan(da, z, std::max<int64_t>(n, 1), dinfo + 2, st);
