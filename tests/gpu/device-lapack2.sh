@@ -6,12 +6,19 @@
 # BO_LAPACK2_MODE=part2 (the default) runs only the part-2 routines on the GPU (BLASOFFLOAD_MODE=cpu with
 # BLASOFFLOAD_<ROUTINE>=gpu for each): with everything forced onto the GPU (=all, BLASOFFLOAD_MODE=gpu) the programs'
 # hundreds of thousands of tiny BLAS calls each pay a GPU round trip, and xlintst and the svd input outlast a call.
-# BO_LAPACK2_INPUTS: the xeigtst inputs (default "sep svd nep lse glm").
+# BO_LAPACK2_INPUTS: the xeigtst inputs (default "sep svd nep lse glm"). BO_LAPACK2_JOBS: only these jobs (names as in
+# the index, e.g. "xlintstd.dtest2 xeigtsts.svd"; default all). BO_LAPACK2_PROGRAMS: LAPACK_PROGRAMS for device-run.sh,
+# BO_LAPACK2_SIZES its sizes (default "300 2000").
+# BO_LAPACK2_PARALLEL: programs run at once (default 8 for part2, 1 for all). Processes sharing the GPU take turns in
+# time slices: with ten of them each tiny call waited about 0.8 ms instead of the 15 us it takes alone, so with every
+# call on the GPU one program at a time finishes sooner (the user programs then run first, not beside the suites).
 # Usage (on the GPU machine, from the repository root):
 #   tests/gpu/device-lapack2.sh LIB_DIR BLAS_CARRY [PROGRAMS_DIR]
 #     LIB_DIR      libblasoffload.so and libblasoffload_cuda.so (a build folder or a carry of them)
 #     BLAS_CARRY   made by tests/gpu/make-blas-carry.sh (reference BLAS/LAPACK with the s and d test programs)
-#     PROGRAMS_DIR the built lapack2_check programs (optional)
+#     PROGRAMS_DIR for device-run.sh: the lapack2_check programs and the library (in it or its bin/ and lib/;
+#                  libblasoffload_cuda.so beside the library, not behind a link) (optional); they run over
+#                  the carry's reference BLAS/LAPACK
 # Environment: BO_DEVICE_LIMIT_S (default 560): the suites are stopped after this many seconds.
 set -u
 root=$(pwd)
@@ -45,6 +52,11 @@ declare -A need=([sep]=syevd,syev,syevr [svd]=gesvd,gesdd [nep]=- [lse]=- [glm]=
 
 # name program input routines-that-must-run-on-the-GPU
 jobs_list() {
+  all_jobs | while read -r name rest; do
+    if [ -z "${BO_LAPACK2_JOBS:-}" ] || [[ " $BO_LAPACK2_JOBS " == *" $name "* ]]; then echo "$name $rest"; fi
+  done
+}
+all_jobs() {
   for p in s d; do
     echo "xlintst$p.${p}test2 $L/lapack/xlintst$p $O/inputs/${p}test2.in geqrf,orgqr,ormqr,gels,getri,potri"
     for i in ${BO_LAPACK2_INPUTS:-sep svd nep lse glm}; do
@@ -82,16 +94,25 @@ export O L K root limit start
 export MODE_ARGS="${mode_args[*]}"  # arrays do not cross into xargs' shells (no value holds a space)
 
 : >"$O/index.txt"
-jobs_list | xargs -P 8 -L 1 bash -c 'run_one "$@"' _ &
-suites_pid=$!
-
-# The user programs beside the suites (their sizes keep them within the call).
-if [ -n "$P" ] && [ -d "$P" ]; then
-  OUT=$O/programs timeout -k 5 $((limit - 20)) bash "$root/tests/lapack_programs/device-run.sh" "$P" 300 2000 \
-    >"$O/programs.log" 2>&1
-  echo "programs rc=$?" >>"$O/index.txt"
+parallel=${BO_LAPACK2_PARALLEL:-8}
+[ "${BO_LAPACK2_MODE:-part2}" = part2 ] || parallel=${BO_LAPACK2_PARALLEL:-1}
+run_programs() {  # the user programs (their sizes keep them within the call)
+  if [ -n "$P" ] && [ -d "$P" ]; then
+    LD_LIBRARY_PATH="$L/blas:$L/lapack:$L${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OUT=$O/programs \
+      LAPACK_PROGRAMS=${BO_LAPACK2_PROGRAMS:-found} timeout -k 5 $((limit - 20)) \
+      bash "$root/tests/lapack_programs/device-run.sh" "$P" ${BO_LAPACK2_SIZES:-300 2000} >"$O/programs.log" 2>&1
+    echo "programs rc=$?" >>"$O/index.txt"
+  fi
+}
+if [ "$parallel" -gt 1 ]; then
+  jobs_list | xargs -r -P "$parallel" -L 1 bash -c 'run_one "$@"' _ &
+  suites_pid=$!
+  run_programs
+  wait "$suites_pid"
+else
+  run_programs
+  jobs_list | xargs -r -L 1 bash -c 'run_one "$@"' _
 fi
-wait "$suites_pid"
 
 echo "=== results ($((SECONDS - start)) s)"
 sort "$O/index.txt"

@@ -18,6 +18,7 @@
 #include "offload/module/call_plan.h"
 #include "offload/module/lapack_common.cuh"
 #include "offload/module/lapack_decomp_exec.h"
+#include "offload/module/lapack_order.h"
 #include "offload/module/lapack_svd_polar.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
@@ -369,6 +370,8 @@ int run(const bo_call& c) {
     any = true;
     if (written) written->host_written(resident_view(h, o, es));
   }
+  if (put_in_lapack_order<T>(c, kind))
+    log_line(BO_LOG_DEBUG, "%s n=%lld: values put in LAPACK's order", name, (long long)n);
   if (kind == BO_KIND_SYEVR) {
     if (c.int_bytes == 8) {
       *static_cast<int64_t*>(c.found) = n;
