@@ -1,8 +1,14 @@
 // The integer and string-length types of the Fortran BLAS ABI, in one place so an ILP64 build can follow.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
+
+// The complex element types of the symbol list (routine_list.h): Fortran's COMPLEX and COMPLEX*16, two reals each,
+// laid out as std::complex is (and as C's float _Complex).
+using bo_cfloat = std::complex<float>;
+using bo_cdouble = std::complex<double>;
 
 namespace blasoffload {
 

@@ -2,6 +2,7 @@
 // like the Fortran entry points; an invalid one goes unchanged to the CPU library's own CBLAS so that its error
 // protocol (cblas_xerbla) applies. One template per routine kind maps the row-major layout; the exports of every
 // precision are made from the same parameter lists, which the system <cblas.h> declarations check.
+#include <complex>
 #include <cstdint>
 
 // The system header declares the std family's functions: in the ILP64 build with 64-bit integers.
@@ -18,41 +19,65 @@ namespace br = bo::routines;
 
 #define BO_EXPORT extern "C" __attribute__((visibility("default")))
 
+// CBLAS passes complex scalars and arrays as void pointers (real ones as float/double values and pointers): BO_CS a
+// scalar, BO_CIN an array read, BO_COUT an array written, for element type T.
+template <class T>
+struct CblasTypes {
+  using Scalar = T;
+  using In = const T*;
+  using Out = T*;
+};
+template <class R>
+struct CblasTypes<std::complex<R>> {
+  using Scalar = const void*;
+  using In = const void*;
+  using Out = void*;
+};
+#define BO_CS(T) typename CblasTypes<T>::Scalar
+#define BO_CIN(T) typename CblasTypes<T>::In
+#define BO_COUT(T) typename CblasTypes<T>::Out
+
 // Each kind's CBLAS parameter list, written once: the template below and the exports of every precision are made
 // from it.
 #define BO_CBLAS_GEMM_RESULT(T) void
 #define BO_CBLAS_GEMM_PARAMS(T, I)                                                                              \
   (const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE transa, const CBLAS_TRANSPOSE transb, const I m, const I n, \
-   const I k, const T alpha, const T* a, const I lda, const T* b, const I ldb, const T beta, T* c, const I ldc)
+   const I k, const BO_CS(T) alpha, BO_CIN(T) a, const I lda, BO_CIN(T) b, const I ldb, const BO_CS(T) beta,    \
+   BO_COUT(T) c, const I ldc)
 #define BO_CBLAS_GEMM_ARGS (layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 
 #define BO_CBLAS_GEMV_RESULT(T) void
-#define BO_CBLAS_GEMV_PARAMS(T, I)                                                                          \
-  (const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE trans, const I m, const I n, const T alpha, const T* a, \
-   const I lda, const T* x, const I incx, const T beta, T* y, const I incy)
+#define BO_CBLAS_GEMV_PARAMS(T, I)                                                                                  \
+  (const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE trans, const I m, const I n, const BO_CS(T) alpha, BO_CIN(T) a, \
+   const I lda, BO_CIN(T) x, const I incx, const BO_CS(T) beta, BO_COUT(T) y, const I incy)
 #define BO_CBLAS_GEMV_ARGS (layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy)
 
 #define BO_CBLAS_TRSV_RESULT(T) void
 #define BO_CBLAS_TRSV_PARAMS(T, I)                                                                                  \
   (const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans, const CBLAS_DIAG diag, const I n, \
-   const T* a, const I lda, T* x, const I incx)
+   BO_CIN(T) a, const I lda, BO_COUT(T) x, const I incx)
 #define BO_CBLAS_TRSV_ARGS (layout, uplo, trans, diag, n, a, lda, x, incx)
 
-#define BO_CBLAS_NRM2_RESULT(T) T
-#define BO_CBLAS_NRM2_PARAMS(T, I) (const I n, const T* x, const I incx)
+#define BO_CBLAS_NRM2_RESULT(T) br::RealOf<T>
+#define BO_CBLAS_NRM2_PARAMS(T, I) (const I n, BO_CIN(T) x, const I incx)
 #define BO_CBLAS_NRM2_ARGS (n, x, incx)
 
 #define BO_CBLAS_TRSM_RESULT(T) void
-#define BO_CBLAS_TRSM_PARAMS(T, I)                                                                        \
-  (const CBLAS_LAYOUT layout, const CBLAS_SIDE side, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE transa, \
-   const CBLAS_DIAG diag, const I m, const I n, const T alpha, const T* a, const I lda, T* b, const I ldb)
+#define BO_CBLAS_TRSM_PARAMS(T, I)                                                                            \
+  (const CBLAS_LAYOUT layout, const CBLAS_SIDE side, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE transa,     \
+   const CBLAS_DIAG diag, const I m, const I n, const BO_CS(T) alpha, BO_CIN(T) a, const I lda, BO_COUT(T) b, \
+   const I ldb)
 #define BO_CBLAS_TRSM_ARGS (layout, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
 
 #define BO_CBLAS_SYRK_RESULT(T) void
-#define BO_CBLAS_SYRK_PARAMS(T, I)                                                                                     \
-  (const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans, const I n, const I k, const T alpha, \
-   const T* a, const I lda, const T beta, T* c, const I ldc)
+#define BO_CBLAS_SYRK_PARAMS_OF(T, I, S)                                                                               \
+  (const CBLAS_LAYOUT layout, const CBLAS_UPLO uplo, const CBLAS_TRANSPOSE trans, const I n, const I k, const S alpha, \
+   BO_CIN(T) a, const I lda, const S beta, BO_COUT(T) c, const I ldc)
+#define BO_CBLAS_SYRK_PARAMS(T, I) BO_CBLAS_SYRK_PARAMS_OF(T, I, BO_CS(T))
 #define BO_CBLAS_SYRK_ARGS (layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc)
+#define BO_CBLAS_HERK_RESULT(T) void
+#define BO_CBLAS_HERK_PARAMS(T, I) BO_CBLAS_SYRK_PARAMS_OF(T, I, br::RealOf<T>)
+#define BO_CBLAS_HERK_ARGS BO_CBLAS_SYRK_ARGS
 
 namespace {
 
@@ -71,17 +96,37 @@ const char* trans_letter(CBLAS_TRANSPOSE t) {
       return nullptr;
   }
 }
-// Row-major flips a transpose: A^T in row-major is A in column-major (conjugation is moot for reals).
-const char* flipped_trans_letter(CBLAS_TRANSPOSE t) {
+// Row-major flips a transpose: A^T in row-major is A in column-major (conjugation is moot for reals). A complex
+// row-major A^H is the conjugate of the column-major matrix, which no Fortran option letter says: nullptr, and the
+// CPU CBLAS takes the call.
+const char* flipped_trans_letter(CBLAS_TRANSPOSE t, bool complex) {
   switch (t) {
     case CblasNoTrans:
       return &kT;
     case CblasTrans:
-    case CblasConjTrans:
       return &kN;
+    case CblasConjTrans:
+      return complex ? nullptr : &kN;
     default:
       return nullptr;
   }
+}
+// The scalar CBLAS passes (a value, or a pointer for complex elements) as the pointer the Fortran call takes.
+template <class T>
+const T* scalar_ptr(const T& v) {
+  return &v;
+}
+template <class T>
+const T* scalar_ptr(const void* v) {
+  return static_cast<const T*>(v);
+}
+template <class T>
+const T* in(const void* p) {
+  return static_cast<const T*>(p);
+}
+template <class T>
+T* out(void* p) {
+  return static_cast<T*>(p);
 }
 const char* uplo_letter(CBLAS_UPLO u, bool flip) {
   if (u == CblasUpper) return flip ? &kL : &kU;
@@ -137,8 +182,24 @@ gemm BO_CBLAS_GEMM_PARAMS(T, FamilyInt<F>) {
   using D = br::Gemm<T, FamilyInt<F>>;
   // Row-major C = A B is column-major C^T = B^T A^T.
   const typename D::Args args =
-      row ? typename D::Args{tb, ta, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc, 1, 1}
-          : typename D::Args{ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1};
+      row ? typename D::Args{tb,
+                             ta,
+                             &n,
+                             &m,
+                             &k,
+                             scalar_ptr<T>(alpha),
+                             in<T>(b),
+                             &ldb,
+                             in<T>(a),
+                             &lda,
+                             scalar_ptr<T>(beta),
+                             out<T>(c),
+                             &ldc,
+                             1,
+                             1}
+          : typename D::Args{
+                ta,        tb,   &m, &n, &k, scalar_ptr<T>(alpha), in<T>(a), &lda, in<T>(b), &ldb, scalar_ptr<T>(beta),
+                out<T>(c), &ldc, 1,  1};
   cblas_call<D, F>((row || layout == CblasColMajor) && ta && tb, args,
                    BO_CPU_CBLAS(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
 }
@@ -148,10 +209,14 @@ BO_CBLAS_GEMV_RESULT(T)
 gemv BO_CBLAS_GEMV_PARAMS(T, FamilyInt<F>) {
   using Self = decltype(&gemv<T, F>);
   const bool row = layout == CblasRowMajor;
-  const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
+  const char* t = row ? flipped_trans_letter(trans, br::kIsComplex<T>) : trans_letter(trans);
   using D = br::Gemv<T, FamilyInt<F>>;
-  const typename D::Args args = row ? typename D::Args{t, &n, &m, &alpha, a, &lda, x, &incx, &beta, y, &incy, 1}
-                                    : typename D::Args{t, &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &incy, 1};
+  const typename D::Args args = row ? typename D::Args{t ? t : &kN, &n,       &m,    scalar_ptr<T>(alpha), in<T>(a),
+                                                       &lda,        in<T>(x), &incx, scalar_ptr<T>(beta),  out<T>(y),
+                                                       &incy,       1}
+                                    : typename D::Args{t ? t : &kN, &m,       &n,    scalar_ptr<T>(alpha), in<T>(a),
+                                                       &lda,        in<T>(x), &incx, scalar_ptr<T>(beta),  out<T>(y),
+                                                       &incy,       1};
   cblas_call<D, F>((row || layout == CblasColMajor) && t, args,
                    BO_CPU_CBLAS(layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy));
 }
@@ -162,19 +227,20 @@ trsv BO_CBLAS_TRSV_PARAMS(T, FamilyInt<F>) {
   using Self = decltype(&trsv<T, F>);
   const bool row = layout == CblasRowMajor;
   const char* ul = uplo_letter(uplo, row);
-  const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
+  const char* t = row ? flipped_trans_letter(trans, br::kIsComplex<T>) : trans_letter(trans);
   const char* d = diag_letter(diag);
   using D = br::Trsv<T, FamilyInt<F>>;
-  cblas_call<D, F>((row || layout == CblasColMajor) && ul && t && d,
-                   typename D::Args{ul ? ul : &kN, t ? t : &kN, d ? d : &kN, &n, a, &lda, x, &incx, 1, 1, 1},
-                   BO_CPU_CBLAS(layout, uplo, trans, diag, n, a, lda, x, incx));
+  cblas_call<D, F>(
+      (row || layout == CblasColMajor) && ul && t && d,
+      typename D::Args{ul ? ul : &kN, t ? t : &kN, d ? d : &kN, &n, in<T>(a), &lda, out<T>(x), &incx, 1, 1, 1},
+      BO_CPU_CBLAS(layout, uplo, trans, diag, n, a, lda, x, incx));
 }
 
 template <class T, Family F>
 BO_CBLAS_NRM2_RESULT(T)
 nrm2 BO_CBLAS_NRM2_PARAMS(T, FamilyInt<F>) {
   using Self = decltype(&nrm2<T, F>);
-  return cblas_call<br::Nrm2<T, FamilyInt<F>>, F>(true, typename br::Nrm2<T, FamilyInt<F>>::Args{&n, x, &incx},
+  return cblas_call<br::Nrm2<T, FamilyInt<F>>, F>(true, typename br::Nrm2<T, FamilyInt<F>>::Args{&n, in<T>(x), &incx},
                                                   BO_CPU_CBLAS(n, x, incx));
 }
 
@@ -191,8 +257,9 @@ trsm BO_CBLAS_TRSM_PARAMS(T, FamilyInt<F>) {
   const bool valid = (row || layout == CblasColMajor) && sd && ul && ta && d;
   if (!valid) sd = ul = ta = d = &kN;  // not read: cblas_call hands the call to the CPU CBLAS
   // Row-major B (m x n) is column-major B^T (n x m).
-  const typename D::Args args = row ? typename D::Args{sd, ul, ta, d, &n, &m, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1}
-                                    : typename D::Args{sd, ul, ta, d, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1};
+  const typename D::Args args =
+      row ? typename D::Args{sd, ul, ta, d, &n, &m, scalar_ptr<T>(alpha), in<T>(a), &lda, out<T>(b), &ldb, 1, 1, 1, 1}
+          : typename D::Args{sd, ul, ta, d, &m, &n, scalar_ptr<T>(alpha), in<T>(a), &lda, out<T>(b), &ldb, 1, 1, 1, 1};
   cblas_call<D, F>(valid, args, BO_CPU_CBLAS(layout, side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb));
 }
 
@@ -203,11 +270,30 @@ syrk BO_CBLAS_SYRK_PARAMS(T, FamilyInt<F>) {
   const bool row = layout == CblasRowMajor;
   // Row-major C's upper triangle is column-major C^T's lower one, and row-major A A^T is (A^T)^T A^T.
   const char* ul = uplo_letter(uplo, row);
-  const char* t = row ? flipped_trans_letter(trans) : trans_letter(trans);
+  const char* t = row ? flipped_trans_letter(trans, br::kIsComplex<T>) : trans_letter(trans);
   using D = br::Syrk<T, FamilyInt<F>>;
   cblas_call<D, F>((row || layout == CblasColMajor) && ul && t,
-                   typename D::Args{ul ? ul : &kN, t ? t : &kN, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1},
+                   typename D::Args{ul ? ul : &kN, t ? t : &kN, &n, &k, scalar_ptr<T>(alpha), in<T>(a), &lda,
+                                    scalar_ptr<T>(beta), out<T>(c), &ldc, 1, 1},
                    BO_CPU_CBLAS(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc));
+}
+
+template <class T, Family F>
+BO_CBLAS_HERK_RESULT(T)
+herk BO_CBLAS_HERK_PARAMS(T, FamilyInt<F>) {
+  using Self = decltype(&herk<T, F>);
+  const bool row = layout == CblasRowMajor;
+  // As syrk, with the conjugate transpose: row-major A A^H is column-major (A^T)^H A^T.
+  const char* ul = uplo_letter(uplo, row);
+  const char* t = !row                      ? trans_letter(trans)
+                  : trans == CblasNoTrans   ? &kC
+                  : trans == CblasConjTrans ? &kN
+                                            : nullptr;  // Trans is not herk's: the CPU CBLAS reports it
+  using D = br::Herk<T, FamilyInt<F>>;
+  cblas_call<D, F>(
+      (row || layout == CblasColMajor) && ul && t,
+      typename D::Args{ul ? ul : &kN, t ? t : &kN, &n, &k, &alpha, in<T>(a), &lda, &beta, out<T>(c), &ldc, 1, 1},
+      BO_CPU_CBLAS(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc));
 }
 
 }  // namespace

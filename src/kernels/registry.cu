@@ -167,8 +167,14 @@ int select_builtin_d(int routine, const Args* a, bool own_only) {
 
 int select_builtin(int routine, const Args* a, bool own_only) {
   if (routine < 0 || routine >= BO_R_COUNT) return -1;
-  return bo_routine_precision(routine) == BO_PREC_D ? select_builtin_d(routine, a, own_only)
-                                                    : select_builtin_s(routine, a);
+  switch (bo_routine_precision(routine)) {
+    case BO_PREC_S:
+      return select_builtin_s(routine, a);
+    case BO_PREC_D:
+      return select_builtin_d(routine, a, own_only);
+    default:
+      return -1;  // no kernel of ours for complex elements
+  }
 }
 
 int select_ex(int routine, const Args* a, int policy) {

@@ -86,7 +86,9 @@ namespace {
 // The table key (index into kKeys) and the tile coordinates of a call; -1 for a routine without a key.
 int key_and_dims(int r, const bo_call* a, int64_t* dims) {
   if (r < 0 || r >= BO_R_COUNT) return -1;
-  const int base = bo_routine_precision(r) == BO_PREC_D ? kPerPrec : 0;
+  const bo_precision p = bo_routine_precision(r);
+  if (p != BO_PREC_S && p != BO_PREC_D) return -1;  // the tables have real keys only
+  const int base = p == BO_PREC_D ? kPerPrec : 0;
   switch (bo_routine_kind_of(r)) {
     case BO_KIND_NRM2:
       dims[0] = a->n;

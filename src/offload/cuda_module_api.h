@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 14u
+#define BO_CUDA_API_VERSION 15u /* 15: bo_call carries the imaginary parts of alpha and beta; complex routine ids */
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */

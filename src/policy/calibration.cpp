@@ -44,6 +44,7 @@ const std::vector<std::string>& calibration_classes() { return class_names(); }
 bool measured_by_calibrate(const std::string& cls) {
   static const char* const kPart2[] = {"geqrf", "orgqr", "ormqr", "gels",  "syevd", "syev",
                                        "syevr", "gesvd", "gesdd", "getri", "potri"};
+  if (cls.empty() || cls[0] == 'c' || cls[0] == 'z') return false;  // complex: derived from the real classes
   const std::string base = cls.substr(1, cls.find('.') == std::string::npos ? std::string::npos : cls.find('.') - 1);
   for (const char* p : kPart2)
     if (base == p) return false;
@@ -106,6 +107,17 @@ std::vector<std::string> derive_missing_classes(Calibration* c) {
   level3("d");
   lapack("s");
   lapack("d");
+  // Complex from real, c from s and z from d, at the same rates: the flops classes count real flops (four per
+  // complex multiply-add), at which a CPU BLAS runs its complex kernels about as fast as its real ones, and bytes
+  // stream at the same speed; herk as the complex syrk.
+  for (int i = 0; i < class_count(); ++i) {
+    const std::string name = class_name(i);
+    if (name[0] != 'c' && name[0] != 'z') continue;
+    const std::string real = std::string(name[0] == 'c' ? "s" : "d") + name.substr(1);
+    if (derive(c, name, real, 1.0)) derived.push_back(name);
+  }
+  for (const char* p : {"c", "z"})
+    if (derive(c, std::string(p) + "herk", std::string(p) + "syrk", 1.0)) derived.push_back(std::string(p) + "herk");
   return derived;
 }
 

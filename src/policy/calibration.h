@@ -50,7 +50,7 @@ struct Calibration {
 // The class names above, in file order.
 const std::vector<std::string>& calibration_classes();
 // Whether blasoffload-calibrate measures a class: not yet LAPACK part 2's (geqrf ... potri), whose curves always come
-// from the built-in defaults.
+// from the built-in defaults, nor the complex ones (c, z), derived from the real ones of the same file.
 bool measured_by_calibrate(const std::string& cls);
 
 // Files written before strsm and ssyrk were measured lack their classes. They stay valid: the missing curves are
@@ -58,7 +58,8 @@ bool measured_by_calibrate(const std::string& cls);
 // the built-in defaults. strsm: sgemm.panel at half the rate (a CPU trsm, with few right-hand sides or a small
 // triangle, runs at about half its gemm speed: the triangular blocks are substitutions, only the updates are gemm);
 // ssyrk: sgemm.square as it is (a syrk is half a gemm at about gemm's rate). Adds each missing class it can derive and
-// returns their names (empty when the calibration has them all).
+// returns their names (empty when the calibration has them all). Complex classes (c, z) come from the real ones of the
+// same width (s, d) at the same rates, herk from the complex syrk.
 std::vector<std::string> derive_missing_classes(Calibration* c);
 
 bool parse_calibration(const std::string& json, Calibration* out, std::string* error);

@@ -15,7 +15,8 @@ struct Table {
     for (int r = 0; r < BO_R_COUNT; ++r)
       bo::routines::visit(r, [&](auto t) {
         using D = typename decltype(t)::type;
-        const char letter = bo_routine_name(r)[0];
+        // The precision's letter, not the name's: scnrm2's classes are "cnrm2", not snrm2's.
+        const char letter = bo_precision_letter(bo_routine_precision(r));
         of[r].first = int(names.size());
         for (const bo::routines::ShapeClassInfo& c : D::kClasses) {
           names.push_back(std::string(1, letter) + c.suffix);

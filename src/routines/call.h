@@ -60,6 +60,8 @@ struct bo_call {
   void* d;           /* a fourth matrix (gesvd, gesdd: VT) */
   int64_t ldd;
   void* found; /* syevr: the number of eigenvalues found (int_bytes) */
+  /* The imaginary parts of alpha and beta (complex routines; 0 for real ones and for herk's real scalars). */
+  double alpha_i, beta_i;
 };
 
 #ifdef __cplusplus

@@ -16,9 +16,11 @@
 // as the reference does (0 first, -i on an argument error).
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 
 #include "abi/blas_types.h"
 #include "routines/call.h"
@@ -30,16 +32,72 @@ namespace bo::routines {
 using blasoffload::blas_int;
 using blasoffload::fortran_strlen;
 
+// The element types: precision, the real type beneath (a complex element is two of them), complex or not.
 template <class T>
 struct Element;
 template <>
 struct Element<float> {
   static constexpr bo_precision kPrecision = BO_PREC_S;
+  using Real = float;
 };
 template <>
 struct Element<double> {
   static constexpr bo_precision kPrecision = BO_PREC_D;
+  using Real = double;
 };
+template <>
+struct Element<bo_cfloat> {
+  static constexpr bo_precision kPrecision = BO_PREC_C;
+  using Real = float;
+};
+template <>
+struct Element<bo_cdouble> {
+  static constexpr bo_precision kPrecision = BO_PREC_Z;
+  using Real = double;
+};
+template <class T>
+using RealOf = typename Element<T>::Real;
+template <class T>
+constexpr bool kIsComplex = !std::is_same_v<T, RealOf<T>>;
+// Real flops per multiply-add, relative to a real one: a complex multiply-add is four real multiplies and four adds.
+template <class T>
+constexpr double kFlopScale = kIsComplex<T> ? 4.0 : 1.0;
+
+// A scalar's real and imaginary parts as bo_call carries them (alpha, alpha_i; beta, beta_i), and back.
+inline double re(float v) { return v; }
+inline double re(double v) { return v; }
+template <class R>
+double re(const std::complex<R>& v) {
+  return double(v.real());
+}
+inline double im(float) { return 0; }
+inline double im(double) { return 0; }
+template <class R>
+double im(const std::complex<R>& v) {
+  return double(v.imag());
+}
+template <class T>
+T scalar(double r, double i) {
+  if constexpr (kIsComplex<T>)
+    return T(RealOf<T>(r), RealOf<T>(i));
+  else
+    return T(r);
+}
+template <class T>
+T alpha_of(const bo_call& c) {
+  return scalar<T>(c.alpha, c.alpha_i);
+}
+template <class T>
+T beta_of(const bo_call& c) {
+  return scalar<T>(c.beta, c.beta_i);
+}
+inline bool alpha_is_zero(const bo_call& c) { return c.alpha == 0 && c.alpha_i == 0; }
+inline bool beta_is_zero(const bo_call& c) { return c.beta == 0 && c.beta_i == 0; }
+// Sets the imaginary parts after a call was made from the real ones.
+template <class T>
+void set_imaginary(bo_call* c, const T& alpha, const T& beta) {
+  c->alpha_i = im(alpha), c->beta_i = im(beta);
+}
 
 // The routine id of a kind in an element type (the numbering of routine_ids.h, computed at compile time).
 constexpr int routine_id(bo_routine_kind kind, bo_precision prec) {

@@ -1,4 +1,4 @@
-// ?GEMM: C := alpha op(A) op(B) + beta C.
+// ?GEMM: C := alpha op(A) op(B) + beta C (op: none, the transpose, or the conjugate transpose).
 #pragma once
 
 #include <cstdio>
@@ -47,8 +47,8 @@ struct Gemm {
                     m,
                     n,
                     k,
-                    alpha,
-                    beta,
+                    re(alpha),
+                    re(beta),
                     std::get<A>(x),
                     lda,
                     std::get<B>(x),
@@ -63,7 +63,10 @@ struct Gemm {
                     kIntBytes<I>,
                     nullptr,
                     0,
-                    nullptr};
+                    nullptr,
+                    0,
+                    0};
+    set_imaginary(call, alpha, beta);
     return Prep::kRun;
   }
 
@@ -71,19 +74,19 @@ struct Gemm {
   // The normalised call through a Fortran entry point (the module's CPU share of a hybrid gemm goes this way).
   static void call_fortran(Fortran* fn, const bo_call& c) {
     const I m = I(c.m), n = I(c.n), k = I(c.k), lda = I(c.lda), ldb = I(c.ldb), ldc = I(c.ldc);
-    const T alpha = T(c.alpha), beta = T(c.beta);
+    const T alpha = alpha_of<T>(c), beta = beta_of<T>(c);
     fn(&c.op[0], &c.op[1], &m, &n, &k, &alpha, static_cast<const T*>(c.a), &lda, static_cast<const T*>(c.b), &ldb,
        &beta, static_cast<T*>(c.c), &ldc, 1, 1);
   }
 
   static int operands(const bo_call& c, Operand* out) {
     int n = 0;
-    if (c.alpha != 0 && c.k != 0) {
+    if (!alpha_is_zero(c) && c.k != 0) {
       const bool na = c.op[0] == 'N', nb = c.op[1] == 'N';
       out[n++] = {0, Operand::kMatrix, Operand::kIn, na ? c.m : c.k, na ? c.k : c.m, c.lda};
       out[n++] = {1, Operand::kMatrix, Operand::kIn, nb ? c.k : c.n, nb ? c.n : c.k, c.ldb};
     }
-    out[n++] = {2, Operand::kMatrix, c.beta != 0 ? Operand::kInOut : Operand::kOut, c.m, c.n, c.ldc};
+    out[n++] = {2, Operand::kMatrix, beta_is_zero(c) ? Operand::kOut : Operand::kInOut, c.m, c.n, c.ldc};
     return n;
   }
 
@@ -92,7 +95,7 @@ struct Gemm {
 
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return double(c.m) * double(c.n) * double(c.k); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
 
   // A CPU BLAS's gemm rate depends on a small dimension (packing and parallel efficiency: LAPACK's rank-64 updates
   // run well below square products).

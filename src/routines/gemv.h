@@ -38,8 +38,8 @@ struct Gemv {
                     m,
                     n,
                     0,
-                    alpha,
-                    beta,
+                    re(alpha),
+                    re(beta),
                     std::get<A>(x),
                     lda,
                     std::get<X>(x),
@@ -54,7 +54,10 @@ struct Gemv {
                     kIntBytes<I>,
                     nullptr,
                     0,
-                    nullptr};
+                    nullptr,
+                    0,
+                    0};
+    set_imaginary(call, alpha, beta);
     return Prep::kRun;
   }
 
@@ -62,7 +65,7 @@ struct Gemv {
   // The normalised call through a Fortran entry point.
   static void call_fortran(Fortran* fn, const bo_call& c) {
     const I m = I(c.m), n = I(c.n), lda = I(c.lda), incx = I(c.incx), incy = I(c.incy);
-    const T alpha = T(c.alpha), beta = T(c.beta);
+    const T alpha = alpha_of<T>(c), beta = beta_of<T>(c);
     fn(&c.op[0], &m, &n, &alpha, static_cast<const T*>(c.a), &lda, static_cast<const T*>(c.b), &incx, &beta,
        static_cast<T*>(c.c), &incy, 1);
   }
@@ -70,11 +73,11 @@ struct Gemv {
   static int operands(const bo_call& c, Operand* out) {
     const int64_t lx = c.op[0] == 'N' ? c.n : c.m, ly = c.op[0] == 'N' ? c.m : c.n;
     int n = 0;
-    if (c.alpha != 0) {
+    if (!alpha_is_zero(c)) {
       out[n++] = {0, Operand::kMatrix, Operand::kIn, c.m, c.n, c.lda};
       out[n++] = {1, Operand::kVector, Operand::kIn, lx, 1, c.incx, Operand::kIncx};
     }
-    out[n++] = {2, Operand::kVector, c.beta != 0 ? Operand::kInOut : Operand::kOut, ly, 1, c.incy, Operand::kIncy};
+    out[n++] = {2, Operand::kVector, beta_is_zero(c) ? Operand::kOut : Operand::kInOut, ly, 1, c.incy, Operand::kIncy};
     return n;
   }
 
@@ -83,7 +86,7 @@ struct Gemv {
 
   static constexpr int kWorkDims = 2;
   static double work(const bo_call& c) { return double(c.m) * double(c.n); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
 
   // The transpose changes the access pattern (axpy against dot form). Sizes: the matrix's bytes.
   static constexpr ShapeClassInfo kClasses[] = {{"gemv.n", 1, true}, {"gemv.t", 1, true}};

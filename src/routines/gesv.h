@@ -53,7 +53,9 @@ struct Gesv {
                     kIntBytes<I>,
                     nullptr,
                     0,
-                    nullptr};
+                    nullptr,
+                    0,
+                    0};
     return Prep::kRun;
   }
 
@@ -74,7 +76,7 @@ struct Gesv {
   static double work(const bo_call& c) {
     return getrf_work(double(c.n), double(c.n)) + solve_work(double(c.n), double(c.k));
   }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
 
   static constexpr ShapeClassInfo kClasses[] = {{"gesv", 2, false}};
   static int shape_class(const bo_call&) { return 0; }

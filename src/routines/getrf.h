@@ -51,7 +51,9 @@ struct Getrf {
                     kIntBytes<I>,
                     nullptr,
                     0,
-                    nullptr};
+                    nullptr,
+                    0,
+                    0};
     return Prep::kRun;
   }
 
@@ -67,7 +69,7 @@ struct Getrf {
 
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return getrf_work(double(c.m), double(c.n)); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
 
   static constexpr ShapeClassInfo kClasses[] = {{"getrf", 2, false}};
   static int shape_class(const bo_call&) { return 0; }

@@ -56,7 +56,9 @@ struct Getrs : SolveFamily<T, 2> {
                     kIntBytes<I>,
                     nullptr,
                     0,
-                    nullptr};
+                    nullptr,
+                    0,
+                    0};
     return Prep::kRun;
   }
 

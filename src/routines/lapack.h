@@ -40,7 +40,7 @@ struct SolveFamily {
   static constexpr bool kResidencyInPolicy = true;
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return 0.5 * Triangles * solve_work(double(c.n), double(c.k)); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
   static int shape_class(const bo_call& c) { return solve_class(c); }
   // Few right-hand sides: the bytes of the triangles read (at least work / kSolveFewRhs elements); more: flops.
   static double class_size(const bo_call& c) {

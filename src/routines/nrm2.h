@@ -1,4 +1,5 @@
-// ?NRM2: the Euclidean norm of a vector, returned as the function's value.
+// ?NRM2 (snrm2 dnrm2 scnrm2 dznrm2): the Euclidean norm of a real or complex vector, returned as the function's
+// value (a real).
 #pragma once
 
 #include <cstdio>
@@ -7,7 +8,7 @@
 
 // The Fortran entry point's result and parameters, written once: the descriptor's type below and the exported
 // definitions (abi/fortran_api.cpp) are made from them.
-#define BO_NRM2_RESULT(T) T
+#define BO_NRM2_RESULT(T) bo::routines::RealOf<T>
 #define BO_NRM2_PARAMS(T, I) (const I* n, const T* x, const I* incx)
 #define BO_NRM2_ARGS (n, x, incx)
 
@@ -31,18 +32,18 @@ struct Nrm2 {
     const I n = *std::get<N>(x), incx = *std::get<INCX>(x);
     if (n <= 0) return Prep::kQuick;
     if (incx <= 0) return Prep::kQuickCpu;
-    *call = bo_call{kRoutine,       {},      0,       n,      0,    0, 0,       nullptr, 0,
-                    std::get<X>(x), 0,       nullptr, 0,      incx, 0, nullptr, nullptr, 0,
-                    kIntBytes<I>,   nullptr, 0,       nullptr};
+    *call = bo_call{kRoutine,       {},      0,       n,       0,    0, 0,       nullptr, 0,
+                    std::get<X>(x), 0,       nullptr, 0,       incx, 0, nullptr, nullptr, 0,
+                    kIntBytes<I>,   nullptr, 0,       nullptr, 0,    0};
     return Prep::kRun;
   }
   // The value a quick return gives.
-  static constexpr T kQuickResult = T(0);
+  static constexpr RealOf<T> kQuickResult = 0;
 
   // The normalised call through a Fortran entry point; the value goes to *c.c.
   static void call_fortran(Fortran* fn, const bo_call& c) {
     const I n = I(c.n), incx = I(c.incx);
-    *static_cast<T*>(c.c) = fn(&n, static_cast<const T*>(c.b), &incx);
+    *static_cast<RealOf<T>*>(c.c) = fn(&n, static_cast<const T*>(c.b), &incx);
   }
 
   static int operands(const bo_call& c, Operand* out) {
@@ -50,11 +51,11 @@ struct Nrm2 {
     return 1;
   }
   // The scalar result travels too (written by the kernel into mapped host memory).
-  static constexpr double kResultBytes = sizeof(T);
+  static constexpr double kResultBytes = sizeof(RealOf<T>);
 
   static constexpr int kWorkDims = 1;
   static double work(const bo_call& c) { return double(c.n); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return (kIsComplex<T> ? 4 : 2) * work(c); }
 
   static constexpr ShapeClassInfo kClasses[] = {{"nrm2", 1, true}};
   static int shape_class(const bo_call&) { return 0; }

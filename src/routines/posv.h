@@ -32,8 +32,9 @@ struct Posv {
     const I n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
     if (const I bad = cholesky_solve_invalid(ul, n, nrhs, lda, ldb)) return lapack_invalid(out, bad, info);
     if (n == 0) return Prep::kQuick;
-    *call = bo_call{kRoutine,       {ul}, n, n, nrhs,    0,   0, std::get<A>(x), lda,     nullptr, 0,
-                    std::get<B>(x), ldb,  0, 0, nullptr, out, 0, kIntBytes<I>,   nullptr, 0,       nullptr};
+    *call = bo_call{
+        kRoutine, {ul},    n,   n, nrhs,         0,       0, std::get<A>(x), lda, nullptr, 0, std::get<B>(x), ldb, 0,
+        0,        nullptr, out, 0, kIntBytes<I>, nullptr, 0, nullptr,        0,   0};
     return Prep::kRun;
   }
 
@@ -52,7 +53,7 @@ struct Posv {
 
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return potrf_work(double(c.n)) + solve_work(double(c.n), double(c.k)); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
 
   static constexpr ShapeClassInfo kClasses[] = {{"posv", 2, false}};
   static int shape_class(const bo_call&) { return 0; }

@@ -33,7 +33,8 @@ struct Potrf {
     if (lda < max1(n)) return lapack_invalid(out, 4, info);
     if (n == 0) return Prep::kQuick;
     *call = bo_call{kRoutine, {ul}, n, n, 0,       0,   0, std::get<A>(x), lda,     nullptr, 0,
-                    nullptr,  0,    0, 0, nullptr, out, 0, kIntBytes<I>,   nullptr, 0,       nullptr};
+                    nullptr,  0,    0, 0, nullptr, out, 0, kIntBytes<I>,   nullptr, 0,       nullptr,
+                    0,        0};
     return Prep::kRun;
   }
 
@@ -49,7 +50,7 @@ struct Potrf {
 
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return potrf_work(double(c.n)); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
 
   static constexpr ShapeClassInfo kClasses[] = {{"potrf", 2, false}};
   static int shape_class(const bo_call&) { return 0; }

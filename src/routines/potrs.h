@@ -31,8 +31,9 @@ struct Potrs : SolveFamily<T, 2> {
     const I n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x), ldb = *std::get<LDB>(x);
     if (const I bad = cholesky_solve_invalid(ul, n, nrhs, lda, ldb)) return lapack_invalid(out, bad, info);
     if (n == 0 || nrhs == 0) return Prep::kQuick;
-    *call = bo_call{kRoutine,       {ul}, n, n, nrhs,    0,   0, std::get<A>(x), lda,     nullptr, 0,
-                    std::get<B>(x), ldb,  0, 0, nullptr, out, 0, kIntBytes<I>,   nullptr, 0,       nullptr};
+    *call = bo_call{
+        kRoutine, {ul},    n,   n, nrhs,         0,       0, std::get<A>(x), lda, nullptr, 0, std::get<B>(x), ldb, 0,
+        0,        nullptr, out, 0, kIntBytes<I>, nullptr, 0, nullptr,        0,   0};
     return Prep::kRun;
   }
 

@@ -24,8 +24,10 @@ enum bo_routine_kind {
   BO_KIND_COUNT
 };
 
-/* Element types, in the order of the precision letters s, d (c, z later). */
-enum bo_precision { BO_PREC_S = 0, BO_PREC_D = 1, BO_PREC_COUNT };
+/* Element types, in the order of the precision letters s, d, c, z. The complex norms scnrm2 and dznrm2 name their
+ * precision with two letters (the symbol list's SC and DZ): the same element types as c and z. */
+enum bo_precision { BO_PREC_S = 0, BO_PREC_D = 1, BO_PREC_C = 2, BO_PREC_Z = 3, BO_PREC_COUNT };
+enum { BO_PREC_SC = BO_PREC_C, BO_PREC_DZ = BO_PREC_Z };
 
 static inline enum bo_routine_kind bo_routine_kind_of(int r) {
   static const unsigned char kKind[] = {
@@ -46,7 +48,19 @@ static inline enum bo_precision bo_routine_precision(int r) {
 }
 
 /* Bytes of one element. */
-static inline int bo_element_size(enum bo_precision p) { return p == BO_PREC_D ? 8 : 4; }
+static inline int bo_element_size(enum bo_precision p) {
+  static const unsigned char kBytes[BO_PREC_COUNT] = {4, 8, 8, 16};
+  return kBytes[p];
+}
+
+/* Complex elements (c, z). */
+static inline int bo_is_complex(enum bo_precision p) { return p == BO_PREC_C || p == BO_PREC_Z; }
+
+/* Bytes of one real number of the precision (a complex element holds two). */
+static inline int bo_real_size(enum bo_precision p) { return p == BO_PREC_S || p == BO_PREC_C ? 4 : 8; }
+
+/* The precision's letter as the policy's class names and the tuned tables use it: s, d, c, z. */
+static inline char bo_precision_letter(enum bo_precision p) { return "sdcz"[p]; }
 
 /* Lower-case name ("dgemm"). */
 static inline const char* bo_routine_name(int r) {

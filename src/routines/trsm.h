@@ -50,7 +50,7 @@ struct Trsm {
                     m,
                     n,
                     0,
-                    alpha,
+                    re(alpha),
                     0,
                     std::get<A>(x),
                     lda,
@@ -66,7 +66,10 @@ struct Trsm {
                     kIntBytes<I>,
                     nullptr,
                     0,
-                    nullptr};
+                    nullptr,
+                    0,
+                    0};
+    set_imaginary(call, alpha, T(0));
     return Prep::kRun;
   }
 
@@ -76,7 +79,7 @@ struct Trsm {
   // The normalised call through a Fortran entry point.
   static void call_fortran(Fortran* fn, const bo_call& c) {
     const I m = I(c.m), n = I(c.n), lda = I(c.lda), ldb = I(c.ldc);
-    const T alpha = T(c.alpha);
+    const T alpha = alpha_of<T>(c);
     fn(&c.op[0], &c.op[1], &c.op[2], &c.op[3], &m, &n, &alpha, static_cast<const T*>(c.a), &lda, static_cast<T*>(c.c),
        &ldb, 1, 1, 1, 1);
   }
@@ -91,14 +94,14 @@ struct Trsm {
   // m n t: the triangle's order times the other dimension times t.
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return double(c.m) * double(c.n) * double(order(c)); }
-  static double flops(const bo_call& c) { return work(c); }
+  static double flops(const bo_call& c) { return kFlopScale<T> * work(c); }
 
   // A narrow block of right-hand sides (at most 256: LAPACK's solves, potrs with 64 right-hand sides) runs at a
   // fraction of a square solve's rate at the same flops: OpenBLAS's dtrsm m = 8192 with 64 right-hand sides at about
   // 110 GFLOP/s on the lent H100 machine, square ones at 300-500; one class for both predicted it 2-4x too fast.
   static constexpr ShapeClassInfo kClasses[] = {{"trsm", 1, false}, {"trsm.narrow", 1, false}};
   static int shape_class(const bo_call& c) { return (c.op[0] == 'L' ? c.n : c.m) <= 256 ? 1 : 0; }
-  static double class_size(const bo_call& c) { return work(c); }
+  static double class_size(const bo_call& c) { return flops(c); }
 
   static void describe(const bo_call& c, char* buf, std::size_t size) {
     std::snprintf(buf, size, "%c%c%c%c m=%lld n=%lld", c.op[0], c.op[1], c.op[2], c.op[3], (long long)c.m,

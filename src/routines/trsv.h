@@ -31,9 +31,30 @@ struct Trsv {
     *info = !is_uplo(ul) ? 1 : !is_trans(t) ? 2 : !is_diag(d) ? 3 : n < 0 ? 4 : lda < max1(n) ? 6 : incx == 0 ? 8 : 0;
     if (*info) return Prep::kInvalid;
     if (n == 0) return Prep::kQuick;
-    *call =
-        bo_call{kRoutine,       {ul, t, d}, 0,    n, 0,       0,       0, std::get<A>(x), lda,     nullptr, 0,
-                std::get<X>(x), 0,          incx, 0, nullptr, nullptr, 0, kIntBytes<I>,   nullptr, 0,       nullptr};
+    *call = bo_call{kRoutine,
+                    {ul, t, d},
+                    0,
+                    n,
+                    0,
+                    0,
+                    0,
+                    std::get<A>(x),
+                    lda,
+                    nullptr,
+                    0,
+                    std::get<X>(x),
+                    0,
+                    incx,
+                    0,
+                    nullptr,
+                    nullptr,
+                    0,
+                    kIntBytes<I>,
+                    nullptr,
+                    0,
+                    nullptr,
+                    0,
+                    0};
     return Prep::kRun;
   }
 
@@ -54,7 +75,7 @@ struct Trsv {
 
   static constexpr int kWorkDims = 2;
   static double work(const bo_call& c) { return double(c.n) * double(c.n); }
-  static double flops(const bo_call& c) { return work(c); }
+  static double flops(const bo_call& c) { return kFlopScale<T> * work(c); }
 
   // Sizes: the triangle's bytes, about half of work() elements.
   static constexpr ShapeClassInfo kClasses[] = {{"trsv.n", 0.5, true}, {"trsv.t", 0.5, true}};

@@ -40,8 +40,30 @@ struct Trtrs : SolveFamily<T, 1> {
     if (n == 0) return Prep::kQuick;
     // No right-hand sides: only the singularity check, a scan of the diagonal the CPU LAPACK does at once.
     if (nrhs == 0) return Prep::kQuickCpu;
-    *call = bo_call{kRoutine,       {ul, t, dg}, n, n, nrhs,    0,   0, std::get<A>(x), lda,     nullptr, 0,
-                    std::get<B>(x), ldb,         0, 0, nullptr, out, 0, kIntBytes<I>,   nullptr, 0,       nullptr};
+    *call = bo_call{kRoutine,
+                    {ul, t, dg},
+                    n,
+                    n,
+                    nrhs,
+                    0,
+                    0,
+                    std::get<A>(x),
+                    lda,
+                    nullptr,
+                    0,
+                    std::get<B>(x),
+                    ldb,
+                    0,
+                    0,
+                    nullptr,
+                    out,
+                    0,
+                    kIntBytes<I>,
+                    nullptr,
+                    0,
+                    nullptr,
+                    0,
+                    0};
     return Prep::kRun;
   }
 

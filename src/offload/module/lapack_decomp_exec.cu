@@ -412,7 +412,14 @@ bool is_decomp_kind(int kind) {
 }
 
 int decomp_call(const bo_call& c) {
-  return bo_routine_precision(c.routine) == BO_PREC_D ? run<double>(c) : run<float>(c);
+  switch (bo_routine_precision(c.routine)) {
+    case BO_PREC_S:
+      return run<float>(c);
+    case BO_PREC_D:
+      return run<double>(c);
+    default:
+      return BO_CUDA_UNSUPPORTED;  // part 2 is built in real precisions only
+  }
 }
 
 }  // namespace bom
