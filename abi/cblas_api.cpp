@@ -147,10 +147,13 @@ const char* diag_letter(CBLAS_DIAG d) {
 }
 
 // The common path: `valid` says the layout and option enums were valid; the descriptor's checks decide the rest.
+// `cpu_only`: valid enums that no column-major Fortran call expresses (a complex row-major ConjTrans gemv or trsv, the
+// row-major transposes reference CBLAS accepts for complex syrk and herk): the CPU CBLAS computes them, counted as CPU
+// calls once the descriptor's other checks passed on args holding 'N' in place of the option.
 // Entered from a CBLAS entry, the scope is open, so the CPU CBLAS may call its Fortran routine back through us
 // without being counted twice.
 template <class D, Family F, class Cpu>
-ResultOf<D> cblas_call(bool valid, const typename D::Args& args, Cpu&& cpu_cblas) {
+ResultOf<D> cblas_call(bool valid, const typename D::Args& args, Cpu&& cpu_cblas, bool cpu_only = false) {
   constexpr Layer layer = LayerOf<D>::value;
   const bool was_reentered = reentered(layer);
   CallScope scope(layer);
@@ -160,10 +163,12 @@ ResultOf<D> cblas_call(bool valid, const typename D::Args& args, Cpu&& cpu_cblas
     FamilyInt<F> info = 0;
     valid = D::prepare(args, &unused, &info) != br::Prep::kInvalid;
   }
-  if (!valid || was_reentered) {
+  if (!valid || was_reentered || cpu_only) {
     void* fn = __atomic_load_n(&g_cpu.cblas[int(F)][D::kRoutine], __ATOMIC_ACQUIRE);
     if (!fn) fn = resolve_late_cblas(Routine(D::kRoutine), F);
     if (!fn) cpu_blas_missing(cblas_name(F, routine_name(Routine(D::kRoutine))).c_str());
+    if (!valid || was_reentered) return cpu_cblas(fn);
+    const CpuCallCount count(Routine(D::kRoutine));
     return cpu_cblas(fn);
   }
   return run<D, F>(args);
@@ -210,6 +215,7 @@ gemv BO_CBLAS_GEMV_PARAMS(T, FamilyInt<F>) {
   using Self = decltype(&gemv<T, F>);
   const bool row = layout == CblasRowMajor;
   const char* t = row ? flipped_trans_letter(trans, br::kIsComplex<T>) : trans_letter(trans);
+  const bool cpu_only = row && !t && trans_letter(trans);
   using D = br::Gemv<T, FamilyInt<F>>;
   const typename D::Args args = row ? typename D::Args{t ? t : &kN, &n,       &m,    scalar_ptr<T>(alpha), in<T>(a),
                                                        &lda,        in<T>(x), &incx, scalar_ptr<T>(beta),  out<T>(y),
@@ -217,8 +223,8 @@ gemv BO_CBLAS_GEMV_PARAMS(T, FamilyInt<F>) {
                                     : typename D::Args{t ? t : &kN, &m,       &n,    scalar_ptr<T>(alpha), in<T>(a),
                                                        &lda,        in<T>(x), &incx, scalar_ptr<T>(beta),  out<T>(y),
                                                        &incy,       1};
-  cblas_call<D, F>((row || layout == CblasColMajor) && t, args,
-                   BO_CPU_CBLAS(layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy));
+  cblas_call<D, F>((row || layout == CblasColMajor) && (t || cpu_only), args,
+                   BO_CPU_CBLAS(layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy), cpu_only);
 }
 
 template <class T, Family F>
@@ -228,12 +234,13 @@ trsv BO_CBLAS_TRSV_PARAMS(T, FamilyInt<F>) {
   const bool row = layout == CblasRowMajor;
   const char* ul = uplo_letter(uplo, row);
   const char* t = row ? flipped_trans_letter(trans, br::kIsComplex<T>) : trans_letter(trans);
+  const bool cpu_only = row && !t && trans_letter(trans);
   const char* d = diag_letter(diag);
   using D = br::Trsv<T, FamilyInt<F>>;
   cblas_call<D, F>(
-      (row || layout == CblasColMajor) && ul && t && d,
+      (row || layout == CblasColMajor) && ul && (t || cpu_only) && d,
       typename D::Args{ul ? ul : &kN, t ? t : &kN, d ? d : &kN, &n, in<T>(a), &lda, out<T>(x), &incx, 1, 1, 1},
-      BO_CPU_CBLAS(layout, uplo, trans, diag, n, a, lda, x, incx));
+      BO_CPU_CBLAS(layout, uplo, trans, diag, n, a, lda, x, incx), cpu_only);
 }
 
 template <class T, Family F>
@@ -271,11 +278,12 @@ syrk BO_CBLAS_SYRK_PARAMS(T, FamilyInt<F>) {
   // Row-major C's upper triangle is column-major C^T's lower one, and row-major A A^T is (A^T)^T A^T.
   const char* ul = uplo_letter(uplo, row);
   const char* t = row ? flipped_trans_letter(trans, br::kIsComplex<T>) : trans_letter(trans);
+  const bool cpu_only = row && !t && trans_letter(trans);
   using D = br::Syrk<T, FamilyInt<F>>;
-  cblas_call<D, F>((row || layout == CblasColMajor) && ul && t,
+  cblas_call<D, F>((row || layout == CblasColMajor) && ul && (t || cpu_only),
                    typename D::Args{ul ? ul : &kN, t ? t : &kN, &n, &k, scalar_ptr<T>(alpha), in<T>(a), &lda,
                                     scalar_ptr<T>(beta), out<T>(c), &ldc, 1, 1},
-                   BO_CPU_CBLAS(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc));
+                   BO_CPU_CBLAS(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc), cpu_only);
 }
 
 template <class T, Family F>
@@ -288,12 +296,13 @@ herk BO_CBLAS_HERK_PARAMS(T, FamilyInt<F>) {
   const char* t = !row                      ? trans_letter(trans)
                   : trans == CblasNoTrans   ? &kC
                   : trans == CblasConjTrans ? &kN
-                                            : nullptr;  // Trans is not herk's: the CPU CBLAS reports it
+                                            : nullptr;  // Trans: not herk's, which reference CBLAS computes
+  const bool cpu_only = row && !t && trans_letter(trans);
   using D = br::Herk<T, FamilyInt<F>>;
   cblas_call<D, F>(
-      (row || layout == CblasColMajor) && ul && t,
+      (row || layout == CblasColMajor) && ul && (t || cpu_only),
       typename D::Args{ul ? ul : &kN, t ? t : &kN, &n, &k, &alpha, in<T>(a), &lda, &beta, out<T>(c), &ldc, 1, 1},
-      BO_CPU_CBLAS(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc));
+      BO_CPU_CBLAS(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc), cpu_only);
 }
 
 }  // namespace

@@ -87,6 +87,25 @@ __attribute__((always_inline)) inline bool route(const policy::Call& call, Cpu&&
   return on_gpu;
 }
 
+// Counts a call the CPU library ran without a decision (the CBLAS calls no column-major call expresses), with its
+// time, for the scope's lifetime.
+class CpuCallCount {
+ public:
+  explicit CpuCallCount(Routine r) : r_(r), t0_(g_settings->log >= LogLevel::kSummary ? now_ns() : 0) {}
+  ~CpuCallCount() {
+    if (!t0_) return;
+    auto& c = thread_stats().r[index(r_)];
+    c.calls[static_cast<int>(Where::kCpu)].add(1);
+    c.ns[static_cast<int>(Where::kCpu)].add(now_ns() - t0_);
+  }
+  CpuCallCount(const CpuCallCount&) = delete;
+  CpuCallCount& operator=(const CpuCallCount&) = delete;
+
+ private:
+  Routine r_;
+  std::uint64_t t0_;
+};
+
 // Counts a call that ended in XERBLA or a reference quick return.
 inline void count_error(Routine r) {
   if (g_settings->log >= LogLevel::kSummary) thread_stats().r[index(r)].errors.add(1);
