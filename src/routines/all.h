@@ -100,11 +100,12 @@ struct HasGpuCovers : std::false_type {};
 template <class D>
 struct HasGpuCovers<D, std::void_t<decltype(&D::gpu_covers)>> : std::true_type {};
 template <class D>
-inline bool gpu_covers(const bo_call& c) {
+inline bool gpu_covers([[maybe_unused]] const bo_call& c) {
   // Complex elements have no GPU path yet: their calls are intercepted (checks, statistics, settings) and run on the
-  // CPU library.
-  if (bo_is_complex(bo_routine_precision(c.routine))) return false;
-  if constexpr (HasGpuCovers<D>::value)
+  // CPU library. Decided at compile time: nothing is added to a real call's path.
+  if constexpr (is_complex(precision_of(D::kRoutine)))
+    return false;
+  else if constexpr (HasGpuCovers<D>::value)
     return D::gpu_covers(c);
   else
     return true;

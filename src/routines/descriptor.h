@@ -99,6 +99,17 @@ void set_imaginary(bo_call* c, const T& alpha, const T& beta) {
   c->alpha_i = im(alpha), c->beta_i = im(beta);
 }
 
+// The precision of a routine id, at compile time (routine_ids.h's bo_routine_precision is for run time).
+constexpr bo_precision precision_of(int routine) {
+  constexpr unsigned char kPrec[] = {
+#define BO_ENTRY(p, P, name, NAME, T) BO_PREC_##P,
+#include "routines/routine_list.h"
+#undef BO_ENTRY
+  };
+  return bo_precision(kPrec[routine]);
+}
+constexpr bool is_complex(bo_precision p) { return p == BO_PREC_C || p == BO_PREC_Z; }
+
 // The routine id of a kind in an element type (the numbering of routine_ids.h, computed at compile time).
 constexpr int routine_id(bo_routine_kind kind, bo_precision prec) {
   constexpr unsigned char kKind[] = {
@@ -106,13 +117,8 @@ constexpr int routine_id(bo_routine_kind kind, bo_precision prec) {
 #include "routines/routine_list.h"
 #undef BO_ENTRY
   };
-  constexpr unsigned char kPrec[] = {
-#define BO_ENTRY(p, P, name, NAME, T) BO_PREC_##P,
-#include "routines/routine_list.h"
-#undef BO_ENTRY
-  };
   for (int r = 0; r < BO_R_COUNT; ++r)
-    if (kKind[r] == kind && kPrec[r] == prec) return r;
+    if (kKind[r] == kind && precision_of(r) == prec) return r;
   return -1;
 }
 

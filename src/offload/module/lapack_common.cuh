@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "offload/cuda_module_api.h"
 #include "offload/module/device.h"
 #include "offload/module/staged_seen.h"
 #include "routines/operand.h"
@@ -129,6 +130,20 @@ cudaError_t max_abs(const T* dev, const Operand& o, int64_t ld, unsigned long lo
   max_abs_bits<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, ld, int(o.shape), out);
   return cudaGetLastError();
 }
+// Runs f(float()) or f(double()) for a call of a real precision (the LAPACK executors' run<T>); a complex call is
+// the CPU LAPACK's (no complex executor yet).
+template <class F>
+int by_real_precision(const bo_call& c, F&& f) {
+  switch (bo_routine_precision(c.routine)) {
+    case BO_PREC_S:
+      return f(float());
+    case BO_PREC_D:
+      return f(double());
+    default:
+      return BO_CUDA_UNSUPPORTED;
+  }
+}
+
 inline double bits_to_double(unsigned long long b) {
   double d;
   std::memcpy(&d, &b, sizeof d);

@@ -412,14 +412,7 @@ bool is_decomp_kind(int kind) {
 }
 
 int decomp_call(const bo_call& c) {
-  switch (bo_routine_precision(c.routine)) {
-    case BO_PREC_S:
-      return run<float>(c);
-    case BO_PREC_D:
-      return run<double>(c);
-    default:
-      return BO_CUDA_UNSUPPORTED;  // part 2 is built in real precisions only
-  }
+  return by_real_precision(c, [&](auto t) { return run<decltype(t)>(c); });
 }
 
 }  // namespace bom

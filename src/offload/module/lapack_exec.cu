@@ -225,14 +225,7 @@ int lapack_call(const bo_call& c) {
     log_line(have ? BO_LOG_DEBUG : BO_LOG_SUMMARY, "%s", bok::vendor::cusolver_description());
   });
   if (is_decomp_kind(bo_routine_kind_of(c.routine))) return decomp_call(c);
-  switch (bo_routine_precision(c.routine)) {
-    case BO_PREC_S:
-      return run<float>(c);
-    case BO_PREC_D:
-      return run<double>(c);
-    default:
-      return BO_CUDA_UNSUPPORTED;  // complex: the CPU LAPACK (the policy does not send these yet)
-  }
+  return by_real_precision(c, [&](auto t) { return run<decltype(t)>(c); });
 }
 
 }  // namespace bom
