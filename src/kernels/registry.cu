@@ -80,6 +80,23 @@ using Args = bo_kernel_args;
 template <class T>
 using VE = reg::VendorEntry<T>;
 
+// The complex routines: cuBLAS's, except the norms (registry_blas12.cu: ours on the real kernels; cuBLAS's scnrm2 and
+// dznrm2 return Inf for a vector holding both Inf and NaN, so they are timed as the reference only).
+template <class T>
+void add_complex(std::vector<bo_kernel_entry>& v, const std::string& p, int nrm2, int gemv, int trsv, int gemm,
+                 int trsm, int syrk, int herk) {
+  auto add = [&](const char* name, int routine, int vendor, int (*fn)(const Args*, void*, void*)) {
+    v.push_back({reg::keep("cublas_" + std::string(name)), "cublas", routine, vendor, &VE<T>::can, &VE<T>::ws, fn});
+  };
+  add(p == "c" ? "scnrm2" : "dznrm2", nrm2, 2, &VE<T>::nrm2);
+  add((p + "gemv").c_str(), gemv, 1, &VE<T>::gemv);
+  add((p + "trsv").c_str(), trsv, 1, &VE<T>::trsv);
+  add((p + "gemm").c_str(), gemm, 1, &VE<T>::gemm);
+  add((p + "trsm").c_str(), trsm, 1, &VE<T>::trsm);
+  add((p + "syrk").c_str(), syrk, 1, &VE<T>::syrk);
+  add((p + "herk").c_str(), herk, 1, &VE<T>::herk);
+}
+
 // The lists. Hand-written entries first: they are the built-in defaults' fallbacks (any alignment).
 std::vector<bo_kernel_entry> build() {
   std::vector<bo_kernel_entry> v;
@@ -98,6 +115,8 @@ std::vector<bo_kernel_entry> build() {
   v.push_back({"cublas_dgemv", "cublas", BO_R_DGEMV, 1, &VE<double>::can, &VE<double>::ws, &VE<double>::gemv});
   v.push_back({"cublas_dtrsv", "cublas", BO_R_DTRSV, 1, &VE<double>::can, &VE<double>::ws, &VE<double>::trsv});
   v.push_back({"cublas_dgemm", "cublas", BO_R_DGEMM, 1, &VE<double>::can, &VE<double>::ws, &VE<double>::gemm});
+  add_complex<bo_cfloat>(v, "c", BO_R_SCNRM2, BO_R_CGEMV, BO_R_CTRSV, BO_R_CGEMM, BO_R_CTRSM, BO_R_CSYRK, BO_R_CHERK);
+  add_complex<bo_cdouble>(v, "z", BO_R_DZNRM2, BO_R_ZGEMV, BO_R_ZTRSV, BO_R_ZGEMM, BO_R_ZTRSM, BO_R_ZSYRK, BO_R_ZHERK);
   return v;
 }
 
@@ -165,6 +184,17 @@ int select_builtin_d(int routine, const Args* a, bool own_only) {
   return -1;
 }
 
+// Built-in defaults, complex: cuBLAS (our own kernels exist only for the norms, which cuBLAS gets wrong for Inf with
+// NaN); the norms' first own entry.
+int select_builtin_complex(int routine, const Args* a, bool own_only) {
+  const auto& v = entries();
+  const bool norm = bo_routine_kind_of(routine) == BO_KIND_NRM2;
+  if (!norm && (own_only || !fits_int32(a))) return -1;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].routine == routine && v[i].vendor == (norm ? 0 : 1) && v[i].can_implement(a)) return int(i);
+  return -1;
+}
+
 int select_builtin(int routine, const Args* a, bool own_only) {
   if (routine < 0 || routine >= BO_R_COUNT) return -1;
   switch (bo_routine_precision(routine)) {
@@ -173,7 +203,7 @@ int select_builtin(int routine, const Args* a, bool own_only) {
     case BO_PREC_D:
       return select_builtin_d(routine, a, own_only);
     default:
-      return -1;  // no kernel of ours for complex elements
+      return select_builtin_complex(routine, a, own_only);
   }
 }
 

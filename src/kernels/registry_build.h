@@ -3,6 +3,7 @@
 // The registry is split over several .cu files (registry_*.cu) so that a 2-core build compiles them in
 // parallel.
 #pragma once
+#include <complex>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -29,6 +30,24 @@ template <class T>
 inline T* mp(void* p) {
   return static_cast<T*>(p);
 }
+
+// A call's scalar as the element type takes it: complex ones carry their imaginary part (bo_call's alpha_i, beta_i).
+template <class T>
+inline T scalar(double re, double im) {
+  if constexpr (std::is_same_v<T, bo_cfloat> || std::is_same_v<T, bo_cdouble>)
+    return T(typename T::value_type(re), typename T::value_type(im));
+  else
+    return T(re);
+}
+// The real type of an element type (nrm2's result, herk's scalars).
+template <class T>
+struct RealOfT {
+  using type = T;
+};
+template <class R>
+struct RealOfT<std::complex<R>> {
+  using type = R;
+};
 
 // The adaptors read the kernel's element type from K::Elem (float unless the kernel says otherwise).
 template <class K, class = void>
@@ -101,34 +120,43 @@ struct GemmEntry {
   }
 };
 
-// cuBLAS as a candidate: the tuner times it like ours; a table that picks it makes the module call it.
+// cuBLAS as a candidate: the tuner times it like ours; a table that picks it makes the module call it. T is our
+// element type (float, double, bo_cfloat, bo_cdouble).
 template <class T>
 struct VendorEntry {
+  using R = typename RealOfT<T>::type;
+  static constexpr bool kComplex = !std::is_same_v<T, R>;
   static int can(const Args* a) {
     (void)a;
-    return vendor::cublas_available();
+    return kComplex ? vendor::cublas_complex_available() : vendor::cublas_available();
   }
   static size_t ws(const Args*) { return 0; }
+  static T alpha(const Args* a) { return scalar<T>(a->alpha, a->alpha_i); }
+  static T beta(const Args* a) { return scalar<T>(a->beta, a->beta_i); }
   static int nrm2(const Args* a, void*, void* s) {
-    return vendor::cublas_nrm2(a->n, cp<T>(a->b), a->incx, mp<T>(a->c), S(s));
+    return vendor::cublas_nrm2(a->n, cp<T>(a->b), a->incx, mp<R>(a->c), S(s));
   }
   static int gemv(const Args* a, void*, void* s) {
-    return vendor::cublas_gemv(a->op[0], a->m, a->n, T(a->alpha), cp<T>(a->a), a->lda, cp<T>(a->b), a->incx, T(a->beta),
+    return vendor::cublas_gemv(a->op[0], a->m, a->n, alpha(a), cp<T>(a->a), a->lda, cp<T>(a->b), a->incx, beta(a),
                                mp<T>(a->c), a->incy, S(s));
   }
   static int trsv(const Args* a, void*, void* s) {
     return vendor::cublas_trsv(a->op[0], a->op[1], a->op[2], a->n, cp<T>(a->a), a->lda, mp<T>(a->c), a->incx, S(s));
   }
   static int gemm(const Args* a, void*, void* s) {
-    return vendor::cublas_gemm(a->op[0], a->op[1], a->m, a->n, a->k, T(a->alpha), cp<T>(a->a), a->lda, cp<T>(a->b),
-                               a->ldb, T(a->beta), mp<T>(a->c), a->ldc, S(s));
+    return vendor::cublas_gemm(a->op[0], a->op[1], a->m, a->n, a->k, alpha(a), cp<T>(a->a), a->lda, cp<T>(a->b), a->ldb,
+                               beta(a), mp<T>(a->c), a->ldc, S(s));
   }
   static int trsm(const Args* a, void*, void* s) {
-    return vendor::cublas_trsm(a->op[0], a->op[1], a->op[2], a->op[3], a->m, a->n, T(a->alpha), cp<T>(a->a), a->lda,
+    return vendor::cublas_trsm(a->op[0], a->op[1], a->op[2], a->op[3], a->m, a->n, alpha(a), cp<T>(a->a), a->lda,
                                mp<T>(a->c), a->ldc, S(s));
   }
   static int syrk(const Args* a, void*, void* s) {
-    return vendor::cublas_syrk(a->op[0], a->op[1], a->n, a->k, T(a->alpha), cp<T>(a->a), a->lda, T(a->beta),
+    return vendor::cublas_syrk(a->op[0], a->op[1], a->n, a->k, alpha(a), cp<T>(a->a), a->lda, beta(a), mp<T>(a->c),
+                               a->ldc, S(s));
+  }
+  static int herk(const Args* a, void*, void* s) {
+    return vendor::cublas_herk(a->op[0], a->op[1], a->n, a->k, R(a->alpha), cp<T>(a->a), a->lda, R(a->beta),
                                mp<T>(a->c), a->ldc, S(s));
   }
 };
@@ -143,7 +171,6 @@ bo_kernel_entry entry(int routine) {
   const std::string name = K::name();
   return {keep(name), keep(strip_transposes(name)), routine, 0, &E<K>::can, &E<K>::ws, &E<K>::launch};
 }
-
 
 // ---- The tuning spaces (kernels/spaces.h) instantiated point by point: exactly the compiled verdicts. ----
 template <class Fam, size_t... I>

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "kernels/vendor_cublas.h"
 #include "kernels/vendor_dl.h"
@@ -14,10 +15,10 @@
 namespace bok::vendor {
 namespace {
 
-// The routines of one element type (cuBLAS S or D).
-template <class T>
+// The routines of one element type (cuBLAS S, D, C or Z); R is the real type of nrm2's result and herk's scalars.
+template <class T, class R = T>
 struct Routines {
-  cublasStatus_t (*nrm2)(cublasHandle_t, int, const T*, int, T*);
+  cublasStatus_t (*nrm2)(cublasHandle_t, int, const T*, int, R*);
   cublasStatus_t (*gemv)(cublasHandle_t, cublasOperation_t, int, int, const T*, const T*, int, const T*, int, const T*,
                          T*, int);
   cublasStatus_t (*trsv)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t, int, const T*, int, T*,
@@ -28,6 +29,8 @@ struct Routines {
                          int, const T*, const T*, int, T*, int);
   cublasStatus_t (*syrk)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int, const T*, const T*, int,
                          const T*, T*, int);
+  cublasStatus_t (*herk)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int, const R*, const T*, int,
+                         const R*, T*, int);  // complex only
 };
 
 struct Api {
@@ -37,11 +40,16 @@ struct Api {
   cublasStatus_t (*get_version)(cublasHandle_t, int*);
   Routines<float> s;
   Routines<double> d;
+  Routines<cuComplex, float> c;
+  Routines<cuDoubleComplex, double> z;
   const Routines<float>& of(float) const { return s; }
   const Routines<double>& of(double) const { return d; }
+  const Routines<cuComplex, float>& of(cuComplex) const { return c; }
+  const Routines<cuDoubleComplex, double>& of(cuDoubleComplex) const { return z; }
 };
 Api g_api{};
 bool g_ok = false;
+bool g_complex_ok = false;
 std::string g_desc = "cuBLAS: not opened yet";
 std::once_flag g_once;
 std::string g_setting;
@@ -77,6 +85,13 @@ void open_cublas() {
     g_desc = "cuBLAS: " + used + " lacks a needed symbol";
     return;
   }
+  // The complex routines are a group of their own: a library without one keeps the real routines.
+  const bool complex_ok =
+      sym(h, "cublasScnrm2_v2", a.c.nrm2) && sym(h, "cublasCgemv_v2", a.c.gemv) && sym(h, "cublasCtrsv_v2", a.c.trsv) &&
+      sym(h, "cublasCgemm_v2", a.c.gemm) && sym(h, "cublasCtrsm_v2", a.c.trsm) && sym(h, "cublasCsyrk_v2", a.c.syrk) &&
+      sym(h, "cublasCherk_v2", a.c.herk) && sym(h, "cublasDznrm2_v2", a.z.nrm2) && sym(h, "cublasZgemv_v2", a.z.gemv) &&
+      sym(h, "cublasZtrsv_v2", a.z.trsv) && sym(h, "cublasZgemm_v2", a.z.gemm) && sym(h, "cublasZtrsm_v2", a.z.trsm) &&
+      sym(h, "cublasZsyrk_v2", a.z.syrk) && sym(h, "cublasZherk_v2", a.z.herk);
   g_api = a;
   cublasHandle_t t = nullptr;
   int v = 0;
@@ -87,7 +102,9 @@ void open_cublas() {
   char buf[512];
   std::snprintf(buf, sizeof buf, "cuBLAS %d.%d.%d (%s)", v / 10000, (v / 100) % 100, v % 100, used.c_str());
   g_desc = buf;
+  if (!complex_ok) g_desc += " without its complex routines";
   g_ok = true;
+  g_complex_ok = complex_ok;
 }
 
 // One handle per thread, created on first use and kept for the process (the driver reclaims it).
@@ -111,7 +128,41 @@ int status(cublasStatus_t s) {
   return cudaErrorUnknown;
 }
 bool fits(int64_t v) { return v >= -2147483647 && v <= 2147483647; }
-cublasOperation_t op(char t) { return t == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T; }
+template <class T>
+constexpr bool kComplex = std::is_same_v<T, cuComplex> || std::is_same_v<T, cuDoubleComplex>;
+// BLAS's option letter; 'C' is the conjugate transpose of a complex matrix (for a real one, the transpose).
+template <class T>
+cublasOperation_t op(char t) {
+  if (t == 'N') return CUBLAS_OP_N;
+  return kComplex<T> && t == 'C' ? CUBLAS_OP_C : CUBLAS_OP_T;
+}
+cublasFillMode_t fill(char uplo) { return uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
+cublasDiagType_t diag_type(char diag) { return diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
+template <class T>
+bool available() {
+  return kComplex<T> ? cublas_complex_available() : cublas_available();
+}
+// The cuBLAS element type of ours: std::complex has cuComplex's layout.
+template <class T>
+struct Cu {
+  using type = T;
+};
+template <>
+struct Cu<bo_cfloat> {
+  using type = cuComplex;
+};
+template <>
+struct Cu<bo_cdouble> {
+  using type = cuDoubleComplex;
+};
+template <class T>
+const typename Cu<T>::type* cu(const T* p) {
+  return reinterpret_cast<const typename Cu<T>::type*>(p);
+}
+template <class T>
+typename Cu<T>::type* cu(T* p) {
+  return reinterpret_cast<typename Cu<T>::type*>(p);
+}
 
 }  // namespace
 
@@ -124,6 +175,7 @@ bool cublas_available() {
   std::call_once(g_once, open_cublas);
   return g_ok;
 }
+bool cublas_complex_available() { return cublas_available() && g_complex_ok; }
 const char* cublas_description() {
   cublas_available();
   return g_desc.c_str();
@@ -131,9 +183,10 @@ const char* cublas_description() {
 
 namespace {
 
-template <class T>
-int nrm2(int64_t n, const T* x, int64_t incx, T* result_dev, cudaStream_t st) {
-  if (!cublas_available() || !fits(n) || !fits(incx)) return cudaErrorNotSupported;
+// Each takes cuBLAS's element type T (float, double, cuComplex, cuDoubleComplex).
+template <class T, class R>
+int nrm2(int64_t n, const T* x, int64_t incx, R* result_dev, cudaStream_t st) {
+  if (!available<T>() || !fits(n) || !fits(incx)) return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
   g_api.set_pointer_mode(h, CUBLAS_POINTER_MODE_DEVICE);
@@ -144,50 +197,56 @@ int nrm2(int64_t n, const T* x, int64_t incx, T* result_dev, cudaStream_t st) {
 template <class T>
 int gemv(char trans, int64_t m, int64_t n, T alpha, const T* a, int64_t lda, const T* x, int64_t incx, T beta, T* y,
          int64_t incy, cudaStream_t st) {
-  if (!cublas_available() || !fits(m) || !fits(n) || !fits(lda)) return cudaErrorNotSupported;
+  if (!available<T>() || !fits(m) || !fits(n) || !fits(lda)) return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
   return status(
-      g_api.of(T()).gemv(h, op(trans), int(m), int(n), &alpha, a, int(lda), x, int(incx), &beta, y, int(incy)));
+      g_api.of(T()).gemv(h, op<T>(trans), int(m), int(n), &alpha, a, int(lda), x, int(incx), &beta, y, int(incy)));
 }
 template <class T>
 int trsv(char uplo, char trans, char diag, int64_t n, const T* a, int64_t lda, T* x, int64_t incx, cudaStream_t st) {
-  if (!cublas_available() || !fits(n) || !fits(lda)) return cudaErrorNotSupported;
+  if (!available<T>() || !fits(n) || !fits(lda)) return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
-  return status(g_api.of(T()).trsv(h, uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(trans),
-                                   diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, int(n), a, int(lda), x,
-                                   int(incx)));
+  return status(g_api.of(T()).trsv(h, fill(uplo), op<T>(trans), diag_type(diag), int(n), a, int(lda), x, int(incx)));
 }
 template <class T>
 int gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
          T beta, T* c, int64_t ldc, cudaStream_t st) {
-  if (!cublas_available() || !fits(m) || !fits(n) || !fits(k) || !fits(lda) || !fits(ldb) || !fits(ldc))
+  if (!available<T>() || !fits(m) || !fits(n) || !fits(k) || !fits(lda) || !fits(ldb) || !fits(ldc))
     return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
-  return status(g_api.of(T()).gemm(h, op(ta), op(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta,
-                                   c, int(ldc)));
+  return status(g_api.of(T()).gemm(h, op<T>(ta), op<T>(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb),
+                                   &beta, c, int(ldc)));
 }
 template <class T>
 int trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, T alpha, const T* a, int64_t lda, T* b,
          int64_t ldb, cudaStream_t st) {
-  if (!cublas_available() || !fits(m) || !fits(n) || !fits(lda) || !fits(ldb)) return cudaErrorNotSupported;
+  if (!available<T>() || !fits(m) || !fits(n) || !fits(lda) || !fits(ldb)) return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
-  return status(g_api.of(T()).trsm(h, side == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
-                                   uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(transa),
-                                   diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, int(m), int(n), &alpha, a,
-                                   int(lda), b, int(ldb)));
+  return status(g_api.of(T()).trsm(h, side == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT, fill(uplo), op<T>(transa),
+                                   diag_type(diag), int(m), int(n), &alpha, a, int(lda), b, int(ldb)));
 }
 template <class T>
 int syrk(char uplo, char trans, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, T beta, T* c, int64_t ldc,
          cudaStream_t st) {
-  if (!cublas_available() || !fits(n) || !fits(k) || !fits(lda) || !fits(ldc)) return cudaErrorNotSupported;
+  if (!available<T>() || !fits(n) || !fits(k) || !fits(lda) || !fits(ldc)) return cudaErrorNotSupported;
   cublasHandle_t h = handle(st);
   if (!h) return cudaErrorMemoryAllocation;
-  return status(g_api.of(T()).syrk(h, uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, op(trans), int(n),
-                                   int(k), &alpha, a, int(lda), &beta, c, int(ldc)));
+  // A complex syrk's 'T' is the plain transpose (op<T> would keep it so; only herk takes 'C').
+  return status(
+      g_api.of(T()).syrk(h, fill(uplo), op<T>(trans), int(n), int(k), &alpha, a, int(lda), &beta, c, int(ldc)));
+}
+template <class T, class R>
+int herk(char uplo, char trans, int64_t n, int64_t k, R alpha, const T* a, int64_t lda, R beta, T* c, int64_t ldc,
+         cudaStream_t st) {
+  if (!available<T>() || !fits(n) || !fits(k) || !fits(lda) || !fits(ldc)) return cudaErrorNotSupported;
+  cublasHandle_t h = handle(st);
+  if (!h) return cudaErrorMemoryAllocation;
+  return status(g_api.of(T()).herk(h, fill(uplo), trans == 'N' ? CUBLAS_OP_N : CUBLAS_OP_C, int(n), int(k), &alpha, a,
+                                   int(lda), &beta, c, int(ldc)));
 }
 
 }  // namespace
@@ -236,5 +295,36 @@ int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, double alpha, const
                 double* c, int64_t ldc, cudaStream_t st) {
   return syrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc, st);
 }
+
+// Complex: the same templates on cuBLAS's element types.
+#define BO_CUBLAS_COMPLEX(T, R)                                                                                       \
+  int cublas_nrm2(int64_t n, const T* x, int64_t incx, R* r, cudaStream_t st) { return nrm2(n, cu(x), incx, r, st); } \
+  int cublas_gemv(char trans, int64_t m, int64_t n, T alpha, const T* a, int64_t lda, const T* x, int64_t incx,       \
+                  T beta, T* y, int64_t incy, cudaStream_t st) {                                                      \
+    return gemv(trans, m, n, *cu(&alpha), cu(a), lda, cu(x), incx, *cu(&beta), cu(y), incy, st);                      \
+  }                                                                                                                   \
+  int cublas_trsv(char uplo, char trans, char diag, int64_t n, const T* a, int64_t lda, T* x, int64_t incx,           \
+                  cudaStream_t st) {                                                                                  \
+    return trsv(uplo, trans, diag, n, cu(a), lda, cu(x), incx, st);                                                   \
+  }                                                                                                                   \
+  int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,    \
+                  int64_t ldb, T beta, T* c, int64_t ldc, cudaStream_t st) {                                          \
+    return gemm(ta, tb, m, n, k, *cu(&alpha), cu(a), lda, cu(b), ldb, *cu(&beta), cu(c), ldc, st);                    \
+  }                                                                                                                   \
+  int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, T alpha, const T* a,            \
+                  int64_t lda, T* b, int64_t ldb, cudaStream_t st) {                                                  \
+    return trsm(side, uplo, transa, diag, m, n, *cu(&alpha), cu(a), lda, cu(b), ldb, st);                             \
+  }                                                                                                                   \
+  int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, T beta, T* c,        \
+                  int64_t ldc, cudaStream_t st) {                                                                     \
+    return syrk(uplo, trans, n, k, *cu(&alpha), cu(a), lda, *cu(&beta), cu(c), ldc, st);                              \
+  }                                                                                                                   \
+  int cublas_herk(char uplo, char trans, int64_t n, int64_t k, R alpha, const T* a, int64_t lda, R beta, T* c,        \
+                  int64_t ldc, cudaStream_t st) {                                                                     \
+    return herk(uplo, trans, n, k, alpha, cu(a), lda, beta, cu(c), ldc, st);                                          \
+  }
+BO_CUBLAS_COMPLEX(bo_cfloat, float)
+BO_CUBLAS_COMPLEX(bo_cdouble, double)
+#undef BO_CUBLAS_COMPLEX
 
 }  // namespace bok::vendor

@@ -3,11 +3,15 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "abi/blas_types.h"
+
 namespace bok::vendor {
 
-// True once libcublas was opened and every symbol resolved (first call tries; BLASOFFLOAD_CUBLAS=off or
+// True once libcublas was opened and every real (S, D) symbol resolved (first call tries; BLASOFFLOAD_CUBLAS=off or
 // a path overrides the search). Thread-safe.
 bool cublas_available();
+// True when, besides, every complex (C, Z) symbol resolved: a library without them keeps the real routines.
+bool cublas_complex_available();
 // The BLASOFFLOAD_CUBLAS setting as the module's configuration gives it (environment or config file); called by
 // the module's init before any cuBLAS use. Without it (tuner, benchmarks) the environment is read.
 void set_cublas_setting(const char* value);
@@ -39,5 +43,34 @@ int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const 
                 float* c, int64_t ldc, cudaStream_t st);
 int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, double beta,
                 double* c, int64_t ldc, cudaStream_t st);
+
+// Complex elements (bo_cfloat and bo_cdouble are laid out as cuComplex and cuDoubleComplex). nrm2 returns the real
+// norm (scnrm2, dznrm2); herk takes real alpha and beta.
+int cublas_nrm2(int64_t n, const bo_cfloat* x, int64_t incx, float* result_dev, cudaStream_t st);
+int cublas_nrm2(int64_t n, const bo_cdouble* x, int64_t incx, double* result_dev, cudaStream_t st);
+int cublas_gemv(char trans, int64_t m, int64_t n, bo_cfloat alpha, const bo_cfloat* a, int64_t lda, const bo_cfloat* x,
+                int64_t incx, bo_cfloat beta, bo_cfloat* y, int64_t incy, cudaStream_t st);
+int cublas_gemv(char trans, int64_t m, int64_t n, bo_cdouble alpha, const bo_cdouble* a, int64_t lda,
+                const bo_cdouble* x, int64_t incx, bo_cdouble beta, bo_cdouble* y, int64_t incy, cudaStream_t st);
+int cublas_trsv(char uplo, char trans, char diag, int64_t n, const bo_cfloat* a, int64_t lda, bo_cfloat* x,
+                int64_t incx, cudaStream_t st);
+int cublas_trsv(char uplo, char trans, char diag, int64_t n, const bo_cdouble* a, int64_t lda, bo_cdouble* x,
+                int64_t incx, cudaStream_t st);
+int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, bo_cfloat alpha, const bo_cfloat* a, int64_t lda,
+                const bo_cfloat* b, int64_t ldb, bo_cfloat beta, bo_cfloat* c, int64_t ldc, cudaStream_t st);
+int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, bo_cdouble alpha, const bo_cdouble* a, int64_t lda,
+                const bo_cdouble* b, int64_t ldb, bo_cdouble beta, bo_cdouble* c, int64_t ldc, cudaStream_t st);
+int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, bo_cfloat alpha, const bo_cfloat* a,
+                int64_t lda, bo_cfloat* b, int64_t ldb, cudaStream_t st);
+int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, bo_cdouble alpha,
+                const bo_cdouble* a, int64_t lda, bo_cdouble* b, int64_t ldb, cudaStream_t st);
+int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, bo_cfloat alpha, const bo_cfloat* a, int64_t lda,
+                bo_cfloat beta, bo_cfloat* c, int64_t ldc, cudaStream_t st);
+int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, bo_cdouble alpha, const bo_cdouble* a, int64_t lda,
+                bo_cdouble beta, bo_cdouble* c, int64_t ldc, cudaStream_t st);
+int cublas_herk(char uplo, char trans, int64_t n, int64_t k, float alpha, const bo_cfloat* a, int64_t lda, float beta,
+                bo_cfloat* c, int64_t ldc, cudaStream_t st);
+int cublas_herk(char uplo, char trans, int64_t n, int64_t k, double alpha, const bo_cdouble* a, int64_t lda,
+                double beta, bo_cdouble* c, int64_t ldc, cudaStream_t st);
 
 }  // namespace bok::vendor

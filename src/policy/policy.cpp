@@ -374,7 +374,10 @@ Decision decide_auto(const Settings& s, const Call& c, double w) {
     d.cpu_us = float(p.cpu_us * cc);
     d.gpu_us = float(p.gpu_us * gc);
     d.cpu_share = 0;
-    if (bo_routine_kind_of(r) == BO_KIND_GEMM && s.hybrid_share != 0 && p.bytes_in + p.bytes_out > 0) {
+    // Complex elements are not shared: their CPU curves are derived from the real ones, not measured, and a split
+    // needs the CPU's real rate.
+    if (bo_routine_kind_of(r) == BO_KIND_GEMM && s.hybrid_share != 0 && p.bytes_in + p.bytes_out > 0 &&
+        !bo_is_complex(bo_routine_precision(r))) {
       // Sharing the call: the model's split, or the user's fixed one.
       double share = 0;
       double t = model->hybrid_us(d.cpu_us, d.gpu_us, &share);

@@ -93,6 +93,15 @@ inline bool call_fortran(void* fn, const bo_call& c) {
   });
 }
 
+// The interface of a routine (descriptor.h): LAPACK descriptors declare kInterface.
+template <class D, class = void>
+struct InterfaceOf {
+  static constexpr Interface value = Interface::kBlas;
+};
+template <class D>
+struct InterfaceOf<D, std::void_t<decltype(D::kInterface)>> {
+  static constexpr Interface value = D::kInterface;
+};
 // Whether the GPU path covers this call's variant (a descriptor's gpu_covers; absent: every call). A call it does not
 // cover goes to the CPU library in every mode, as a routine the library does not accelerate would.
 template <class D, class = void>
@@ -101,9 +110,9 @@ template <class D>
 struct HasGpuCovers<D, std::void_t<decltype(&D::gpu_covers)>> : std::true_type {};
 template <class D>
 inline bool gpu_covers([[maybe_unused]] const bo_call& c) {
-  // Complex elements have no GPU path yet: their calls are intercepted (checks, statistics, settings) and run on the
-  // CPU library. Decided at compile time: nothing is added to a real call's path.
-  if constexpr (is_complex(precision_of(D::kRoutine)))
+  // Complex LAPACK has no GPU path yet: its calls are intercepted (checks, statistics, settings) and run on the CPU
+  // LAPACK. Decided at compile time: nothing is added to a real call's path.
+  if constexpr (is_complex(precision_of(D::kRoutine)) && InterfaceOf<D>::value == Interface::kLapack)
     return false;
   else if constexpr (HasGpuCovers<D>::value)
     return D::gpu_covers(c);
@@ -134,15 +143,6 @@ inline bool residency_in_policy(int routine) {
   return visit(routine, [](auto t) { return ResidencyInPolicy<typename decltype(t)::type>::value; });
 }
 
-// The interface of a routine (descriptor.h): LAPACK descriptors declare kInterface.
-template <class D, class = void>
-struct InterfaceOf {
-  static constexpr Interface value = Interface::kBlas;
-};
-template <class D>
-struct InterfaceOf<D, std::void_t<decltype(D::kInterface)>> {
-  static constexpr Interface value = D::kInterface;
-};
 inline bool is_lapack(int routine) {
   return visit(routine, [](auto t) { return InterfaceOf<typename decltype(t)::type>::value == Interface::kLapack; });
 }

@@ -2,7 +2,9 @@
 # Debian's complex reference suites (xblat[123][cz], x[cz]cblat[123], xlintst[cz]) on the GPU machine with
 # BLASOFFLOAD_MODE=gpu, one program at a time: each must pass and count its complex routines; BO_COMPLEX_ON=cpu (the
 # default until the complex GPU path exists) requires them to have stayed on the CPU library, =gpu that the
-# routines listed ran on the GPU. Logs and an index go to $OUT.
+# routines listed ran on the GPU. With =gpu, xblat3[cz] run a second time with BLASOFFLOAD_PIPELINE=always: every gemm
+# of theirs through the tiled host pipeline (complex alpha and beta in its tiles and K passes). Logs and an index go to
+# $OUT.
 # Usage (from the repository root): tests/gpu/device-complex.sh LIB_DIR BLAS_CARRY
 #   LIB_DIR      libblasoffload.so and libblasoffload_cuda.so; BLAS_CARRY made by tests/gpu/make-blas-carry.sh
 # Environment: BO_DEVICE_LIMIT_S (default 300): no program starts after this many seconds.
@@ -26,6 +28,8 @@ jobs_list() {
     echo "xblat1$p $L/blas/xblat1$p - blas1 $n ${n^^}"
     echo "xblat2$p $L/blas/xblat2$p $L/blas/${p}blat2.in blas ${p}gemv,${p}trsv ${P}GEMV ${P}TRSV"
     echo "xblat3$p $L/blas/xblat3$p $L/blas/${p}blat3.in blas ${p}gemm,${p}trsm,${p}syrk,${p}herk ${P}GEMM ${P}TRSM ${P}SYRK ${P}HERK"
+    [ "$on" = gpu ] &&
+      echo "xblat3$p-pipeline $L/blas/xblat3$p $L/blas/${p}blat3.in blas ${p}gemm ${P}GEMM"
     echo "x${p}cblat2 $L/blas/x${p}cblat2 $L/blas/${p}in2 blas ${p}gemv,${p}trsv cblas_${p}gemv cblas_${p}trsv"
     echo "x${p}cblat3 $L/blas/x${p}cblat3 $L/blas/${p}in3 blas ${p}gemm,${p}trsm,${p}herk cblas_${p}gemm cblas_${p}herk"
     echo "xlintst$p $L/lapack/xlintst$p $L/lapack/${p}test.in lapack ${p}getrf,${p}getrs,${p}gesv,${p}potrf,${p}potrs,${p}posv,${p}trtrs,${p}gemm,${p}herk"
@@ -41,6 +45,7 @@ jobs_list | while read -r name prog inp fmt rows passes; do
     --ld-library-path "$L/blas:$L/lapack:$L" --set BLASOFFLOAD_MODE=gpu --expect-mode gpu
     --expect-gpu "^  GPU: (blasoffload-cuda|not used)")  # not used: a program whose calls all stayed on the CPU
   [ "$inp" = - ] || args+=(--stdin "$inp")
+  case $name in *-pipeline) args+=(--set BLASOFFLOAD_PIPELINE=always) ;; esac
   for r in ${rows//,/ }; do args+=(--min-calls "$r=1"); done
   for x in $passes; do args+=(--expect-pass "$x"); done
   s=$SECONDS

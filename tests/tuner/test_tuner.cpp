@@ -245,17 +245,19 @@ TEST(Registry, CompiledSpacesAreRegistered) {
   for (size_t i = 0; i < r->count; ++i) {
     const bo_kernel_entry& e = r->entries[i];
     routines.insert(e.routine);
-    const std::string name = e.name;
-    const char p = bo_routine_precision(e.routine) == BO_PREC_D ? 'd' : 's';
+    const std::string name = e.name, routine = bo_routine_name(e.routine);
+    const bo_precision p = bo_routine_precision(e.routine);
     if (e.vendor)
-      EXPECT_EQ(name, std::string("cublas_") + bo_routine_name(e.routine));
+      EXPECT_EQ(name, "cublas_" + routine);
+    else if (bo_is_complex(p))  // the complex norms on the real kernels: "scnrm2_on_snrm2_..."
+      EXPECT_EQ(name.rfind(routine + "_on_", 0), 0u) << name;
     else
-      EXPECT_EQ(name[0], p) << name;
+      EXPECT_EQ(name[0], bo_precision_letter(p)) << name;
   }
-  // Every real BLAS routine has kernels; LAPACK routines have none (the module runs them with cuSOLVER), nor have
-  // the complex ones yet (no GPU path).
+  // Every BLAS routine has kernels (the complex ones cuBLAS's, and our norms); LAPACK routines have none (the module
+  // runs them with cuSOLVER).
   int blas_routines = 0;
-#define BO_BLAS_ENTRY(p, P, name, NAME, T) blas_routines += !bo_is_complex(bo_precision(BO_PREC_##P));
+#define BO_BLAS_ENTRY(p, P, name, NAME, T) ++blas_routines;
 #include "routines/routine_list.h"
 #undef BO_BLAS_ENTRY
   EXPECT_EQ(int(routines.size()), blas_routines);

@@ -113,13 +113,14 @@ void direct_stats(const ExecReport& r, int64_t m, int64_t n) {
 // The bytes a gemm on host operands moves (the pipeline's threshold applies to them).
 double gemm_host_bytes(const bo_call& c, int es, bool need_ab) {
   const double mn = double(c.m) * double(c.n);
-  return es * (mn * (c.beta != 0.0 ? 2 : 1) + (need_ab ? double(c.m) * double(c.k) + double(c.k) * double(c.n) : 0.0));
+  return es * (mn * (bo::routines::beta_is_zero(c) ? 1 : 2) +
+               (need_ab ? double(c.m) * double(c.k) + double(c.k) * double(c.n) : 0.0));
 }
 
 int gemm(const bo_call& c, double cpu_share) {
   t_last_gemm = bo_gemm_stats{};
   const int es = bo_element_size(bo_routine_precision(c.routine));
-  const bool need_ab = c.alpha != 0.0 && c.k != 0;
+  const bool need_ab = !bo::routines::alpha_is_zero(c) && c.k != 0;
   const bool any_device = (need_ab && (on_device(c.a) || on_device(c.b))) || on_device(c.c);
   PipelineUse use = PipelineUse::kNo;
   int devs[16];
@@ -199,7 +200,9 @@ int execute(const bo_call& c, const ExecOptions& opt, ExecReport* report) {
   if (idx < 0) return BO_CUDA_UNSUPPORTED;
   const bo_kernel_entry& ke = reg->entries[idx];
   const size_t ws = ke.workspace_bytes(&args);
-  size_t dev_bytes = align256(ws), pin_bytes = plan.scalar_out ? align256(size_t(es)) : 0;
+  // A scalar result is the routine's (scnrm2's is real: half an element).
+  const size_t result_size = plan.scalar_out ? size_t(bo::routines::result_bytes(c)) : 0;
+  size_t dev_bytes = align256(ws), pin_bytes = align256(result_size);
   for (int i = 0; i < plan.n; ++i) {
     dev_bytes += align256(size_t(es) * pc[i].staged);
     pin_bytes += align256(size_t(es) * (pc[i].staged + pc[i].back));
@@ -208,7 +211,7 @@ int execute(const bo_call& c, const ExecOptions& opt, ExecReport* report) {
   cs.sync_device_operands();
   Carver dv{s.dev}, pv{s.pin};
   for (int i = 0; i < plan.n; ++i) pc[i].pin = pv.take(size_t(es) * (pc[i].staged + pc[i].back));
-  char* result = plan.scalar_out ? pv.take(size_t(es)) : nullptr;
+  char* result = plan.scalar_out ? pv.take(result_size) : nullptr;
   for (int i = 0; i < plan.n; ++i) pc[i].dev = dv.take(size_t(es) * pc[i].staged);
   void* gws = dv.take(ws);
   cudaError_t e = cudaSuccess;
@@ -251,7 +254,7 @@ int execute(const bo_call& c, const ExecOptions& opt, ExecReport* report) {
     else
       res.written(resident_view(p.host, p.o, es));
   }
-  if (plan.scalar_out) std::memcpy(c.c, result, size_t(es));
+  if (plan.scalar_out) std::memcpy(c.c, result, result_size);
   log_line(BO_LOG_DEBUG,
            "%s %.4s m=%lld n=%lld k=%lld: %s%s (%.3f ms for device-copy scans and uploads), %.1f MiB staged", name,
            c.op, static_cast<long long>(c.m), static_cast<long long>(c.n), static_cast<long long>(c.k), ke.name,

@@ -105,7 +105,7 @@ int64_t workspace_for(const Shared& s) {
   for (int64_t rows : {p.mb, p.tile_rows(p.mt - 1)})
     for (int64_t cols : {p.nb, p.tile_cols(p.nt - 1)})
       for (int64_t kc : {p.kc, p.pass_k(p.passes - 1)}) {
-        const bo_call args = tile_call(s.g.c, rows, cols, kc, s.g.c.beta, fake, fake, fake);
+        const bo_call args = tile_call(s.g.c, rows, cols, kc, s.g.c.beta, s.g.c.beta_i, fake, fake, fake);
         const int idx = reg->select(args.routine, &args);
         if (idx >= 0) ws = std::max<int64_t>(ws, int64_t(reg->entries[idx].workspace_bytes(&args)));
       }
@@ -114,7 +114,7 @@ int64_t workspace_for(const Shared& s) {
 
 // C[r0.., c0..] (rows x cols) = alpha op(A) op(B) over K range [k0, k0 + kc) + beta C, on the CPU BLAS.
 void cpu_block(const EngineHost& h, const bo_call& g, int64_t r0, int64_t rows, int64_t c0, int64_t cols, int64_t k0,
-               int64_t kc, double beta) {
+               int64_t kc, double beta, double beta_i) {
   if (rows <= 0 || cols <= 0 || !h.host->cpu_call) return;
   const int es = bo_element_size(bo_routine_precision(g.routine));
   bo_call t = g;
@@ -124,9 +124,10 @@ void cpu_block(const EngineHost& h, const bo_call& g, int64_t r0, int64_t rows, 
   t.b = g.op[1] == 'N' ? at(g.b, k0 + c0 * g.ldb, es) : at(g.b, c0 + k0 * g.ldb, es);
   t.c = at(g.c, r0 + c0 * g.ldc, es);
   t.beta = beta;
+  t.beta_i = beta_i;
   if (kc <= 0) {  // only possible for an empty K range: C = beta C
     t.k = 0;
-    t.alpha = 0.0;
+    t.alpha = t.alpha_i = 0.0;
     t.lda = std::max<int64_t>(1, g.lda);
     t.ldb = std::max<int64_t>(1, g.ldb);
   } else {
@@ -165,9 +166,9 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   std::function<void()> cpu_task = [&] {
     const auto t0 = std::chrono::steady_clock::now();
     if (by_cols)
-      cpu_block(h, c, 0, c.m, gpu.n, cpu_part, 0, c.k, c.beta);
+      cpu_block(h, c, 0, c.m, gpu.n, cpu_part, 0, c.k, c.beta, c.beta_i);
     else
-      cpu_block(h, c, gpu.m, cpu_part, 0, c.n, 0, c.k, c.beta);
+      cpu_block(h, c, gpu.m, cpu_part, 0, c.n, 0, c.k, c.beta, c.beta_i);
     stats->cpu_part_ms = ms_since(t0);
   };
   if (gpu.m == 0 || gpu.n == 0) {  // everything on the CPU
@@ -187,7 +188,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   in.m = gpu.m;
   in.n = gpu.n;
   in.k = gpu.k;
-  in.reads_c = gpu.beta != 0.0;
+  in.reads_c = gpu.beta != 0.0 || gpu.beta_i != 0.0;
   in.elem_size = es;
   in.tile = std::max<long>(1, config_long("BLASOFFLOAD_TILE", 2048));
   in.chunk_bytes = std::max<int64_t>(kMiB, std::min<int64_t>(32 * kMiB, ring_bytes / 4));
@@ -295,6 +296,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   for (int64_t pass = 0; pass < p.passes && !gpu_failed; ++pass) {
     s.pass = pass;
     s.beta_pass = pass == 0 ? gpu.beta : 1.0;
+    s.beta_pass_i = pass == 0 ? gpu.beta_i : 0.0;
     s.next_item.store(0);
     for (int64_t t = 0; t < p.mt * p.nt; ++t) s.written[t].store(0);
     std::vector<std::unique_ptr<Driver>> drivers;
@@ -354,12 +356,12 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
         for (int64_t j = 0; j < p.nt; ++j) {
           if (s.written[i * p.nt + j].load()) continue;
           cpu_block(h, gpu, i * p.mb, p.tile_rows(i), j * p.nb, p.tile_cols(j), p.pass_k0(pass), p.pass_k(pass),
-                    s.beta_pass);
+                    s.beta_pass, s.beta_pass_i);
           stats->tiles_cpu++;
         }
       if (pass + 1 < p.passes) {
         const int64_t k0 = p.pass_k0(pass + 1);
-        cpu_block(h, gpu, 0, gpu.m, 0, gpu.n, k0, gpu.k - k0, 1.0);
+        cpu_block(h, gpu, 0, gpu.m, 0, gpu.n, k0, gpu.k - k0, 1.0, 0.0);
       }
     }
   }

@@ -102,8 +102,8 @@ Block b_panel(const Shared& s, int64_t j, int64_t k0, int64_t kc) {
   return {at(g.b, c0 + k0 * g.ldb, s.es), cols, kc, g.ldb};  // B^T: the panel is cols x kc of B
 }
 
-bo_call tile_call(const bo_call& g, int64_t rows, int64_t cols, int64_t kc, double beta, const void* a, const void* b,
-                  void* c) {
+bo_call tile_call(const bo_call& g, int64_t rows, int64_t cols, int64_t kc, double beta, double beta_i, const void* a,
+                  const void* b, void* c) {
   bo_call t{};
   t.routine = g.routine;
   t.op[0] = g.op[0];
@@ -112,7 +112,9 @@ bo_call tile_call(const bo_call& g, int64_t rows, int64_t cols, int64_t kc, doub
   t.n = cols;
   t.k = kc;
   t.alpha = g.alpha;
+  t.alpha_i = g.alpha_i;
   t.beta = beta;
+  t.beta_i = beta_i;
   t.a = a;
   t.lda = g.op[0] == 'N' ? rows : kc;
   t.b = b;
@@ -187,7 +189,7 @@ void Driver::run() {
         err_ = cudaErrorLaunchFailure;
         break;
       }
-      if (s_.beta_pass != 0.0) {
+      if (s_.beta_pass != 0.0 || s_.beta_pass_i != 0.0) {
         if (c_used[cs]) check(cudaStreamWaitEvent(d_.st[kH2D], c_free[cs], 0));
         upload({cdst, rows, cols, g.ldc}, c_slot[cs], c_ready[cs], s_.c_direct);
         check(cudaStreamWaitEvent(d_.st[kKernel], c_ready[cs], 0));
@@ -197,7 +199,8 @@ void Driver::run() {
       check(cudaStreamWaitEvent(d_.st[kKernel], a_ready[as], 0));
       check(cudaStreamWaitEvent(d_.st[kKernel], b_ready[bs], 0));
       if (err_) break;
-      const bo_call args = tile_call(g, rows, cols, kc, s_.beta_pass, a_slot[as], b_slot[bs], c_slot[cs]);
+      const bo_call args =
+          tile_call(g, rows, cols, kc, s_.beta_pass, s_.beta_pass_i, a_slot[as], b_slot[bs], c_slot[cs]);
       const int idx = reg->select(g.routine, &args);
       if (idx < 0) {
         err_ = cudaErrorNotSupported;

@@ -93,7 +93,7 @@ struct Shared {
   int es = 4;  // element size
   Plan plan;
   int64_t pass = 0;
-  double beta_pass = 0;
+  double beta_pass = 0, beta_pass_i = 0;  // this K pass's beta (complex: its imaginary part too)
   std::atomic<int64_t> next_item{0};
   std::unique_ptr<std::atomic<uint8_t>[]> written;  // per tile of this pass: 1 once its result is in C
   std::atomic<int64_t> issued{0};
@@ -114,8 +114,8 @@ struct Block {
 Block a_panel(const Shared& s, int64_t i, int64_t k0, int64_t kc);
 Block b_panel(const Shared& s, int64_t j, int64_t k0, int64_t kc);
 // The kernel's arguments for one C tile (device panels with leading dimensions of the packed panels).
-bo_call tile_call(const bo_call& g, int64_t rows, int64_t cols, int64_t kc, double beta, const void* a, const void* b,
-                  void* c);
+bo_call tile_call(const bo_call& g, int64_t rows, int64_t cols, int64_t kc, double beta, double beta_i, const void* a,
+                  const void* b, void* c);
 
 // One device's share of a pass: takes work items until none is left or the device fails.
 class Driver {

@@ -115,15 +115,17 @@ void stage_candidates() { bom::resident_stage_candidates(); }
 
 // ---- What the policy asks. ----
 // The tuned table's estimate, else a deliberately slow GPU (a fifth of an H100's bandwidth, a tenth of its FP32 rate,
-// FP64 at half the FP32 rate, bytes by element size), so that untuned guesses err toward the CPU.
+// FP64 at half the FP32 rate, a complex multiply-add four real ones, bytes by element size), so that untuned guesses
+// err toward the CPU.
 double kernel_us(const bo_call* c) {
   if (!c || c->routine < 0 || c->routine >= BO_R_COUNT) return -1;
   if (bo::routines::is_lapack(c->routine)) return bom::solver_kernel_us(*c, g_cc_major, g_cc_minor);
   const double t = bok::tuned_kernel_us(c);
   if (t >= 0) return t;
-  const bool dbl = bo_routine_precision(c->routine) == BO_PREC_D;
-  const double flop_rate = dbl ? 2.5e6 : 5e6;  // flops per microsecond
-  const double es = dbl ? 8.0 : 4.0;           // bytes per element, at 5e5 bytes per microsecond
+  const bo_precision prec = bo_routine_precision(c->routine);
+  const bool dbl = prec == BO_PREC_D || prec == BO_PREC_Z;
+  const double flop_rate = (dbl ? 2.5e6 : 5e6) / (bo_is_complex(prec) ? 4.0 : 1.0);  // multiply-adds of the elements
+  const double es = bo_element_size(prec);  // bytes per element, at 5e5 bytes per microsecond
   const double dm = double(c->m), dn = double(c->n), dk = double(c->k);
   switch (bo_routine_kind_of(c->routine)) {
     case BO_KIND_GEMM:
@@ -137,6 +139,7 @@ double kernel_us(const bo_call* c) {
       return 60.0 + tt * tt * r / flop_rate + tt / 64.0 * 8.0;
     }
     case BO_KIND_SYRK:
+    case BO_KIND_HERK:
       return 30.0 + dn * dn * dk / flop_rate;
     default:  // nrm2: one pass over the vector
       return 10.0 + es * dn / 5e5;
