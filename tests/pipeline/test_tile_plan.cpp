@@ -164,7 +164,15 @@ TEST(TilePlan, DoublesCountEightBytesPerElement) {
   EXPECT_GT(pd.passes, 1);
   EXPECT_LE(pd.bytes_needed, f.budget_bytes);
   EXPECT_TRUE(replay(pd).each_tile_once);
-  // Element sizes other than 4 and 8 are refused.
+  // Complex double (16 bytes): deeper passes still, within the budget. Element sizes other than 4, 8 and 16 are
+  // refused.
+  f.elem_size = 16;
+  const Plan pz = make_plan(f);
+  ASSERT_TRUE(pz.ok);
+  EXPECT_GT(pz.passes, pd.passes);
+  EXPECT_LE(pz.bytes_needed, f.budget_bytes);
+  EXPECT_LE(16 * pz.mb * pz.nb, f.chunk_bytes);
+  EXPECT_TRUE(replay(pz).each_tile_once);
   f.elem_size = 2;
   EXPECT_FALSE(make_plan(f).ok);
 }

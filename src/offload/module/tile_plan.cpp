@@ -29,7 +29,7 @@ Plan make_plan(const PlanInput& in) {
     return p;
   }
   const int64_t es = in.elem_size;
-  if (es != 4 && es != 8) {
+  if (es != 4 && es != 8 && es != 16) {  // s; d and c; z
     p.why = "unsupported element size";
     return p;
   }
