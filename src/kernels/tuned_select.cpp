@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "tuning/keys.h"
+
 namespace bok {
 namespace {
 
@@ -23,26 +25,23 @@ bo::tuning::Table g_table;
 bool g_have = false;
 std::string g_info = "tuned parameters: none loaded (built-in defaults)";
 std::map<std::string, KernelChoice> g_kernels;
-// Table keys: per precision, the same eight (key index = precision * kPerPrec + slot).
-constexpr int kPerPrec = 8, kNumKeys = 2 * kPerPrec;
-KernelChoice* g_by_key[kNumKeys] = {};
-const char* const kKeys[kNumKeys] = {"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm", "strsm", "ssyrk",
-                                     "dnrm2", "dgemv_n", "dgemv_t", "dtrsv_n", "dtrsv_t", "dgemm", "dtrsm", "dsyrk"};
-int key_routine(int key) {
-  static const int kRoutine[kNumKeys] = {BO_R_SNRM2, BO_R_SGEMV, BO_R_SGEMV, BO_R_STRSV, BO_R_STRSV, BO_R_SGEMM,
-                                         BO_R_STRSM, BO_R_SSYRK, BO_R_DNRM2, BO_R_DGEMV, BO_R_DGEMV, BO_R_DTRSV,
-                                         BO_R_DTRSV, BO_R_DGEMM, BO_R_DTRSM, BO_R_DSYRK};
-  return kRoutine[key];
-}
+// The table's kernels by key index (tuning/keys.h: precision * kKeysPerPrecision + slot), so that a call's lookup is
+// an array access.
+KernelChoice* g_by_key[bo::tuning::kKeyCount] = {};
 
-std::array<int, 4> family_entries(int routine, const std::string& family, std::set<std::string>* unknown) {
+// The registry entries of a family for a routine. own: ours only (a table's own column names cuBLAS where no own
+// configuration ran, as for the complex routines other than the norms: the caller's built-in own choice then decides).
+std::array<int, 4> family_entries(int routine, const std::string& family, bool own, std::set<std::string>* unknown) {
   std::array<int, 4> r{-1, -1, -1, -1};
   size_t count = 0;
   const bo_kernel_entry* e = registry_entries(&count);
-  int k = 0;
-  for (size_t i = 0; i < count && k < 4; ++i)
-    if (e[i].routine == routine && family == e[i].family && e[i].vendor != 2) r[k++] = int(i);
-  if (k == 0 && unknown) unknown->insert(family);
+  int k = 0, named = 0;
+  for (size_t i = 0; i < count && k < 4; ++i) {
+    if (e[i].routine != routine || family != e[i].family) continue;
+    ++named;
+    if (e[i].vendor != 2 && !(own && e[i].vendor)) r[k++] = int(i);
+  }
+  if (named == 0 && unknown) unknown->insert(family);
   return r;
 }
 
@@ -62,15 +61,18 @@ void load_tuned_params(const bo::tuning::DeviceInfo& dev, const char* override_p
   }
   g_table = std::move(*res.table);
   std::set<std::string> unknown;
-  for (int key = 0; key < kNumKeys; ++key) {
-    auto it = g_table.kernels.find(kKeys[key]);
+  for (int key = 0; key < bo::tuning::kKeyCount; ++key) {
+    const char* name = bo::tuning::key_name(key);
+    if (!name) continue;
+    auto it = g_table.kernels.find(name);
     if (it == g_table.kernels.end() || it->second.tiles.empty()) continue;
-    KernelChoice& c = g_kernels[kKeys[key]];
+    KernelChoice& c = g_kernels[name];
     c.table = &it->second;
     c.first = it->second.tiles.data();
+    const int routine = bo::tuning::key_routine(key);
     for (const bo::tuning::Tile& t : it->second.tiles) {
-      c.chosen.push_back(family_entries(key_routine(key), t.config, &unknown));
-      c.own.push_back(family_entries(key_routine(key), t.own_config.empty() ? t.config : t.own_config, &unknown));
+      c.chosen.push_back(family_entries(routine, t.config, false, &unknown));
+      c.own.push_back(family_entries(routine, t.own_config.empty() ? t.config : t.own_config, true, &unknown));
     }
     g_by_key[key] = &c;
   }
@@ -83,46 +85,46 @@ void load_tuned_params(const bo::tuning::DeviceInfo& dev, const char* override_p
 }
 
 namespace {
-// The table key (index into kKeys) and the tile coordinates of a call; -1 for a routine without a key.
+// The table key (tuning/keys.h) and the tile coordinates of a call; -1 for a routine without a key.
 int key_and_dims(int r, const bo_call* a, int64_t* dims) {
   if (r < 0 || r >= BO_R_COUNT) return -1;
-  const bo_precision p = bo_routine_precision(r);
-  if (p != BO_PREC_S && p != BO_PREC_D) return -1;  // the tables have real keys only
-  const int base = p == BO_PREC_D ? kPerPrec : 0;
-  switch (bo_routine_kind_of(r)) {
+  const bo_routine_kind kind = bo_routine_kind_of(r);
+  // The transpose letter that picks gemv's and trsv's key: op = {trans} and {uplo, trans, diag}.
+  const int key = bo::tuning::key_index(r, kind == BO_KIND_GEMV ? a->op[0] : kind == BO_KIND_TRSV ? a->op[1] : 'N');
+  switch (kind) {
     case BO_KIND_NRM2:
+    case BO_KIND_TRSV:
       dims[0] = a->n;
-      return base + 0;
+      break;
     case BO_KIND_GEMV:
       dims[0] = a->m;
       dims[1] = a->n;
-      return base + (a->op[0] == 'N' ? 1 : 2);
-    case BO_KIND_TRSV:  // op = {uplo, trans, diag}
-      dims[0] = a->n;
-      return base + (a->op[1] == 'N' ? 3 : 4);
+      break;
     case BO_KIND_GEMM:
       dims[0] = a->m;
       dims[1] = a->n;
       dims[2] = a->k;
-      return base + 5;
+      break;
     case BO_KIND_TRSM:  // (triangle order, right-hand sides): a right-side solve is the left one transposed
       dims[0] = a->op[0] == 'R' ? a->n : a->m;
       dims[1] = a->op[0] == 'R' ? a->m : a->n;
-      return base + 6;
+      break;
     case BO_KIND_SYRK:
+    case BO_KIND_HERK:
       dims[0] = a->n;
       dims[1] = a->k;
-      return base + 7;
+      break;
     default:
       return -1;
   }
+  return key;
 }
 }  // namespace
 
 const char* tuned_key(const bo_call* call, int64_t* dims) {
   for (int i = 0; i < 3; ++i) dims[i] = 1;
   const int key = key_and_dims(call->routine, call, dims);
-  return key < 0 ? nullptr : kKeys[key];
+  return key < 0 ? nullptr : bo::tuning::key_name(key);
 }
 
 double tuned_kernel_us(const bo_call* call) {
@@ -132,7 +134,7 @@ double tuned_kernel_us(const bo_call* call) {
   const bo::tuning::Tile* t = g_by_key[key]->table->nearest(dims);
   if (!t || !(t->rate > 0)) return -1;
   for (int64_t& d : dims) d = std::max<int64_t>(d, 1);
-  const bo::tuning::KernelWork w = bo::tuning::kernel_work(kKeys[key], dims);
+  const bo::tuning::KernelWork w = bo::tuning::kernel_work(key, dims);
   return (w.read + w.written) / (t->rate * 1e3);  // rate in GB/s or GFLOP/s: work / (rate * 1e9) seconds
 }
 

@@ -18,19 +18,18 @@ const bo_kernel_entry* registry_entries(size_t* count);
 void load_tuned_params(const bo::tuning::DeviceInfo& dev, const char* override_path,
                        const std::vector<std::string>& search_dirs, void (*log)(int level, const char* message));
 
-// Index of the table's choice for these arguments (own = the best of our own configurations), or -1 if
+// Index of the table's choice for these arguments (own = the best of our own configurations, never cuBLAS), or -1 if
 // there is no table, no tile, or the named configuration cannot run these arguments. routine: enum bo_routine (it,
 // not a->routine, picks the table key). Allocation-free.
 int tuned_select(int routine, const bo_kernel_args* a, bool own);
 
 // The table's kernel time in microseconds for this call (its routine and precision pick the table key: sgemm, dgemm,
-// ...): the work over the nearest tile's rate. -1 without a table, key or tile. Allocation-free.
+// cgemm, zherk, ...): the work over the nearest tile's rate. -1 without a table, key or tile. Allocation-free.
 double tuned_kernel_us(const bo_call* call);
 
-// The table key of a call ("sgemm", "dgemv_t", ...; nullptr for a routine without one) and its tile coordinates
-// (dims[0..2], 1 where unused).
+// The table key of a call ("sgemm", "dgemv_t", "cgemv_t" for a 'C' transpose too, "dznrm2", ...; nullptr for a
+// routine without one) and its tile coordinates (dims[0..2], 1 where unused). Keys: tuning/keys.h.
 const char* tuned_key(const bo_call* call, int64_t* dims);
-
 
 // The one-line description of the table in use.
 const char* tuned_params_info();

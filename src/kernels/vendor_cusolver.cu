@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/vendor_cusolver.h"
@@ -17,15 +18,19 @@
 namespace bok::vendor {
 namespace {
 
+// Part 1 (LU and Cholesky), of every element type (cuSOLVER's S, D, C, Z).
 template <class T>
-struct Routines {
+struct Part1 {
   cusolverStatus_t (*getrf_work)(cusolverDnHandle_t, int, int, T*, int, int*);
   cusolverStatus_t (*getrf)(cusolverDnHandle_t, int, int, T*, int, T*, int*, int*);
   cusolverStatus_t (*getrs)(cusolverDnHandle_t, cublasOperation_t, int, int, const T*, int, const int*, T*, int, int*);
   cusolverStatus_t (*potrf_work)(cusolverDnHandle_t, cublasFillMode_t, int, T*, int, int*);
   cusolverStatus_t (*potrf)(cusolverDnHandle_t, cublasFillMode_t, int, T*, int, T*, int, int*);
   cusolverStatus_t (*potrs)(cusolverDnHandle_t, cublasFillMode_t, int, int, const T*, int, T*, int, int*);
-  // Part 2.
+};
+// Part 1 and part 2, of the real element types.
+template <class T>
+struct Routines : Part1<T> {
   cusolverStatus_t (*geqrf_work)(cusolverDnHandle_t, int, int, T*, int, int*);
   cusolverStatus_t (*geqrf)(cusolverDnHandle_t, int, int, T*, int, T*, T*, int, int*);
   cusolverStatus_t (*orgqr_work)(cusolverDnHandle_t, int, int, int, const T*, int, const T*, int*);
@@ -50,11 +55,16 @@ struct Api {
   cusolverStatus_t (*get_version)(int*);
   Routines<float> s;
   Routines<double> d;
+  Part1<cuComplex> c;
+  Part1<cuDoubleComplex> z;
   const Routines<float>& of(float) const { return s; }
   const Routines<double>& of(double) const { return d; }
+  const Part1<cuComplex>& of(cuComplex) const { return c; }
+  const Part1<cuDoubleComplex>& of(cuDoubleComplex) const { return z; }
 };
 Api g_api{};
 bool g_ok = false;
+bool g_complex_ok = false;  // the complex part 1 resolved too (an optional group)
 // The polar-decomposition SVD of the 64-bit API (cuSOLVER 11.1 and later): optional, the SVD falls back to gesvd.
 struct PolarApi {
   cusolverStatus_t (*create_params)(cusolverDnParams_t*);
@@ -75,17 +85,22 @@ std::string g_setting;
 bool g_setting_given = false;
 
 template <class T>
-bool routines(void* h, char p, Routines<T>* r) {
+bool part1(void* h, char p, Part1<T>* r) {
   auto name = [p](const char* rest) { return std::string("cusolverDn") + p + rest; };
   return sym(h, name("getrf_bufferSize").c_str(), r->getrf_work) && sym(h, name("getrf").c_str(), r->getrf) &&
          sym(h, name("getrs").c_str(), r->getrs) && sym(h, name("potrf_bufferSize").c_str(), r->potrf_work) &&
-         sym(h, name("potrf").c_str(), r->potrf) && sym(h, name("potrs").c_str(), r->potrs) &&
-         sym(h, name("geqrf_bufferSize").c_str(), r->geqrf_work) && sym(h, name("geqrf").c_str(), r->geqrf) &&
-         sym(h, name("orgqr_bufferSize").c_str(), r->orgqr_work) && sym(h, name("orgqr").c_str(), r->orgqr) &&
-         sym(h, name("ormqr_bufferSize").c_str(), r->ormqr_work) && sym(h, name("ormqr").c_str(), r->ormqr) &&
-         sym(h, name("syevd_bufferSize").c_str(), r->syevd_work) && sym(h, name("syevd").c_str(), r->syevd) &&
-         sym(h, name("gesvd_bufferSize").c_str(), r->gesvd_work) && sym(h, name("gesvd").c_str(), r->gesvd) &&
-         sym(h, name("potri_bufferSize").c_str(), r->potri_work) && sym(h, name("potri").c_str(), r->potri);
+         sym(h, name("potrf").c_str(), r->potrf) && sym(h, name("potrs").c_str(), r->potrs);
+}
+template <class T>
+bool routines(void* h, char p, Routines<T>* r) {
+  auto name = [p](const char* rest) { return std::string("cusolverDn") + p + rest; };
+  return part1(h, p, r) && sym(h, name("geqrf_bufferSize").c_str(), r->geqrf_work) &&
+         sym(h, name("geqrf").c_str(), r->geqrf) && sym(h, name("orgqr_bufferSize").c_str(), r->orgqr_work) &&
+         sym(h, name("orgqr").c_str(), r->orgqr) && sym(h, name("ormqr_bufferSize").c_str(), r->ormqr_work) &&
+         sym(h, name("ormqr").c_str(), r->ormqr) && sym(h, name("syevd_bufferSize").c_str(), r->syevd_work) &&
+         sym(h, name("syevd").c_str(), r->syevd) && sym(h, name("gesvd_bufferSize").c_str(), r->gesvd_work) &&
+         sym(h, name("gesvd").c_str(), r->gesvd) && sym(h, name("potri_bufferSize").c_str(), r->potri_work) &&
+         sym(h, name("potri").c_str(), r->potri);
 }
 
 void open_cusolver() {
@@ -121,6 +136,8 @@ void open_cusolver() {
   std::snprintf(buf, sizeof buf, "cuSOLVER %d.%d.%d (%s)", v / 1000, (v / 100) % 10, v % 100, used.c_str());
   g_desc = buf;
   g_ok = true;
+  g_complex_ok = part1(h, 'C', &g_api.c) && part1(h, 'Z', &g_api.z);
+  if (!g_complex_ok) g_desc += " without its complex LU and Cholesky";
   PolarApi p{};
   g_polar_ok = sym(h, "cusolverDnCreateParams", p.create_params) &&
                sym(h, "cusolverDnDestroyParams", p.destroy_params) && sym(h, "cusolverDnXgesvdp_bufferSize", p.work) &&
@@ -149,19 +166,30 @@ int status(cusolverStatus_t s) {
   if (s == CUSOLVER_STATUS_ALLOC_FAILED) return cudaErrorMemoryAllocation;
   return cudaErrorUnknown;
 }
-cublasOperation_t op(char t) { return t == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T; }
+template <class T>
+constexpr bool kComplex = std::is_same_v<T, cuComplex> || std::is_same_v<T, cuDoubleComplex>;
+// LAPACK's TRANS; 'C' is the conjugate transpose of a complex matrix (of a real one, the transpose).
+template <class T>
+cublasOperation_t op(char t) {
+  if (t == 'N') return CUBLAS_OP_N;
+  return kComplex<T> && t == 'C' ? CUBLAS_OP_C : CUBLAS_OP_T;
+}
+template <class T>
+bool available() {
+  return kComplex<T> ? cusolver_complex_available() : cusolver_available();
+}
 cublasFillMode_t fill(char uplo) { return uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER; }
 
 template <class T>
 int64_t getrf_work(int64_t m, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err) {
-  cusolverDnHandle_t h = cusolver_available() ? handle(st) : nullptr;
+  cusolverDnHandle_t h = available<T>() ? handle(st) : nullptr;
   int lw = 0;
   *err = h ? status(g_api.of(T()).getrf_work(h, int(m), int(n), a, int(lda), &lw)) : int(cudaErrorUnknown);
   return *err ? 0 : lw;
 }
 template <class T>
 int64_t potrf_work(char uplo, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err) {
-  cusolverDnHandle_t h = cusolver_available() ? handle(st) : nullptr;
+  cusolverDnHandle_t h = available<T>() ? handle(st) : nullptr;
   int lw = 0;
   *err = h ? status(g_api.of(T()).potrf_work(h, fill(uplo), int(n), a, int(lda), &lw)) : int(cudaErrorUnknown);
   return *err ? 0 : lw;
@@ -175,7 +203,7 @@ template <class T>
 int getrs(char trans, int64_t n, int64_t nrhs, const T* a, int64_t lda, const int* ipiv, T* b, int64_t ldb, int* info,
           cudaStream_t st) {
   cusolverDnHandle_t h = handle(st);
-  return h ? status(g_api.of(T()).getrs(h, op(trans), int(n), int(nrhs), a, int(lda), ipiv, b, int(ldb), info))
+  return h ? status(g_api.of(T()).getrs(h, op<T>(trans), int(n), int(nrhs), a, int(lda), ipiv, b, int(ldb), info))
            : int(cudaErrorUnknown);
 }
 template <class T>
@@ -237,15 +265,15 @@ template <class T>
 int64_t cusolver_ormqr_work(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                             const T* tau, const T* c, int64_t ldc, cudaStream_t st, int* err) {
   return ask_work<T>(st, err, [&](auto h, auto& r, int* lw) {
-    return r.ormqr_work(h, side_of(side), op(trans), int(m), int(n), int(k), a, int(lda), tau, c, int(ldc), lw);
+    return r.ormqr_work(h, side_of(side), op<T>(trans), int(m), int(n), int(k), a, int(lda), tau, c, int(ldc), lw);
   });
 }
 template <class T>
 int cusolver_ormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* tau, T* c,
                    int64_t ldc, T* work, int64_t lwork, int* info, cudaStream_t st) {
   return run_routine<T>(st, [&](auto h, auto& r) {
-    return r.ormqr(h, side_of(side), op(trans), int(m), int(n), int(k), a, int(lda), tau, c, int(ldc), work, int(lwork),
-                   info);
+    return r.ormqr(h, side_of(side), op<T>(trans), int(m), int(n), int(k), a, int(lda), tau, c, int(ldc), work,
+                   int(lwork), info);
   });
 }
 template <class T>
@@ -344,34 +372,38 @@ bool cusolver_available() {
   });
   return g_ok;
 }
+bool cusolver_complex_available() { return cusolver_available() && g_complex_ok; }
 const char* cusolver_description() {
   cusolver_available();
   return g_desc.c_str();
 }
 
-#define BO_CUSOLVER_TYPED(T)                                                                                           \
+// One set per element type T of ours; C is cuSOLVER's (std::complex has cuComplex's layout).
+#define BO_CUSOLVER_TYPED(T, C)                                                                                        \
   int64_t cusolver_getrf_work(int64_t m, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err) {                    \
-    return getrf_work(m, n, a, lda, st, err);                                                                          \
+    return getrf_work(m, n, reinterpret_cast<C*>(a), lda, st, err);                                                    \
   }                                                                                                                    \
   int64_t cusolver_potrf_work(char uplo, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err) {                    \
-    return potrf_work(uplo, n, a, lda, st, err);                                                                       \
+    return potrf_work(uplo, n, reinterpret_cast<C*>(a), lda, st, err);                                                 \
   }                                                                                                                    \
   int cusolver_getrf(int64_t m, int64_t n, T* a, int64_t lda, T* work, int* ipiv, int* info, cudaStream_t st) {        \
-    return getrf(m, n, a, lda, work, ipiv, info, st);                                                                  \
+    return getrf(m, n, reinterpret_cast<C*>(a), lda, reinterpret_cast<C*>(work), ipiv, info, st);                      \
   }                                                                                                                    \
   int cusolver_getrs(char trans, int64_t n, int64_t nrhs, const T* a, int64_t lda, const int* ipiv, T* b, int64_t ldb, \
                      int* info, cudaStream_t st) {                                                                     \
-    return getrs(trans, n, nrhs, a, lda, ipiv, b, ldb, info, st);                                                      \
+    return getrs(trans, n, nrhs, reinterpret_cast<const C*>(a), lda, ipiv, reinterpret_cast<C*>(b), ldb, info, st);    \
   }                                                                                                                    \
   int cusolver_potrf(char uplo, int64_t n, T* a, int64_t lda, T* work, int64_t lwork, int* info, cudaStream_t st) {    \
-    return potrf(uplo, n, a, lda, work, lwork, info, st);                                                              \
+    return potrf(uplo, n, reinterpret_cast<C*>(a), lda, reinterpret_cast<C*>(work), lwork, info, st);                  \
   }                                                                                                                    \
   int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, T* b, int64_t ldb, int* info,        \
                      cudaStream_t st) {                                                                                \
-    return potrs(uplo, n, nrhs, a, lda, b, ldb, info, st);                                                             \
+    return potrs(uplo, n, nrhs, reinterpret_cast<const C*>(a), lda, reinterpret_cast<C*>(b), ldb, info, st);           \
   }
-BO_CUSOLVER_TYPED(float)
-BO_CUSOLVER_TYPED(double)
+BO_CUSOLVER_TYPED(float, float)
+BO_CUSOLVER_TYPED(double, double)
+BO_CUSOLVER_TYPED(bo_cfloat, cuComplex)
+BO_CUSOLVER_TYPED(bo_cdouble, cuDoubleComplex)
 #undef BO_CUSOLVER_TYPED
 
 }  // namespace bok::vendor

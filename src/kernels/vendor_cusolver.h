@@ -4,11 +4,15 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "abi/blas_types.h"
+
 namespace bok::vendor {
 
 // True once libcusolver was opened and every symbol resolved (first call tries; BLASOFFLOAD_CUSOLVER=off or a path
 // overrides the search). Thread-safe.
 bool cusolver_available();
+// True when, besides, the complex LU and Cholesky (C, Z) resolved: a library without them keeps the real routines.
+bool cusolver_complex_available();
 // Whether the first try to open it has finished (without trying): the policy's question before a LAPACK call, which
 // must not pay the opening when it is short.
 bool cusolver_tried();
@@ -40,6 +44,19 @@ int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const float* a, int64_t l
                    int* dev_info, cudaStream_t st);
 int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const double* a, int64_t lda, double* b, int64_t ldb,
                    int* dev_info, cudaStream_t st);
+// Part 1 for the complex element types (TRANS 'C': the conjugate transpose).
+#define BO_CUSOLVER_PART1_DECL(T)                                                                                      \
+  int64_t cusolver_getrf_work(int64_t m, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err);                     \
+  int64_t cusolver_potrf_work(char uplo, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err);                     \
+  int cusolver_getrf(int64_t m, int64_t n, T* a, int64_t lda, T* work, int* ipiv, int* dev_info, cudaStream_t st);     \
+  int cusolver_getrs(char trans, int64_t n, int64_t nrhs, const T* a, int64_t lda, const int* ipiv, T* b, int64_t ldb, \
+                     int* dev_info, cudaStream_t st);                                                                  \
+  int cusolver_potrf(char uplo, int64_t n, T* a, int64_t lda, T* work, int64_t lwork, int* dev_info, cudaStream_t st); \
+  int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, T* b, int64_t ldb, int* dev_info,    \
+                     cudaStream_t st);
+BO_CUSOLVER_PART1_DECL(bo_cfloat)
+BO_CUSOLVER_PART1_DECL(bo_cdouble)
+#undef BO_CUSOLVER_PART1_DECL
 
 // Part 2 (QR, the symmetric eigenproblem, the SVD, the Cholesky inverse), for T float and double: the workspace in
 // elements (0 with *err set on failure), then the routine.

@@ -110,11 +110,7 @@ template <class D>
 struct HasGpuCovers<D, std::void_t<decltype(&D::gpu_covers)>> : std::true_type {};
 template <class D>
 inline bool gpu_covers([[maybe_unused]] const bo_call& c) {
-  // Complex LAPACK has no GPU path yet: its calls are intercepted (checks, statistics, settings) and run on the CPU
-  // LAPACK. Decided at compile time: nothing is added to a real call's path.
-  if constexpr (is_complex(precision_of(D::kRoutine)) && InterfaceOf<D>::value == Interface::kLapack)
-    return false;
-  else if constexpr (HasGpuCovers<D>::value)
+  if constexpr (HasGpuCovers<D>::value)
     return D::gpu_covers(c);
   else
     return true;

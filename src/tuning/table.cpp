@@ -7,6 +7,8 @@
 #include <functional>
 #include <limits>
 
+#include "tuning/keys.h"
+
 namespace bo::tuning {
 namespace {
 
@@ -165,34 +167,49 @@ void KernelTable::finalize() {
 double Table::read_gbs(double bytes) const { return interpolate(read, bytes); }
 double Table::write_gbs(double bytes) const { return interpolate(write, bytes); }
 
-KernelWork kernel_work(const std::string& key_in, const int64_t* dims) {
+KernelWork kernel_work(int key, const int64_t* dims) {
   KernelWork w;
-  // The double keys (dnrm2 ... dsyrk) are the single ones with 8-byte elements (same flop counts).
-  const bool dbl = !key_in.empty() && key_in[0] == 'd';
-  if (key_in.empty() || (key_in[0] != 's' && !dbl)) return w;
-  const std::string key = "s" + key_in.substr(1);
-  const double es = dbl ? 8.0 : 4.0;
-  if (key == "snrm2") {
-    w.read = es * double(dims[0]);
-    w.written = es;
-  } else if (key == "sgemv_n" || key == "sgemv_t") {
-    const double m = double(dims[0]), n = double(dims[1]);
-    const bool t = key == "sgemv_t";
-    w.read = es * (m * n + (t ? m : n));  // beta = 0: y is written, not read
-    w.written = es * (t ? n : m);
-  } else if (key == "strsv_n" || key == "strsv_t") {
-    const double n = double(dims[0]);
-    w.read = es * (n * (n + 1) / 2 + n);
-    w.written = es * n;
-  } else if (key == "sgemm") {
-    w.read = 2.0 * double(dims[0]) * double(dims[1]) * double(dims[2]);
-  } else if (key == "strsm") {  // triangle order t, right-hand sides r: t^2 r flops
-    w.read = double(dims[0]) * double(dims[0]) * double(dims[1]);
-  } else if (key == "ssyrk") {  // n^2 k flops (the triangle's n(n+1)/2 dot products of length k, twice)
-    w.read = double(dims[0]) * double(dims[0]) * double(dims[1]);
+  const int routine = key_routine(key);
+  if (routine < 0) return w;
+  // The precision sets the bytes per element (4, 8; complex 8, 16) and the real flops per multiply-add (a complex one
+  // is four real multiplies and four adds: four times a real one's two flops, src/routines/descriptor.h kFlopScale).
+  const bo_precision p = bo_routine_precision(routine);
+  const double es = bo_element_size(p), scale = bo_is_complex(p) ? 4.0 : 1.0;
+  const KeySlot& slot = kKeySlots[key % kKeysPerPrecision];
+  const double d0 = double(dims[0]);
+  switch (slot.kind) {
+    case BO_KIND_NRM2:  // the result is real: scnrm2's is 4 bytes, dznrm2's 8
+      w.read = es * d0;
+      w.written = bo_real_size(p);
+      break;
+    case BO_KIND_GEMV: {  // (m, n); beta = 0: y is written, not read
+      const double n = double(dims[1]);
+      const bool t = slot.trans == 'T';
+      w.read = es * (d0 * n + (t ? d0 : n));
+      w.written = es * (t ? n : d0);
+      break;
+    }
+    case BO_KIND_TRSV:  // the triangle and b read, x written
+      w.read = es * (d0 * (d0 + 1) / 2 + d0);
+      w.written = es * d0;
+      break;
+    case BO_KIND_GEMM:  // (m, n, k): 2 m n k
+      w.read = scale * 2.0 * d0 * double(dims[1]) * double(dims[2]);
+      break;
+    case BO_KIND_TRSM:  // triangle order t, right-hand sides r: t^2 r
+      w.read = scale * d0 * d0 * double(dims[1]);
+      break;
+    case BO_KIND_SYRK:  // (n, k): n^2 k (the triangle's n(n+1)/2 dot products of length k, twice)
+    case BO_KIND_HERK:
+      w.read = scale * d0 * d0 * double(dims[1]);
+      break;
+    default:
+      break;
   }
   return w;
 }
+
+KernelWork kernel_work(const std::string& key, const int64_t* dims) { return kernel_work(find_key(key), dims); }
 
 bool operator==(const DeviceInfo& a, const DeviceInfo& b) {
   return a.name == b.name && a.cc_major == b.cc_major && a.cc_minor == b.cc_minor && a.sm_count == b.sm_count &&

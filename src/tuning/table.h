@@ -69,21 +69,25 @@ struct Table {
   std::string created;                         // ISO 8601 UTC
   std::string tuner;                           // "blasoffload-tune <version> (<commit>)"
   std::vector<BandwidthPoint> read, write;     // ascending bytes
-  std::map<std::string, KernelTable> kernels;  // keys: snrm2, sgemv_n, sgemv_t, strsv_n, strsv_t, sgemm, strsm, ssyrk,
-                                               // and the double keys dnrm2, dgemv_n, ..., dsyrk
+  std::map<std::string, KernelTable> kernels;  // keys (tuning/keys.h): snrm2, sgemv_n, sgemv_t, strsv_n, strsv_t,
+                                               // sgemm, strsm, ssyrk; dnrm2 ... dsyrk; scnrm2, cgemv_n ... csyrk,
+                                               // cherk; dznrm2 ... zherk. Any other key is carried, unused.
   // Measured bandwidth for a transfer of `bytes` (log-log interpolation, clamped at the ends); 0 if none.
   double read_gbs(double bytes) const;
   double write_gbs(double bytes) const;
 };
 
-// The work a table's rate is measured in for one call of kernel `key` (snrm2, sgemv_n, sgemv_t, strsv_n,
-// strsv_t, sgemm, strsm, ssyrk, and the double keys dnrm2 ... dsyrk) at `dims` (its axes' values): bytes read and
-// written by a memory-bound kernel (inputs once, outputs once; beta = 0; 8-byte elements for the d keys), or the
-// flop count of gemm / trsm / syrk in `read` and 0 in `written`. rate = (read + written) / time. Unknown key: zeros.
+// The work a table's rate is measured in for one call of kernel `key` (a name of tuning/keys.h: snrm2, sgemv_n, ...,
+// dsyrk, scnrm2, cgemv_n, ..., zherk) at `dims` (its axes' values): bytes read and written by a memory-bound kernel
+// (inputs once, outputs once; beta = 0; elements of 4, 8, 8 and 16 bytes for s, d, c and z; a norm's result is real),
+// or the real flop count of gemm / trsm / syrk / herk in `read` and 0 in `written` (complex: four times the real
+// count, as the routines' descriptors count it). rate = (read + written) / time. Unknown key: zeros.
 struct KernelWork {
   double read = 0, written = 0;
 };
 KernelWork kernel_work(const std::string& key, const int64_t* dims);
+// The same by key index (tuning/keys.h), without the name lookup: the tuned kernel time's path. Allocation-free.
+KernelWork kernel_work(int key, const int64_t* dims);
 
 // Field-by-field equality (doubles compared exactly; KernelTable's lookup index is not compared, since it is
 // derived from the tiles). Mostly for round-trip tests.

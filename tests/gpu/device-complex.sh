@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Debian's complex reference suites (xblat[123][cz], x[cz]cblat[123], xlintst[cz]) on the GPU machine with
-# BLASOFFLOAD_MODE=gpu, one program at a time: each must pass and count its complex routines; BO_COMPLEX_ON=cpu (the
-# default until the complex GPU path exists) requires them to have stayed on the CPU library, =gpu that the
-# routines listed ran on the GPU. With =gpu, xblat3[cz] run a second time with BLASOFFLOAD_PIPELINE=always: every gemm
+# BLASOFFLOAD_MODE=gpu, one program at a time: each must pass and count its complex routines; BO_COMPLEX_ON=gpu (the
+# default) requires the routines listed to have run on the GPU, =cpu that they stayed on the CPU library (a library
+# without the complex GPU path). With =gpu, xblat3[cz] run a second time with BLASOFFLOAD_PIPELINE=always: every gemm
 # of theirs through the tiled host pipeline (complex alpha and beta in its tiles and K passes). Logs and an index go to
 # $OUT.
-# Usage (from the repository root): tests/gpu/device-complex.sh LIB_DIR BLAS_CARRY
+# Usage (from the repository root): tests/gpu/device-complex.sh LIB_DIR BLAS_CARRY [UNIT_DIR]
 #   LIB_DIR      libblasoffload.so and libblasoffload_cuda.so; BLAS_CARRY made by tests/gpu/make-blas-carry.sh
+#   UNIT_DIR     blasoffload_unit_tests and complex_probe of a build in build-dev/: then the complex unit tests
+#                (Complex*) run too, with BLASOFFLOAD_MODE=gpu, against the library in LIB_DIR
 # Environment: BO_DEVICE_LIMIT_S (default 300): no program starts after this many seconds.
 set -u
 root=$(pwd)
@@ -14,7 +16,7 @@ K=$(cd "$1" && pwd)
 L=$(cd "$2" && pwd)/usr/lib/x86_64-linux-gnu
 O=${OUT:-/tmp/blasoffload-complex}
 limit=${BO_DEVICE_LIMIT_S:-300}
-on=${BO_COMPLEX_ON:-cpu}
+on=${BO_COMPLEX_ON:-gpu}
 mkdir -p "$O"
 : >"$O/index.txt"
 start=$SECONDS
@@ -63,6 +65,22 @@ jobs_list | while read -r name prog inp fmt rows passes; do
   [ -n "$bad" ] && rc="$rc,not-on-$on:${bad#,}"
   echo "$name rc=$rc$where $((SECONDS - s))s" >>"$O/index.txt"
 done
+
+if [ -n "${3:-}" ] && [ $((SECONDS - start)) -lt "$limit" ]; then
+  U=$(cd "$3" && pwd)
+  # The unit tests find the library where they were built (build-dev/, not carried): point it at LIB_DIR.
+  [ -e "$root/build-dev/libblasoffload.so.0.1.0" ] || ln -sfn "$K" "$root/build-dev"
+  s=$SECONDS
+  # ComplexSummary runs its probe against Debian's paths, which only the CPU machines have.
+  LD_LIBRARY_PATH=$L/blas:$L/lapack:$L BLASOFFLOAD_MODE=gpu BLASOFFLOAD_TEST_ALLOW_GPU=1 BLASOFFLOAD_LOG=summary \
+    BLASOFFLOAD_LOG_FILE=$O/unit-summary.log timeout -k 5 "$((limit - (SECONDS - start) + 60))" \
+    "$U/blasoffload_unit_tests" --gtest_filter='Complex*:-ComplexSummary.*' >"$O/unit.log" 2>&1
+  rc=$?
+  where=$(awk '$1 ~ /^(c|z|sc|dz)[a-z0-9]+$/ && $2 ~ /^[0-9]+$/ {printf " %s=%s/%s/%s", $1, $2, $3, $4}' \
+    "$O/unit-summary.log" 2>/dev/null)
+  echo "unit-complex rc=$rc$where $((SECONDS - s))s" >>"$O/index.txt"
+  grep -E "^\[  (PASSED|FAILED) |Failure" "$O/unit.log" | head -20
+fi
 
 echo "=== complex suites, BLASOFFLOAD_MODE=gpu, routines expected on the $on ($((SECONDS - start)) s)"
 cat "$O/index.txt"

@@ -1,5 +1,5 @@
 // See gpu_test_support.h: the module as the tests load it, the host services they lend it, the generic call runner
-// and the image checks, for float and double.
+// and the image checks, for float, double, bo_cfloat and bo_cdouble.
 #include "gpu_test_support.h"
 
 #include <algorithm>
@@ -20,7 +20,8 @@ std::atomic<int64_t> g_cpu_calls{0}, g_cpu_bad_calls{0};
 
 // The CPU BLAS's gemm as the module borrows it: plain column-major, accumulating in Real<T>::Acc so that the CPU's
 // share of a result is as exact as the test's reference. As in the reference BLAS, beta == 0 never reads C and
-// alpha == 0 never reads A or B.
+// alpha == 0 never reads A or B. Complex: the scalars' imaginary parts, and 'C' the conjugate transpose (tiles of a
+// complex gemm finished on the CPU after a GPU failure come here too).
 template <typename T>
 void cpu_gemm(const bo_call& g) {
   using Acc = typename Real<T>::Acc;
@@ -36,20 +37,22 @@ void cpu_gemm(const bo_call& g) {
   const T* a = static_cast<const T*>(g.a);
   const T* b = static_cast<const T*>(g.b);
   T* c = static_cast<T*>(g.c);
-  const Acc alpha = Acc(g.alpha), beta = Acc(g.beta);
+  const Acc alpha = from_scalar<Acc>({g.alpha, g.alpha_i}), beta = from_scalar<Acc>({g.beta, g.beta_i});
+  const bool alpha0 = g.alpha == 0.0 && g.alpha_i == 0.0, beta0 = g.beta == 0.0 && g.beta_i == 0.0;
   std::vector<Acc> acc(size_t(std::max<int64_t>(m, 0)));
   for (int64_t j = 0; j < n; ++j) {
     std::fill(acc.begin(), acc.end(), Acc(0));
-    if (g.alpha != 0.0) {
+    if (!alpha0) {
       for (int64_t i = 0; i < m; ++i) {
         Acc s = 0;
         for (int64_t l = 0; l < k; ++l)
-          s += Acc(ta == 'N' ? a[i + l * lda] : a[l + i * lda]) * Acc(tb == 'N' ? b[l + j * ldb] : b[j + l * ldb]);
+          s += conj_if(Acc(ta == 'N' ? a[i + l * lda] : a[l + i * lda]), ta == 'C') *
+               conj_if(Acc(tb == 'N' ? b[l + j * ldb] : b[j + l * ldb]), tb == 'C');
         acc[i] = s;
       }
     }
     T* cj = c + j * ldc;
-    for (int64_t i = 0; i < m; ++i) cj[i] = g.beta == 0.0 ? T(alpha * acc[i]) : T(alpha * acc[i] + beta * Acc(cj[i]));
+    for (int64_t i = 0; i < m; ++i) cj[i] = beta0 ? T(alpha * acc[i]) : T(alpha * acc[i] + beta * Acc(cj[i]));
   }
 }
 
@@ -59,10 +62,16 @@ void host_cpu_call(const bo_call* g) {
     g_cpu_bad_calls.fetch_add(1);
     return;
   }
-  if (bo_routine_precision(g->routine) == BO_PREC_D)
-    cpu_gemm<double>(*g);
-  else
-    cpu_gemm<float>(*g);
+  switch (bo_routine_precision(g->routine)) {
+    case BO_PREC_S:
+      return cpu_gemm<float>(*g);
+    case BO_PREC_D:
+      return cpu_gemm<double>(*g);
+    case BO_PREC_C:
+      return cpu_gemm<bo_cfloat>(*g);
+    default:
+      return cpu_gemm<bo_cdouble>(*g);
+  }
 }
 
 const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, bo_gpu::env_config, host_log, host_cpu_call, nullptr};
@@ -99,6 +108,22 @@ std::vector<const bo_kernel_entry*> configs(int routine) {
   return v;
 }
 
+bool gpu_runs(int routine) {
+  bo_call probe = make_call(routine, "", 1, 1, 1, 1.0, 0.0, 1, 1, 1, 1, 1);
+  for (const bo_kernel_entry* e : configs(routine))
+    if (!e->vendor || e->can_implement(&probe)) return true;
+  return false;
+}
+
+std::string scalar_str(const Scalar& s) {
+  std::ostringstream o;
+  if (s.imag() == 0)
+    o << s.real();
+  else
+    o << s;
+  return o.str();
+}
+
 void run_entry(const bo_kernel_entry* k, const bo_call& args) {
   void* ws = nullptr;
   if (const size_t wb = k->workspace_bytes(&args)) {
@@ -109,7 +134,7 @@ void run_entry(const bo_kernel_entry* k, const bo_call& args) {
   cudaFree(ws);
 }
 
-bo_call make_call(int routine, const char* ops, int64_t m, int64_t n, int64_t k, double alpha, double beta, int64_t lda,
+bo_call make_call(int routine, const char* ops, int64_t m, int64_t n, int64_t k, Scalar alpha, Scalar beta, int64_t lda,
                   int64_t ldb, int64_t ldc, int64_t incx, int64_t incy) {
   bo_call g{};
   g.routine = routine;
@@ -117,8 +142,10 @@ bo_call make_call(int routine, const char* ops, int64_t m, int64_t n, int64_t k,
   g.m = m;
   g.n = n;
   g.k = k;
-  g.alpha = alpha;
-  g.beta = beta;
+  g.alpha = alpha.real();
+  g.alpha_i = alpha.imag();
+  g.beta = beta.real();
+  g.beta_i = beta.imag();
   g.lda = lda;
   g.ldb = ldb;
   g.ldc = ldc;
@@ -173,24 +200,38 @@ int run_call(const Runner& rn, bo_call call, Image<T>* a, Image<T>* b, Image<T>*
 template int run_call<float>(const Runner&, bo_call, Image<float>*, Image<float>*, Image<float>*, DevImage<float>*);
 template int run_call<double>(const Runner&, bo_call, Image<double>*, Image<double>*, Image<double>*,
                               DevImage<double>*);
+template int run_call<bo_cfloat>(const Runner&, bo_call, Image<bo_cfloat>*, Image<bo_cfloat>*, Image<bo_cfloat>*,
+                                 DevImage<bo_cfloat>*);
+template int run_call<bo_cdouble>(const Runner&, bo_call, Image<bo_cdouble>*, Image<bo_cdouble>*, Image<bo_cdouble>*,
+                                  DevImage<bo_cdouble>*);
+
+namespace {
+// One output element against its expectation (see Expect and CExpect).
+bool matches(long double got, const Expect& e) {
+  if (std::isnan(e.value)) return std::isnan(got);
+  if (std::isinf(e.value)) return got == e.value;
+  return std::isfinite(got) && std::fabs(got - e.value) <= e.bound;
+}
+bool matches(const std::complex<long double>& got, const CExpect& e) {
+  if (any_nan(e.value)) return any_nan(got);
+  if (!all_finite(e.value)) return !all_finite(got);
+  return all_finite(got) && std::abs(got - e.value) <= e.bound;
+}
+}  // namespace
 
 template <typename T>
-::testing::AssertionResult check_image(const Image<T>& before, const Image<T>& after, const std::vector<Expect>& out) {
+::testing::AssertionResult check_image(const Image<T>& before, const Image<T>& after,
+                                       const std::vector<ExpectOf<T>>& out) {
+  using Got = std::conditional_t<is_complex_v<T>, std::complex<long double>, long double>;
   std::vector<char> is_out(before.size(), 0);
   size_t bad = 0;
   std::ostringstream msg;
-  msg.precision(std::numeric_limits<T>::max_digits10);
-  for (const Expect& e : out) {
+  msg.precision(std::numeric_limits<typename Real<T>::Part>::max_digits10);
+  for (const ExpectOf<T>& e : out) {
     const size_t pos = e.off + kGuard;
     is_out[pos] = 1;
-    const long double got = after.v[pos];
-    bool ok;
-    if (std::isnan(e.value))
-      ok = std::isnan(got);
-    else if (std::isinf(e.value))
-      ok = got == e.value;
-    else
-      ok = std::isfinite(got) && std::fabs(got - e.value) <= e.bound;
+    const Got got = Got(after.v[pos]);
+    const bool ok = matches(got, e);
     if (!ok && bad++ < 5)
       msg << " [out " << e.off << ": got " << got << " want " << e.value << " +- " << e.bound << "]";
   }
@@ -208,6 +249,10 @@ template ::testing::AssertionResult check_image<float>(const Image<float>&, cons
                                                        const std::vector<Expect>&);
 template ::testing::AssertionResult check_image<double>(const Image<double>&, const Image<double>&,
                                                         const std::vector<Expect>&);
+template ::testing::AssertionResult check_image<bo_cfloat>(const Image<bo_cfloat>&, const Image<bo_cfloat>&,
+                                                           const std::vector<CExpect>&);
+template ::testing::AssertionResult check_image<bo_cdouble>(const Image<bo_cdouble>&, const Image<bo_cdouble>&,
+                                                            const std::vector<CExpect>&);
 
 std::mt19937_64& rng() {
   static std::mt19937_64 r(12345);

@@ -1,17 +1,22 @@
-// GPU tests of the module's LAPACK path (getrf getrs gesv potrf potrs posv trtrs, typed suites GpuLapack/float and
-// /double) through its call(), with host operands built as the core's descriptors build them: results within LAPACK's
-// residual bounds (xGET01 / xPOT01 / xGET02: residual / (n ||A|| eps) < 30) and nothing but the outputs written
-// (padding rows, the other triangle, pivots past min(m, n)); a singular, not positive definite, zero-diagonal or
-// non-finite case answers BO_CUDA_CPU_ANSWERS and writes nothing at all (INFO included); solves repeated on unchanged
-// factors are served from a device copy, and a solve after the program rewrote its factors uses the new ones.
-// Without a CUDA device every test reports SKIPPED.
+// GPU tests of the module's LAPACK path (getrf getrs gesv potrf potrs posv trtrs, typed suites GpuLapack/float,
+// /double, /cfloat and /cdouble) through its call(), with host operands built as the core's descriptors build them:
+// results within LAPACK's residual bounds (xGET01 / xPOT01 / xGET02: residual / (n ||A|| eps) < 30, against references
+// accumulated in a wider type) and nothing but the outputs written (guard zones around A and B, padding rows, the other
+// triangle, pivots past min(m, n)); a singular, not positive definite, zero-diagonal or non-finite case answers
+// BO_CUDA_CPU_ANSWERS and writes nothing at all (INFO included); two runs of a call agree bit for bit; solves repeated
+// on unchanged factors are served from a device copy, and a solve after the program rewrote its factors uses the new
+// ones. Complex matrices are Hermitian for the Cholesky routines, and TRANS 'C' is checked against the conjugate
+// transpose. Without a CUDA device every test reports SKIPPED.
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "abi/blas_types.h"
 #include "gpu_test_support.h"
 
 using namespace gt;
@@ -21,8 +26,84 @@ namespace {
 constexpr double kThresh = 30;
 constexpr int32_t kInfoPoison = -987654, kPivPoison = -424242;
 constexpr size_t kPivGuard = 4;
+constexpr size_t kZone = 16;  // poisoned elements before and after A (the test's own memory) and B
 
 using bo_gpu::format;
+
+// ---- The element types: gt::Real describes the real ones; a complex element is two of its real type, and its
+// reference accumulates in the complex of the real type's accumulator. ----
+template <typename X>
+struct IsCx : std::false_type {};
+template <typename R>
+struct IsCx<std::complex<R>> : std::true_type {};
+template <typename T>
+constexpr bool kCx = IsCx<T>::value;
+template <typename T>
+struct El {
+  using R = T;
+  using Acc = typename Real<T>::Acc;
+  static constexpr bo_precision prec = Real<T>::prec;
+  static constexpr const char* name = Real<T>::name;
+};
+template <typename Rt>
+struct El<std::complex<Rt>> {
+  using R = Rt;
+  using Acc = std::complex<typename Real<Rt>::Acc>;
+  static constexpr bool kSingle = std::is_same_v<Rt, float>;
+  static constexpr bo_precision prec = kSingle ? BO_PREC_C : BO_PREC_Z;
+  static constexpr const char* name = kSingle ? "cfloat" : "cdouble";
+};
+template <typename T>
+using Acc = typename El<T>::Acc;
+template <typename T>
+constexpr long double kEps = 2 * Real<typename El<T>::R>::u;  // LAPACK's eps of the element's real type
+
+template <typename T>
+int routine_for(bo_routine_kind kind) {
+  return bo_routine_id(kind, El<T>::prec);
+}
+// Uniform in [-1, 1) (each part of a complex element).
+template <typename T>
+T rnd() {
+  using R = typename El<T>::R;
+  if constexpr (kCx<T>)
+    return T(uni<R>(), uni<R>());
+  else
+    return uni<T>();
+}
+// The sentinel NaN (in both parts of a complex element).
+template <typename T>
+T poison() {
+  using R = typename El<T>::R;
+  if constexpr (kCx<T>)
+    return T(sentinel<R>(), sentinel<R>());
+  else
+    return sentinel<T>();
+}
+template <typename X>
+X conj_of(const X& x) {
+  if constexpr (kCx<X>)
+    return std::conj(x);
+  else
+    return x;
+}
+template <typename X>
+long double mag(const X& x) {
+  return (long double)std::abs(x);
+}
+template <typename T>
+bool same_elem(const T& x, const T& y) {
+  return std::memcmp(&x, &y, sizeof(T)) == 0;
+}
+
+// Test suites over the four element types, named by El<T>::name.
+using LapackTypes = ::testing::Types<float, double, bo_cfloat, bo_cdouble>;
+struct LapackNames {
+  template <typename T>
+  static std::string GetName(int) {
+    return El<T>::name;
+  }
+};
 
 enum class K { kGetrf, kGetrs, kGesv, kPotrf, kPotrs, kPosv, kTrtrs };
 bo_routine_kind kind_of(K k) {
@@ -42,13 +123,15 @@ struct Problem {
   K k;
   int64_t m, n, nrhs, lda, ldb;
   char uplo = 'U', trans = 'N', diag = 'N';
-  std::vector<T> a_store, b;
+  std::vector<T> a_store, b;  // A's storage (with kZone guards) unless `a` is the test's memory; B with guards
   T* a = nullptr;
   std::vector<int32_t> ipiv;
   int32_t info = kInfoPoison;
   int64_t rows() const { return k == K::kGetrf ? m : n; }
   int64_t npiv() const { return k == K::kGetrf ? std::min(m, n) : has_ipiv(k) ? n : 0; }
   size_t a_elems() const { return size_t(lda) * size_t(std::max<int64_t>(n, 1)); }
+  size_t bidx(int64_t i, int64_t j) const { return kZone + size_t(i + j * ldb); }
+  T& bij(int64_t i, int64_t j) { return b[bidx(i, j)]; }
   std::string str() const {
     return format("kind=%d uplo=%c trans=%c diag=%c m=%lld n=%lld nrhs=%lld lda=%lld ldb=%lld", int(k), uplo, trans,
                   diag, (long long)rows(), (long long)n, (long long)nrhs, (long long)lda, (long long)ldb);
@@ -68,115 +151,133 @@ int run(Problem<T>& p) {
   } else if (triangular(p.k)) {
     ops[0] = p.uplo;
   }
-  bo_call g = make_call(routine_of<T>(kind_of(p.k)), ops, p.rows(), p.n, has_b(p.k) ? p.nrhs : 0, 0, 0, p.lda, 0,
+  bo_call g = make_call(routine_for<T>(kind_of(p.k)), ops, p.rows(), p.n, has_b(p.k) ? p.nrhs : 0, 0, 0, p.lda, 0,
                         has_b(p.k) ? p.ldb : 0);
   g.a = p.a;
-  g.c = has_b(p.k) ? p.b.data() : nullptr;
+  g.c = has_b(p.k) ? p.b.data() + kZone : nullptr;
   g.ipiv = has_ipiv(p.k) ? p.ipiv.data() : nullptr;
   g.info = &p.info;
   return module().mod->call(&g, 0.0);
 }
 
-// Test data: entries uniform in [-1, 1] (general), diagonally dominant symmetric (SPD), or a well-conditioned triangle
-// (diagonal +-[1, 2), off-diagonal / n); padding rows hold the sentinel NaN, as do an unreferenced triangle and a unit
-// diagonal.
+// Test data: entries uniform in [-1, 1] (general; both parts of a complex one), diagonally dominant Hermitian with a
+// real diagonal (SPD / HPD), or a well-conditioned triangle (diagonal e + e / |e|, of modulus in [1, 2);
+// off-diagonal / n); padding rows hold the sentinel NaN, as do an unreferenced triangle and a unit diagonal.
 template <typename T>
 void fill_a(Problem<T>& p, T* a) {
+  using R = typename El<T>::R;
   const int64_t rows = p.rows(), n = p.n, ld = p.lda;
   for (int64_t j = 0; j < n; ++j)
-    for (int64_t i = 0; i < ld; ++i) a[i + j * ld] = i < rows ? uni<T>() : sentinel<T>();
+    for (int64_t i = 0; i < ld; ++i) a[i + j * ld] = i < rows ? rnd<T>() : poison<T>();
   if (p.k == K::kPotrf || p.k == K::kPotrs || p.k == K::kPosv) {
     for (int64_t j = 0; j < n; ++j)
-      for (int64_t i = 0; i < j; ++i) a[j + i * ld] = a[i + j * ld];
+      for (int64_t i = 0; i < j; ++i) a[j + i * ld] = conj_of(a[i + j * ld]);
     for (int64_t i = 0; i < n; ++i) {
-      T s = 1;
-      for (int64_t j = 0; j < n; ++j) s += j == i ? T(0) : std::fabs(a[i + j * ld]);
-      a[i + i * ld] = s;
+      R s = 1;
+      for (int64_t j = 0; j < n; ++j)
+        if (j != i) s += std::abs(a[i + j * ld]);
+      a[i + i * ld] = T(s);
     }
   } else if (p.k == K::kTrtrs) {
     for (int64_t j = 0; j < n; ++j)
       for (int64_t i = 0; i < n; ++i) {
         T& e = a[i + j * ld];
-        e = i == j ? (p.diag == 'U' ? sentinel<T>() : e < 0 ? e - 1 : e + 1) : e / T(n);
+        const R m = std::abs(e);
+        e = i == j ? (p.diag == 'U' ? poison<T>() : m == 0 ? T(1) : e + e / m) : e / R(n);
       }
   }
   if (triangular(p.k))
     for (int64_t j = 0; j < n; ++j)
       for (int64_t i = 0; i < n; ++i)
-        if (!in_tri(p.uplo, i, j)) a[i + j * ld] = sentinel<T>();
+        if (!in_tri(p.uplo, i, j)) a[i + j * ld] = poison<T>();
 }
 template <typename T>
 Problem<T> make(K k, int64_t m, int64_t n, int64_t nrhs, int64_t lda, int64_t ldb, const char* opts = "UNN",
                 T* a_mem = nullptr) {
   Problem<T> p{k, m, n, nrhs, lda, ldb, opts[0], opts[1], opts[2]};
   if (!a_mem) {
-    p.a_store.resize(p.a_elems());
-    a_mem = p.a_store.data();
+    p.a_store.assign(p.a_elems() + 2 * kZone, poison<T>());
+    a_mem = p.a_store.data() + kZone;
   }
   p.a = a_mem;
   fill_a(p, p.a);
-  p.b.assign(size_t(ldb) * size_t(std::max<int64_t>(nrhs, 1)), sentinel<T>());
+  p.b.assign(size_t(ldb) * size_t(std::max<int64_t>(nrhs, 1)) + 2 * kZone, poison<T>());
   for (int64_t j = 0; j < nrhs && has_b(k); ++j)
-    for (int64_t i = 0; i < n; ++i) p.b[size_t(i + j * ldb)] = uni<T>();
+    for (int64_t i = 0; i < n; ++i) p.bij(i, j) = rnd<T>();
   p.ipiv.assign(size_t(p.npiv()) + kPivGuard, kPivPoison);
   return p;
+}
+// A copy with its own A (a copied Problem's `a` still points into the original's storage).
+template <typename T>
+Problem<T> clone(const Problem<T>& p) {
+  Problem<T> q = p;
+  if (q.a_store.empty()) {
+    q.a_store.assign(p.a_elems() + 2 * kZone, poison<T>());
+    std::copy(p.a, p.a + p.a_elems(), q.a_store.begin() + kZone);
+  }
+  q.a = q.a_store.data() + kZone;
+  return q;
 }
 
 // A snapshot of everything a call may touch.
 template <typename T>
 struct Snapshot {
-  std::vector<T> a, b;
+  std::vector<T> a, a_store, b;
   std::vector<int32_t> ipiv;
   int32_t info;
-  explicit Snapshot(const Problem<T>& p) : a(p.a, p.a + p.a_elems()), b(p.b), ipiv(p.ipiv), info(p.info) {}
+  explicit Snapshot(const Problem<T>& p)
+      : a(p.a, p.a + p.a_elems()), a_store(p.a_store), b(p.b), ipiv(p.ipiv), info(p.info) {}
 };
 template <typename T>
 bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), sizeof(T) * x.size()) == 0;
 }
 
-// Nothing outside the call's outputs changed: padding rows, the other triangle, input operands, B's padding, pivots
-// past those the routine writes (all of them for getrs).
+// Nothing outside the call's outputs changed: the guard zones, padding rows, the other triangle, input operands, B's
+// padding, pivots past those the routine writes (all of them for getrs).
 template <typename T>
 ::testing::AssertionResult only_outputs_written(const Problem<T>& p, const Snapshot<T>& before) {
+  for (size_t q = 0; q < p.a_store.size(); ++q)
+    if ((q < kZone || q >= kZone + p.a_elems()) && !same_elem(p.a_store[q], before.a_store[q]))
+      return ::testing::AssertionFailure() << "A's guard zone written at " << int64_t(q) - int64_t(kZone);
   for (size_t q = 0; q < p.a_elems(); ++q) {
     const int64_t i = int64_t(q) % p.lda, j = int64_t(q) / p.lda;
     const bool out = writes_a(p.k) && i < p.rows() && (!triangular(p.k) || in_tri(p.uplo, i, j));
-    if (!out && bits(p.a[q]) != bits(before.a[q]))
+    if (!out && !same_elem(p.a[q], before.a[q]))
       return ::testing::AssertionFailure() << "A(" << i << ", " << j << ") written";
   }
   for (size_t q = 0; q < p.b.size(); ++q) {
-    const bool out = has_b(p.k) && p.nrhs > 0 && int64_t(q) % p.ldb < p.n;
-    if (!out && bits(p.b[q]) != bits(before.b[q]))
-      return ::testing::AssertionFailure() << "B element " << q << " written";
+    const int64_t e = int64_t(q) - int64_t(kZone);  // B's element, negative or past ldb * nrhs in the guard zones
+    const bool out = has_b(p.k) && e >= 0 && e < p.ldb * p.nrhs && e % p.ldb < p.n;
+    if (!out && !same_elem(p.b[q], before.b[q]))
+      return ::testing::AssertionFailure() << "B element " << e << " written";
   }
   for (size_t q = p.k == K::kGetrs ? 0 : size_t(p.npiv()); q < p.ipiv.size(); ++q)
     if (p.ipiv[q] != before.ipiv[q]) return ::testing::AssertionFailure() << "IPIV(" << q + 1 << ") written";
   return ::testing::AssertionSuccess();
 }
 
-// ---- LAPACK's ratios, accumulated in Real<T>::Acc, over the columns `cols`. ----
-template <typename T>
-using Acc = typename Real<T>::Acc;
+// ---- LAPACK's ratios, accumulated in Acc<T> (moduli for complex elements), over some columns. ----
 
-// Element (i, j) of the matrix the call factors or solves with, from the original stored A.
+// Element (i, j) of op(A) (op: 'N', 'T' or 'C', the conjugate transpose) for the matrix the call factors or solves
+// with, from the original stored A (Hermitian for the Cholesky routines: the other triangle is the conjugate).
 template <typename T>
-Acc<T> elem(const Problem<T>& p, const std::vector<T>& a0, int64_t i, int64_t j, bool op) {
-  if (op) std::swap(i, j);
+Acc<T> elem(const Problem<T>& p, const std::vector<T>& a0, int64_t i, int64_t j, char op = 'N') {
+  if (op != 'N') return op == 'C' ? conj_of(elem(p, a0, j, i)) : elem(p, a0, j, i);
   const int64_t ld = p.lda;
   if (p.k == K::kTrtrs) {
-    if (!in_tri(p.uplo, i, j)) return 0;
+    if (!in_tri(p.uplo, i, j)) return Acc<T>(0);
     return i == j && p.diag == 'U' ? Acc<T>(1) : Acc<T>(a0[size_t(i + j * ld)]);
   }
-  if (triangular(p.k) && !in_tri(p.uplo, i, j)) std::swap(i, j);
-  return a0[size_t(i + j * ld)];
+  if (triangular(p.k) && !in_tri(p.uplo, i, j)) return conj_of(Acc<T>(a0[size_t(j + i * ld)]));
+  return Acc<T>(a0[size_t(i + j * ld)]);
 }
 template <typename T>
-double norm1(const Problem<T>& p, const std::vector<T>& a0, int64_t rows, int64_t cols, bool op) {
+double norm1(const Problem<T>& p, const std::vector<T>& a0, int64_t rows, int64_t cols, char op) {
   long double worst = 0;
   for (int64_t j = 0; j < cols; ++j) {
     long double s = 0;
-    for (int64_t i = 0; i < rows; ++i) s += std::fabs((long double)elem(p, a0, i, j, op));
+    for (int64_t i = 0; i < rows; ++i) s += mag(elem(p, a0, i, j, op));
     worst = std::max(worst, s);
   }
   return double(worst);
@@ -196,53 +297,56 @@ double lu_ratio(const Problem<T>& p, const std::vector<T>& a0, const T* f, const
   for (int64_t j : some_cols(n)) {
     std::fill(w.begin(), w.end(), Acc<T>(0));
     for (int64_t l = 0; l <= std::min(j, k - 1); ++l) {  // L times column j of U
-      const Acc<T> u = f[l + j * ld];
+      const Acc<T> u = Acc<T>(f[l + j * ld]);
       w[size_t(l)] += u;
       for (int64_t i = l + 1; i < m; ++i) w[size_t(i)] += Acc<T>(f[i + l * ld]) * u;
     }
     for (int64_t s = k - 1; s >= 0; --s) std::swap(w[size_t(s)], w[size_t(ipiv[s] - 1)]);
     long double r = 0;
-    for (int64_t i = 0; i < m; ++i) r += std::fabs(w[size_t(i)] - elem(p, a0, i, j, false));
+    for (int64_t i = 0; i < m; ++i) r += mag(w[size_t(i)] - elem(p, a0, i, j));
     worst = std::max(worst, r);
   }
-  return double(worst / ((long double)std::max(m, n) * norm1(p, a0, m, n, false) * Real<T>::u * 2));
+  return double(worst / ((long double)std::max(m, n) * norm1(p, a0, m, n, 'N') * kEps<T>));
 }
-// xPOT01 over some columns: ||F^T F e_j - A e_j||_1 / (n ||A||_1 eps), F = U or L^T.
+// xPOT01 over some columns: ||F^H F e_j - A e_j||_1 / (n ||A||_1 eps), F = U or L^H.
 template <typename T>
 double chol_ratio(const Problem<T>& p, const std::vector<T>& a0, const T* f) {
   const int64_t n = p.n, ld = p.lda;
-  auto u = [&](int64_t i, int64_t j) -> Acc<T> { return i > j ? 0 : p.uplo == 'U' ? f[i + j * ld] : f[j + i * ld]; };
+  auto u = [&](int64_t i, int64_t j) -> Acc<T> {
+    if (i > j) return Acc<T>(0);
+    return p.uplo == 'U' ? Acc<T>(f[i + j * ld]) : conj_of(Acc<T>(f[j + i * ld]));
+  };
   long double worst = 0;
   for (int64_t j : some_cols(n)) {
     long double r = 0;
     for (int64_t i = 0; i < n; ++i) {
       Acc<T> s = 0;
-      for (int64_t l = 0; l <= std::min(i, j); ++l) s += u(l, i) * u(l, j);
-      r += std::fabs(s - elem(p, a0, i, j, false));
+      for (int64_t l = 0; l <= std::min(i, j); ++l) s += conj_of(u(l, i)) * u(l, j);
+      r += mag(s - elem(p, a0, i, j));
     }
     worst = std::max(worst, r);
   }
-  return double(worst / ((long double)n * norm1(p, a0, n, n, false) * Real<T>::u * 2));
+  return double(worst / ((long double)n * norm1(p, a0, n, n, 'N') * kEps<T>));
 }
 // xGET02 over some columns: ||b_j - op(A) x_j||_1 / (n ||op(A)||_1 ||x_j||_1 eps).
 template <typename T>
 double solve_ratio(const Problem<T>& p, const std::vector<T>& a0, const std::vector<T>& b0) {
   const int64_t n = p.n;
-  const bool op = p.k != K::kGesv && p.k != K::kPosv && p.trans != 'N';
+  const char op = p.k == K::kGesv || p.k == K::kPosv ? 'N' : p.trans;
   const double anorm = norm1(p, a0, n, n, op);
   double worst = 0;
   std::vector<Acc<T>> r(static_cast<size_t>(n));
   for (int64_t j : some_cols(p.nrhs)) {
     long double xnorm = 0;
-    for (int64_t i = 0; i < n; ++i) r[size_t(i)] = b0[size_t(i + j * p.ldb)];
+    for (int64_t i = 0; i < n; ++i) r[size_t(i)] = Acc<T>(b0[p.bidx(i, j)]);
     for (int64_t l = 0; l < n; ++l) {
-      const Acc<T> x = p.b[size_t(l + j * p.ldb)];
-      xnorm += std::fabs(x);
+      const Acc<T> x = Acc<T>(p.b[p.bidx(l, j)]);
+      xnorm += mag(x);
       for (int64_t i = 0; i < n; ++i) r[size_t(i)] -= elem(p, a0, i, l, op) * x;
     }
     long double rn = 0;
-    for (int64_t i = 0; i < n; ++i) rn += std::fabs(r[size_t(i)]);
-    worst = std::max(worst, double(rn / ((long double)n * anorm * xnorm * Real<T>::u * 2)));
+    for (int64_t i = 0; i < n; ++i) rn += mag(r[size_t(i)]);
+    worst = std::max(worst, double(rn / ((long double)n * anorm * xnorm * kEps<T>)));
   }
   return worst;
 }
@@ -282,7 +386,9 @@ void check_regular(Problem<T> p) {
   if (has_b(p.k) && p.nrhs > 0) EXPECT_LT(solve_ratio(p, a0, before.b), kThresh) << "||B - op(A) X||";
 }
 
-GPU_TYPED_SUITE(GpuLapack);
+template <typename T>
+class GpuLapack : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuLapack, LapackTypes, LapackNames);
 
 TYPED_TEST(GpuLapack, RegularCallsWithinBounds) {
   using T = TypeParam;
@@ -302,9 +408,14 @@ TYPED_TEST(GpuLapack, RegularCallsWithinBounds) {
     for (int64_t n : {100, 700})
       for (int64_t nrhs : {0, 5}) check_regular(make<T>(K::kPosv, n, n, nrhs, n + 1, n, u));
   }
-  for (const char* o : {"UNN", "UNU", "UTN", "UTU", "UCN", "LNN", "LNU", "LTN", "LTU", "LCU"})
-    for (int64_t n : {40, 600})
-      for (int64_t nrhs : {1, 50}) check_regular(make<T>(K::kTrtrs, n, n, nrhs, n + 1, n + 2, o));
+  for (char u : {'U', 'L'})
+    for (char t : {'N', 'T', 'C'})
+      for (char d : {'N', 'U'})
+        for (int64_t n : {40, 600})
+          for (int64_t nrhs : {1, 50}) {
+            const char o[] = {u, t, d, 0};
+            check_regular(make<T>(K::kTrtrs, n, n, nrhs, n + 1, n + 2, o));
+          }
 }
 
 // The GPU finds what the CPU LAPACK must answer: BO_CUDA_CPU_ANSWERS, and not one byte written (INFO included).
@@ -315,6 +426,7 @@ void check_cpu_answers(Problem<T>& p, const std::string& what) {
   EXPECT_EQ(run(p), BO_CUDA_CPU_ANSWERS);
   EXPECT_EQ(p.info, before.info) << "INFO written";
   EXPECT_TRUE(same_bits(std::vector<T>(p.a, p.a + p.a_elems()), before.a)) << "A written";
+  EXPECT_TRUE(same_bits(p.a_store, before.a_store)) << "A's guard zones written";
   EXPECT_TRUE(same_bits(p.b, before.b)) << "B written";
   EXPECT_TRUE(p.ipiv == before.ipiv) << "IPIV written";
 }
@@ -347,7 +459,7 @@ TYPED_TEST(GpuLapack, CpuAnswersAndNothingIsWritten) {
       p.a[lo + lo * p.lda] = 0;
       check_cpu_answers(p, "zero diagonal");
     }
-    // A NaN or an Inf where the routine reads it.
+    // A NaN or an Inf where the routine reads it (of a complex element, in its real part or its imaginary part alone).
     for (K k : {K::kGetrf, K::kGetrs, K::kGesv, K::kPotrf, K::kPotrs, K::kPosv, K::kTrtrs})
       for (int what = 0; what < 4; ++what) {
         if (what >= 2 && !has_b(k)) continue;
@@ -356,13 +468,50 @@ TYPED_TEST(GpuLapack, CpuAnswersAndNothingIsWritten) {
           factor_on_gpu(p);
           ASSERT_FALSE(::testing::Test::HasFatalFailure());
         }
-        const T bad = what % 2 ? T(INFINITY) : T(NAN);
+        const auto nf = what % 2 ? INFINITY : NAN;
+        const bool imag = what == 1 || what == 2;
+        T bad;
+        if constexpr (kCx<T>)
+          bad = imag ? T(0.5, nf) : T(nf, 0.5);
+        else
+          bad = T(nf);
         if (what < 2)
           p.a[p.uplo == 'U' ? lo + hi * p.lda : hi + lo * p.lda] = bad;
         else
-          p.b[size_t(n - 2 + p.ldb)] = bad;
-        check_cpu_answers(p, what == 0 ? "NaN in A" : what == 1 ? "Inf in A" : what == 2 ? "NaN in B" : "Inf in B");
+          p.bij(n - 2, 1) = bad;
+        check_cpu_answers(p, std::string(what % 2 ? "Inf" : "NaN") + (what < 2 ? " in A" : " in B") +
+                                 (kCx<T> ? imag ? " (imaginary part)" : " (real part)" : ""));
       }
+  }
+}
+
+// Two runs of one call on copies of the same operands leave the same bits (factors, solutions, pivots, INFO).
+TYPED_TEST(GpuLapack, TwoRunsAreBitwiseEqual) {
+  using T = TypeParam;
+  GPU_TEST_PREAMBLE();
+  struct Case {
+    K k;
+    int64_t m, n, nrhs;
+    const char* opts;
+  };
+  const Case cases[] = {
+      {K::kGetrf, 2000, 1500, 0, "UNN"}, {K::kGesv, 700, 700, 30, "UNN"},   {K::kGetrs, 700, 700, 30, "UCN"},
+      {K::kGetrs, 700, 700, 30, "UTN"},  {K::kPotrf, 1500, 1500, 0, "LNN"}, {K::kPosv, 700, 700, 30, "UNN"},
+      {K::kPotrs, 700, 700, 30, "LNN"},  {K::kTrtrs, 700, 700, 30, "UCN"},  {K::kTrtrs, 700, 700, 30, "LTU"}};
+  for (const Case& cs : cases) {
+    Problem<T> p = make<T>(cs.k, cs.m, cs.n, cs.nrhs, cs.m + 3, cs.n + 1, cs.opts);
+    SCOPED_TRACE(p.str());
+    if (cs.k == K::kGetrs || cs.k == K::kPotrs) {
+      factor_on_gpu(p);
+      ASSERT_FALSE(::testing::Test::HasFatalFailure());
+    }
+    Problem<T> q = clone(p);
+    ASSERT_EQ(run(p), BO_CUDA_OK);
+    ASSERT_EQ(run(q), BO_CUDA_OK);
+    EXPECT_TRUE(same_bits(p.a_store, q.a_store)) << "A differs";
+    EXPECT_TRUE(same_bits(p.b, q.b)) << "B differs";
+    EXPECT_TRUE(p.ipiv == q.ipiv) << "IPIV differs";
+    EXPECT_EQ(p.info, q.info);
   }
 }
 
@@ -375,7 +524,7 @@ T* map_private(size_t elems) {
 }
 
 // A program solving again and again with the same factors (getrs, potrs) or triangle (trtrs), in memory the residency
-// cache may hold (n = 1024: 4 or 8 MiB): later solves find the factors' device copy (the module's host_resident says
+// cache may hold (n = 1024: 4 to 16 MiB): later solves find the factors' device copy (the module's host_resident says
 // so before the call), and all stay within bounds; then the program writes new factors (another matrix's) into the
 // same memory, and the next solves must use them.
 TYPED_TEST(GpuLapack, RepeatedSolvesOnUnchangedFactorsThenNewOnes) {
@@ -396,7 +545,7 @@ TYPED_TEST(GpuLapack, RepeatedSolvesOnUnchangedFactorsThenNewOnes) {
       for (int round = 0; round < 2; ++round) {
         for (int rep = 0; rep < 6; ++rep) {
           for (int64_t j = 0; j < nrhs; ++j)
-            for (int64_t i = 0; i < n; ++i) p.b[size_t(i + j * n)] = uni<T>();
+            for (int64_t i = 0; i < n; ++i) p.bij(i, j) = rnd<T>();
           const std::vector<T> b0 = p.b;
           bo_resident_info info{};
           module().mod->host_resident(p.a, n, n, ld, int(sizeof(T)), 1, &info);

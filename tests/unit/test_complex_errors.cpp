@@ -329,8 +329,15 @@ TYPED_TEST(ComplexErrors, CblasProtocolIsTheCpuLibrarys) {
     call(false, ref.data());
     EXPECT_EQ(mine_c, cblas_xerbla_log());
     EXPECT_EQ(mine_f, xerbla_log());
-    // Not always untouched: the reference's row-major ConjTrans trsv conjugates x before it checks diag.
-    EXPECT_TRUE(same_bits(mine, ref)) << "output differs from the reference CBLAS's";
+    // Not always untouched: the reference's row-major ConjTrans trsv conjugates x before it checks diag. Where it
+    // computes (a row-major transpose it accepts, a zero increment it copies away), its Fortran call reaches our
+    // export, which may run it on the GPU: then equal within rounding, not bit for bit.
+    if (allow_gpu() && cblas_xerbla_log().empty() && xerbla_log().empty()) {
+      for (std::size_t p = 0; p < mine.size(); ++p)
+        EXPECT_TRUE(cwithin(mine[p], W<T>(ref[p]), 64 * ceps<T>() * (std::abs(W<T>(ref[p])) + 1))) << "element " << p;
+    } else {
+      EXPECT_TRUE(same_bits(mine, ref)) << "output differs from the reference CBLAS's";
+    }
     if (!mine_c.empty() || !mine_f.empty()) EXPECT_EQ(mine_c.size() + mine_f.size(), 1u) << "one error report expected";
   }
 }

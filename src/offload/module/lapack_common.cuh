@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 
+#include "abi/blas_types.h"
 #include "offload/cuda_module_api.h"
 #include "offload/module/device.h"
 #include "offload/module/staged_seen.h"
@@ -40,23 +42,39 @@ void copy_pivots_out(const bo_call& c, const int* from, int64_t n) {
 }
 
 // Sets *flag when an element of the rows x cols operand (a triangle: only its part, without the diagonal when unit
-// says it is not read) is Inf or NaN.
-template <class T>
-__global__ void find_nonfinite(const T* a, int64_t rows, int64_t cols, int64_t ld, int shape, int unit, int* flag) {
+// says it is not read) is Inf or NaN. R is the real type; a complex element is kParts = 2 of them, non-finite when
+// either part is.
+template <class R, int kParts>
+__global__ void find_nonfinite(const R* a, int64_t rows, int64_t cols, int64_t ld, int shape, int unit, int* flag) {
   for (int64_t j = blockIdx.x; j < cols; j += gridDim.x) {
     const int64_t r0 = shape == Operand::kLower ? j + unit : 0;
     const int64_t r1 = shape == Operand::kUpper ? (j + 1 - unit < rows ? j + 1 - unit : rows) : rows;
     bool bad = false;
-    for (int64_t i = r0 + threadIdx.x; i < r1; i += blockDim.x) bad |= !isfinite(a[i + j * ld]);
+    for (int64_t i = r0 + threadIdx.x; i < r1; i += blockDim.x)
+      for (int p = 0; p < kParts; ++p) bad |= !isfinite(a[(i + j * ld) * kParts + p]);
     if (__syncthreads_or(bad) && threadIdx.x == 0) *flag = 1;
   }
 }
 
+// The real type of an element type and its parts (std::complex is two reals, as cuComplex is).
+template <class T>
+struct Parts {
+  using Real = T;
+  static constexpr int kCount = 1;
+};
+template <class R>
+struct Parts<std::complex<R>> {
+  using Real = R;
+  static constexpr int kCount = 2;
+};
+
 template <class T>
 cudaError_t scan(const T* dev, const Operand& o, int64_t ld, int* flag, cudaStream_t st, bool unit = false) {
+  using P = Parts<T>;
   const int64_t cols = o.shape == Operand::kMatrix ? o.cols : o.rows;
   const unsigned blocks = unsigned(std::min<int64_t>(cols, 65535));
-  find_nonfinite<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, ld, int(o.shape), unit ? 1 : 0, flag);
+  find_nonfinite<typename P::Real, P::kCount><<<blocks, 256, 0, st>>>(
+      reinterpret_cast<const typename P::Real*>(dev), o.rows, cols, ld, int(o.shape), unit ? 1 : 0, flag);
   return cudaGetLastError();
 }
 
@@ -130,8 +148,8 @@ cudaError_t max_abs(const T* dev, const Operand& o, int64_t ld, unsigned long lo
   max_abs_bits<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, ld, int(o.shape), out);
   return cudaGetLastError();
 }
-// Runs f(float()) or f(double()) for a call of a real precision (the LAPACK executors' run<T>); a complex call is
-// the CPU LAPACK's (no complex executor yet).
+// Runs f(float()) or f(double()) for a call of a real precision (part 2's run<T>); a complex call is the CPU
+// LAPACK's (no complex routine of part 2 is in the symbol list).
 template <class F>
 int by_real_precision(const bo_call& c, F&& f) {
   switch (bo_routine_precision(c.routine)) {
@@ -141,6 +159,18 @@ int by_real_precision(const bo_call& c, F&& f) {
       return f(double());
     default:
       return BO_CUDA_UNSUPPORTED;
+  }
+}
+// Runs f(T()) with the call's element type, of the four precisions (part 1's run<T>).
+template <class F>
+int by_precision(const bo_call& c, F&& f) {
+  switch (bo_routine_precision(c.routine)) {
+    case BO_PREC_C:
+      return f(bo_cfloat());
+    case BO_PREC_Z:
+      return f(bo_cdouble());
+    default:
+      return by_real_precision(c, f);
   }
 }
 

@@ -49,15 +49,17 @@ int run(const bo_call& c) {
   if (on_device(c.a) || (c.c && on_device(c.c))) return BO_CUDA_UNSUPPORTED;
   const bool factor = kind == BO_KIND_GETRF || kind == BO_KIND_GESV || kind == BO_KIND_POTRF || kind == BO_KIND_POSV;
   const bool lu = kind == BO_KIND_GETRF || kind == BO_KIND_GESV || kind == BO_KIND_GETRS;
+  constexpr bool kComplex = bo::routines::kIsComplex<T>;
   if (kind == BO_KIND_TRTRS) {
     // The reference's singularity check (a zero on a non-unit diagonal), done where the matrix is: INFO is the CPU's.
-    if (!bok::vendor::cublas_available()) return BO_CUDA_UNSUPPORTED;
+    if (!(kComplex ? bok::vendor::cublas_complex_available() : bok::vendor::cublas_available()))
+      return BO_CUDA_UNSUPPORTED;
     if (c.op[2] == 'N') {
       const T* a = static_cast<const T*>(c.a);
       for (int64_t i = 0; i < c.n; ++i)
         if (a[i + i * c.lda] == T(0)) return BO_CUDA_CPU_ANSWERS;
     }
-  } else if (!bok::vendor::cusolver_available()) {
+  } else if (!(kComplex ? bok::vendor::cusolver_complex_available() : bok::vendor::cusolver_available())) {
     return BO_CUDA_UNSUPPORTED;
   }
   const int64_t npiv = kind == BO_KIND_GETRF ? std::min(c.m, c.n) : lu ? c.n : 0;
@@ -225,7 +227,7 @@ int lapack_call(const bo_call& c) {
     log_line(have ? BO_LOG_DEBUG : BO_LOG_SUMMARY, "%s", bok::vendor::cusolver_description());
   });
   if (is_decomp_kind(bo_routine_kind_of(c.routine))) return decomp_call(c);
-  return by_real_precision(c, [&](auto t) { return run<decltype(t)>(c); });
+  return by_precision(c, [&](auto t) { return run<decltype(t)>(c); });
 }
 
 }  // namespace bom

@@ -86,31 +86,41 @@ double part2_us(const bo_call& c, int p, int es) {
 }  // namespace
 
 double solver_kernel_us(const bo_call& c, int cc_major, int cc_minor) {
-  const int p = bo_routine_precision(c.routine) == BO_PREC_D ? 1 : 0;
-  const int es = p ? 8 : 4;
+  // Complex c and z: derived, not measured. They run at s's and d's rates per real multiply-add (a complex one is four:
+  // cuSOLVER's complex LU and Cholesky are the same blocked algorithms on cuBLAS's complex Level 3, whose real-flop
+  // rates are close to the real routines'), with s's and d's per-column and fixed costs, and stream their own bytes
+  // (bo_element_size: 8 and 16). The descriptors' work counts element multiply-adds, hence the factor 4 here.
+  const bo_precision prec = bo_routine_precision(c.routine);
+  const bool complex_elements = bo_is_complex(prec);
+  const int p = prec == BO_PREC_D || prec == BO_PREC_Z ? 1 : 0;
+  const int es = bo_element_size(prec);
+  const double scale = complex_elements ? 4.0 : 1.0;
   const double n = double(c.n), nrhs = double(c.k);
   double t = 0;
   switch (bo_routine_kind_of(c.routine)) {
     case BO_KIND_GETRF:
-      t = factor_us(kFactor[p][0], double(std::min(c.m, c.n)), bo::routines::getrf_work(double(c.m), n));
+      t = factor_us(kFactor[p][0], double(std::min(c.m, c.n)), scale * bo::routines::getrf_work(double(c.m), n));
       break;
     case BO_KIND_GESV:
-      t = factor_us(kFactor[p][0], n, bo::routines::getrf_work(n, n)) + (c.k ? solve_us(n, nrhs, 2, es) : 0);
+      t = factor_us(kFactor[p][0], n, scale * bo::routines::getrf_work(n, n)) +
+          (c.k ? solve_us(n, scale * nrhs, 2, es) : 0);
       break;
     case BO_KIND_POTRF:
-      t = factor_us(kFactor[p][1], n, bo::routines::potrf_work(n));
+      t = factor_us(kFactor[p][1], n, scale * bo::routines::potrf_work(n));
       break;
     case BO_KIND_POSV:
-      t = factor_us(kFactor[p][1], n, bo::routines::potrf_work(n)) + (c.k ? solve_us(n, nrhs, 2, es) : 0);
+      t = factor_us(kFactor[p][1], n, scale * bo::routines::potrf_work(n)) +
+          (c.k ? solve_us(n, scale * nrhs, 2, es) : 0);
       break;
     case BO_KIND_GETRS:
     case BO_KIND_POTRS:
-      t = solve_us(n, nrhs, 2, es);
+      t = solve_us(n, scale * nrhs, 2, es);
       break;
     case BO_KIND_TRTRS:
-      t = solve_us(n, nrhs, 1, es);
+      t = solve_us(n, scale * nrhs, 1, es);
       break;
     default:
+      if (complex_elements) return -1;  // part 2 has no complex routine
       t = part2_us(c, p, es);
       if (t < 0) return -1;
   }
