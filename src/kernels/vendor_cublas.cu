@@ -10,6 +10,7 @@
 
 #include "kernels/vendor_cublas.h"
 #include "kernels/vendor_dl.h"
+#include "kernels/vendor_ops.h"
 #include "offload/one_time_cost.h"
 
 namespace bok::vendor {
@@ -128,19 +129,11 @@ int status(cublasStatus_t s) {
   return cudaErrorUnknown;
 }
 bool fits(int64_t v) { return v >= -2147483647 && v <= 2147483647; }
-template <class T>
-constexpr bool kComplex = std::is_same_v<T, cuComplex> || std::is_same_v<T, cuDoubleComplex>;
-// BLAS's option letter; 'C' is the conjugate transpose of a complex matrix (for a real one, the transpose).
-template <class T>
-cublasOperation_t op(char t) {
-  if (t == 'N') return CUBLAS_OP_N;
-  return kComplex<T> && t == 'C' ? CUBLAS_OP_C : CUBLAS_OP_T;
-}
 cublasFillMode_t fill(char uplo) { return uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
 cublasDiagType_t diag_type(char diag) { return diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
 template <class T>
 bool available() {
-  return kComplex<T> ? cublas_complex_available() : cublas_available();
+  return kCuComplex<T> ? cublas_complex_available() : cublas_available();
 }
 // The cuBLAS element type of ours: std::complex has cuComplex's layout.
 template <class T>

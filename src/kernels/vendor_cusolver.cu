@@ -13,6 +13,7 @@
 
 #include "kernels/vendor_cusolver.h"
 #include "kernels/vendor_dl.h"
+#include "kernels/vendor_ops.h"
 #include "offload/one_time_cost.h"
 
 namespace bok::vendor {
@@ -167,16 +168,8 @@ int status(cusolverStatus_t s) {
   return cudaErrorUnknown;
 }
 template <class T>
-constexpr bool kComplex = std::is_same_v<T, cuComplex> || std::is_same_v<T, cuDoubleComplex>;
-// LAPACK's TRANS; 'C' is the conjugate transpose of a complex matrix (of a real one, the transpose).
-template <class T>
-cublasOperation_t op(char t) {
-  if (t == 'N') return CUBLAS_OP_N;
-  return kComplex<T> && t == 'C' ? CUBLAS_OP_C : CUBLAS_OP_T;
-}
-template <class T>
 bool available() {
-  return kComplex<T> ? cusolver_complex_available() : cusolver_available();
+  return kCuComplex<T> ? cusolver_complex_available() : cusolver_available();
 }
 cublasFillMode_t fill(char uplo) { return uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER; }
 
