@@ -4,9 +4,9 @@
 and writes it; optional plots when matplotlib is present.
 
 Usage: report.py [KIND] RAW.jsonl [--raw DIR] [--md OUT.md] [--policy FILE] [--repeat-list FILE] [--plot OUT.png]
-  KIND   regret, overhead, lapack, lapack_intercept, pipeline, residency, host_gemm, level3, kernels, mix, mix_isolate,
-         firstrun; default: from the file name (<kind>-<tag>.jsonl; kernels reads its file whole: Google Benchmark's
-         JSON document)
+  KIND   regret, overhead, lapack, lapack_intercept, lapack_complex, pipeline, residency, host_gemm, level3, kernels,
+         mix, mix_isolate, firstrun; default: from the file name (<kind>-<tag>.jsonl; kernels reads its file whole:
+         Google Benchmark's JSON document)
   RAW    plain or gzip'ed (RAW.jsonl.gz, as bench/results keeps them)
   --raw  the run's raw folder (the BLASOFFLOAD_LOG=summary logs and stderr files some reports read)
 Exit status: 0 every target met, 1 a target missed, 2 no measurement (or bad input).
@@ -22,10 +22,11 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
-KINDS = ("regret", "overhead", "lapack", "lapack_intercept", "pipeline", "residency", "host_gemm", "level3",
-         "kernels", "mix", "mix_isolate", "firstrun")
-PREFIX_KIND = {"dgemm_host": "host_gemm", "level3_host_gemm": "level3", "isolate": "mix_isolate",
-               "firstrun_idle": "firstrun", "firstrun_load": "firstrun"}  # result files named after their benchmark, not their report
+KINDS = ("regret", "overhead", "lapack", "lapack_intercept", "lapack_complex", "pipeline", "residency", "host_gemm",
+         "level3", "kernels", "mix", "mix_isolate", "firstrun")
+PREFIX_KIND = {"dgemm_host": "host_gemm", "complex_host": "host_gemm", "level3_host_gemm": "level3",
+               "isolate": "mix_isolate", "firstrun_idle": "firstrun",
+               "firstrun_load": "firstrun"}  # result files named after their benchmark, not their report
 # <kind>-<gpu>-<yyyy-mm-dd>-<commit>[-more].jsonl: the result files' names (bench/common/run.py writes them).
 NAME_RE = re.compile(r"^(?P<kind>[a-z0-9_]+?)-(?P<gpu>.+)-(?P<date>\d{4}-\d\d-\d\d)-(?P<commit>[0-9a-f]{7,})")
 

@@ -1,9 +1,10 @@
-// blasoffload_cusolver_ref: cuSOLVER's own times on the GPU, the reference bench/lapack's intercept benchmark holds
-// the library's LAPACK against: per precision and order, getrf and potrf (lower) on device-resident data (median of
-// the repetitions; the matrix restored by a device-to-device copy before each, outside the timing), getrs and potrs
-// with one right-hand side on those factors (B restored the same way), and the pinned host-to-device and
-// device-to-host times of the matrix (cudaMallocHost buffer), so that the report can form "device time + one
-// transfer each way" for every factorization. One JSON object per line, as blasoffload_lapack_drivers prints them.
+// blasoffload_cusolver_ref: cuSOLVER's own times on the GPU, the reference bench/lapack's intercept and complex
+// benchmarks hold the library's LAPACK against: per precision (s, d, c, z) and order, getrf and potrf (lower) on
+// device-resident data (median of the repetitions; the matrix restored by a device-to-device copy before each, outside
+// the timing), getrs and potrs with one right-hand side on those factors (B restored the same way), and the pinned
+// host-to-device and device-to-host times of the matrix (cudaMallocHost buffer), so that the report can form "device
+// time + one transfer each way" for every factorization. One JSON object per line, as blasoffload_lapack_drivers prints
+// them.
 //
 // cuSOLVER is opened at run time (as the CUDA module does), so the binary needs no toolkit library to start and
 // says why when there is none (exit status 3, like the other GPU benchmarks without a GPU); cudart and the C++
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,7 +31,7 @@
 namespace {
 
 const char kUsage[] =
-    "usage: blasoffload_cusolver_ref [--precision=s,d] [--routines=getrf,potrf,getrs,potrs] [--reps=R]\n"
+    "usage: blasoffload_cusolver_ref [--precision=s,d,c,z] [--routines=getrf,potrf,getrs,potrs] [--reps=R]\n"
     "                                [--budget-s=S] N[,N:N...] ...\n"
     "  device-only times of cuSOLVER (median of R repetitions: 21 up to n = 1024, 11 up to 4096, 5 above), the\n"
     "  matrix's pinned transfer times; exit status 3 without a GPU or cuSOLVER. BO_CUSOLVER_LIB: the library to open\n"
@@ -38,22 +40,22 @@ const char kUsage[] =
 // The check's pass threshold on the scaled residual (LAPACK's test suites use 30).
 constexpr double kThreshold = 30.0;
 
+// cuSOLVER's entry points of one precision letter P (S, D, C, Z) this program calls: X(field, symbol).
+// clang-format off
+#define BO_CUSOLVER_ENTRIES(X, P)                                                   \
+  X(P##getrf_bs, cusolverDn##P##getrf_bufferSize) X(P##getrf, cusolverDn##P##getrf) \
+  X(P##getrs, cusolverDn##P##getrs)                                                 \
+  X(P##potrf_bs, cusolverDn##P##potrf_bufferSize) X(P##potrf, cusolverDn##P##potrf) \
+  X(P##potrs, cusolverDn##P##potrs)
+// clang-format on
+#define BO_FIELD(field, symbol) decltype(&symbol) field;
+#define BO_PRECISIONS(X, M) M(X, S) M(X, D) M(X, C) M(X, Z)
+
 // cuSOLVER's entry points this program calls, by the header's own types (nothing is linked).
 struct Cusolver {
   decltype(&cusolverDnCreate) create;
   decltype(&cusolverDnDestroy) destroy;
-  decltype(&cusolverDnSgetrf_bufferSize) sgetrf_bs;
-  decltype(&cusolverDnDgetrf_bufferSize) dgetrf_bs;
-  decltype(&cusolverDnSgetrf) sgetrf;
-  decltype(&cusolverDnDgetrf) dgetrf;
-  decltype(&cusolverDnSgetrs) sgetrs;
-  decltype(&cusolverDnDgetrs) dgetrs;
-  decltype(&cusolverDnSpotrf_bufferSize) spotrf_bs;
-  decltype(&cusolverDnDpotrf_bufferSize) dpotrf_bs;
-  decltype(&cusolverDnSpotrf) spotrf;
-  decltype(&cusolverDnDpotrf) dpotrf;
-  decltype(&cusolverDnSpotrs) spotrs;
-  decltype(&cusolverDnDpotrs) dpotrs;
+  BO_PRECISIONS(BO_FIELD, BO_CUSOLVER_ENTRIES)
   std::string path;
 };
 
@@ -79,18 +81,9 @@ bool open_cusolver(Cusolver* c, std::string* why) {
   };
   sym(&c->create, "cusolverDnCreate");
   sym(&c->destroy, "cusolverDnDestroy");
-  sym(&c->sgetrf_bs, "cusolverDnSgetrf_bufferSize");
-  sym(&c->dgetrf_bs, "cusolverDnDgetrf_bufferSize");
-  sym(&c->sgetrf, "cusolverDnSgetrf");
-  sym(&c->dgetrf, "cusolverDnDgetrf");
-  sym(&c->sgetrs, "cusolverDnSgetrs");
-  sym(&c->dgetrs, "cusolverDnDgetrs");
-  sym(&c->spotrf_bs, "cusolverDnSpotrf_bufferSize");
-  sym(&c->dpotrf_bs, "cusolverDnDpotrf_bufferSize");
-  sym(&c->spotrf, "cusolverDnSpotrf");
-  sym(&c->dpotrf, "cusolverDnDpotrf");
-  sym(&c->spotrs, "cusolverDnSpotrs");
-  sym(&c->dpotrs, "cusolverDnDpotrs");
+#define BO_SYM(field, symbol) sym(&c->field, #symbol);
+  BO_PRECISIONS(BO_SYM, BO_CUSOLVER_ENTRIES)
+#undef BO_SYM
   return ok;
 }
 
@@ -114,60 +107,57 @@ bool open_cusolver(Cusolver* c, std::string* why) {
     }                                                                                                      \
   } while (0)
 
-// The precision's entry points.
+// The precision's entry points: cuSOLVER's P routines on the host type T's device twin D (std::complex<float> and
+// cuComplex share their layout; the host side's arithmetic is std::complex's).
 template <typename T>
 struct Ops;
-template <>
-struct Ops<float> {
-  static constexpr char kLetter = 's';
-  static constexpr double kEps = FLT_EPSILON * 0.5;
-  static cusolverStatus_t getrf_bs(const Cusolver& c, cusolverDnHandle_t h, int n, float* a, int* lw) {
-    return c.sgetrf_bs(h, n, n, a, n, lw);
-  }
-  static cusolverStatus_t getrf(const Cusolver& c, cusolverDnHandle_t h, int n, float* a, float* w, int* ipiv,
-                                int* info) {
-    return c.sgetrf(h, n, n, a, n, w, ipiv, info);
-  }
-  static cusolverStatus_t getrs(const Cusolver& c, cusolverDnHandle_t h, int n, const float* a, const int* ipiv,
-                                float* b, int* info) {
-    return c.sgetrs(h, CUBLAS_OP_N, n, 1, a, n, ipiv, b, n, info);
-  }
-  static cusolverStatus_t potrf_bs(const Cusolver& c, cusolverDnHandle_t h, int n, float* a, int* lw) {
-    return c.spotrf_bs(h, CUBLAS_FILL_MODE_LOWER, n, a, n, lw);
-  }
-  static cusolverStatus_t potrf(const Cusolver& c, cusolverDnHandle_t h, int n, float* a, float* w, int lw, int* info) {
-    return c.spotrf(h, CUBLAS_FILL_MODE_LOWER, n, a, n, w, lw, info);
-  }
-  static cusolverStatus_t potrs(const Cusolver& c, cusolverDnHandle_t h, int n, const float* a, float* b, int* info) {
-    return c.spotrs(h, CUBLAS_FILL_MODE_LOWER, n, 1, a, n, b, n, info);
-  }
-};
-template <>
-struct Ops<double> {
-  static constexpr char kLetter = 'd';
-  static constexpr double kEps = DBL_EPSILON * 0.5;
-  static cusolverStatus_t getrf_bs(const Cusolver& c, cusolverDnHandle_t h, int n, double* a, int* lw) {
-    return c.dgetrf_bs(h, n, n, a, n, lw);
-  }
-  static cusolverStatus_t getrf(const Cusolver& c, cusolverDnHandle_t h, int n, double* a, double* w, int* ipiv,
-                                int* info) {
-    return c.dgetrf(h, n, n, a, n, w, ipiv, info);
-  }
-  static cusolverStatus_t getrs(const Cusolver& c, cusolverDnHandle_t h, int n, const double* a, const int* ipiv,
-                                double* b, int* info) {
-    return c.dgetrs(h, CUBLAS_OP_N, n, 1, a, n, ipiv, b, n, info);
-  }
-  static cusolverStatus_t potrf_bs(const Cusolver& c, cusolverDnHandle_t h, int n, double* a, int* lw) {
-    return c.dpotrf_bs(h, CUBLAS_FILL_MODE_LOWER, n, a, n, lw);
-  }
-  static cusolverStatus_t potrf(const Cusolver& c, cusolverDnHandle_t h, int n, double* a, double* w, int lw,
-                                int* info) {
-    return c.dpotrf(h, CUBLAS_FILL_MODE_LOWER, n, a, n, w, lw, info);
-  }
-  static cusolverStatus_t potrs(const Cusolver& c, cusolverDnHandle_t h, int n, const double* a, double* b, int* info) {
-    return c.dpotrs(h, CUBLAS_FILL_MODE_LOWER, n, 1, a, n, b, n, info);
-  }
-};
+#define BO_OPS(T, D, P, LETTER, EPSILON)                                                                              \
+  template <>                                                                                                         \
+  struct Ops<T> {                                                                                                     \
+    static constexpr char kLetter = LETTER;                                                                           \
+    static constexpr double kEps = EPSILON * 0.5;                                                                     \
+    static D* d(T* p) { return reinterpret_cast<D*>(p); }                                                             \
+    static const D* d(const T* p) { return reinterpret_cast<const D*>(p); }                                           \
+    static cusolverStatus_t getrf_bs(const Cusolver& c, cusolverDnHandle_t h, int n, T* a, int* lw) {                 \
+      return c.P##getrf_bs(h, n, n, d(a), n, lw);                                                                     \
+    }                                                                                                                 \
+    static cusolverStatus_t getrf(const Cusolver& c, cusolverDnHandle_t h, int n, T* a, T* w, int* ipiv, int* info) { \
+      return c.P##getrf(h, n, n, d(a), n, d(w), ipiv, info);                                                          \
+    }                                                                                                                 \
+    static cusolverStatus_t getrs(const Cusolver& c, cusolverDnHandle_t h, int n, const T* a, const int* ipiv, T* b,  \
+                                  int* info) {                                                                        \
+      return c.P##getrs(h, CUBLAS_OP_N, n, 1, d(a), n, ipiv, d(b), n, info);                                          \
+    }                                                                                                                 \
+    static cusolverStatus_t potrf_bs(const Cusolver& c, cusolverDnHandle_t h, int n, T* a, int* lw) {                 \
+      return c.P##potrf_bs(h, CUBLAS_FILL_MODE_LOWER, n, d(a), n, lw);                                                \
+    }                                                                                                                 \
+    static cusolverStatus_t potrf(const Cusolver& c, cusolverDnHandle_t h, int n, T* a, T* w, int lw, int* info) {    \
+      return c.P##potrf(h, CUBLAS_FILL_MODE_LOWER, n, d(a), n, d(w), lw, info);                                       \
+    }                                                                                                                 \
+    static cusolverStatus_t potrs(const Cusolver& c, cusolverDnHandle_t h, int n, const T* a, T* b, int* info) {      \
+      return c.P##potrs(h, CUBLAS_FILL_MODE_LOWER, n, 1, d(a), n, d(b), n, info);                                     \
+    }                                                                                                                 \
+  };
+BO_OPS(float, float, S, 's', FLT_EPSILON)
+BO_OPS(double, double, D, 'd', DBL_EPSILON)
+BO_OPS(std::complex<float>, cuComplex, C, 'c', FLT_EPSILON)
+BO_OPS(std::complex<double>, cuDoubleComplex, Z, 'z', DBL_EPSILON)
+#undef BO_OPS
+
+template <typename T>
+constexpr bool kComplex = !std::is_floating_point_v<T>;
+// The checks' arithmetic: double, or std::complex<double>.
+template <typename T>
+using Wide = std::conditional_t<kComplex<T>, std::complex<double>, double>;
+
+// Element k of a hash_uniform stream, as bench/lapack/lapack_drivers_typed.h makes it: a complex one takes two values.
+template <typename T>
+T hash_elem(size_t k, uint64_t seed) {
+  if constexpr (kComplex<T>)
+    return T(hash_uniform(2 * k, seed), hash_uniform(2 * k + 1, seed));
+  else
+    return hash_uniform(k, seed);
+}
 
 // Every column range on its own thread: a 16384^2 matrix is 268 M hash evaluations.
 template <typename F>
@@ -181,20 +171,25 @@ void parallel_columns(int n, F&& f) {
   for (auto& th : pool) th.join();
 }
 
-// The drivers program's matrices (bench/lapack/lapack_drivers_typed.h): uniform entries (getrf), and symmetric with
-// diagonal n + 1 (potrf: strictly diagonally dominant, hence SPD).
+// The drivers program's matrices (bench/lapack/lapack_drivers_typed.h): uniform entries (getrf), and symmetric
+// (Hermitian) with diagonal n + 1 (2n for complex entries, of moduli up to sqrt 2; potrf: strictly diagonally
+// dominant, hence positive definite).
 template <typename T>
 void fill_uniform(T* a, int n) {
   parallel_columns(n, [&](int j) {
-    for (size_t i = 0; i < size_t(n); ++i) a[i + size_t(j) * n] = hash_uniform(i + size_t(j) * n, 1);
+    for (size_t i = 0; i < size_t(n); ++i) a[i + size_t(j) * n] = hash_elem<T>(i + size_t(j) * n, 1);
   });
 }
 template <typename T>
 void fill_spd(T* a, int n) {
+  const T diag = kComplex<T> ? T(2 * n) : T(n + 1);
   parallel_columns(n, [&](int j) {
     for (size_t i = 0; i < size_t(n); ++i) {
       const size_t lo = std::min(i, size_t(j)), hi = std::max(i, size_t(j));
-      a[i + size_t(j) * n] = i == size_t(j) ? T(n + 1) : hash_uniform(lo + hi * size_t(n), 3);
+      const T v = hash_elem<T>(lo + hi * size_t(n), 3);
+      T upper = v;
+      if constexpr (kComplex<T>) upper = std::conj(v);
+      a[i + size_t(j) * n] = i == size_t(j) ? diag : i > size_t(j) ? v : upper;
     }
   });
 }
@@ -202,17 +197,19 @@ void fill_spd(T* a, int n) {
 // ||b - A x||_inf / (||A||_inf ||x||_inf n eps), in double precision on the host.
 template <typename T>
 double residual(const T* a, const T* x, const T* b, int n) {
-  std::vector<double> r(b, b + n), rowsum(n, 0.0);
+  using W = Wide<T>;
+  std::vector<W> r(b, b + n);
+  std::vector<double> rowsum(n, 0.0);
   for (size_t j = 0; j < size_t(n); ++j)
     for (size_t i = 0; i < size_t(n); ++i) {
-      r[i] -= double(a[i + j * n]) * double(x[j]);
-      rowsum[i] += std::fabs(double(a[i + j * n]));
+      r[i] -= W(a[i + j * n]) * W(x[j]);
+      rowsum[i] += std::abs(W(a[i + j * n]));
     }
   double rn = 0, an = 0, xn = 0;
   for (int i = 0; i < n; ++i) {
-    if (!(std::fabs(r[i]) <= rn)) rn = std::fabs(r[i]);
+    if (!(std::abs(r[i]) <= rn)) rn = std::abs(r[i]);
     an = std::max(an, rowsum[i]);
-    if (!(std::fabs(double(x[i])) <= xn)) xn = std::fabs(double(x[i]));
+    if (!(std::abs(W(x[i])) <= xn)) xn = std::abs(W(x[i]));
   }
   return rn / (an * xn * n * Ops<T>::kEps);
 }
@@ -279,7 +276,7 @@ int run_order(const Cusolver& c, cusolverDnHandle_t h, int n, int reps, const Wa
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  for (int i = 0; i < n; ++i) hb[i] = hash_uniform(size_t(i), 2);
+  for (int i = 0; i < n; ++i) hb[i] = hash_elem<T>(size_t(i), 2);
   CK(cudaMemcpy(db0, hb, bbytes, cudaMemcpyHostToDevice));
   int lw_lu = 0, lw_ch = 0;
   CS(O::getrf_bs(c, h, n, da, &lw_lu));
@@ -415,7 +412,7 @@ int main(int argc, char** argv) {
   for (int n : ns) {
     const int reps = reps_override > 0 ? reps_override : n <= 1024 ? 21 : n <= 4096 ? 11 : 5;
     for (char p : precisions) {
-      if (p != 's' && p != 'd') continue;
+      if (p != 's' && p != 'd' && p != 'c' && p != 'z') continue;
       struct timespec t1;
       clock_gettime(CLOCK_MONOTONIC, &t1);
       if (budget > 0 && double(t1.tv_sec - t0.tv_sec) + 1e-9 * double(t1.tv_nsec - t0.tv_nsec) > budget) {
@@ -425,7 +422,10 @@ int main(int argc, char** argv) {
             p, n);
         continue;
       }
-      failures += p == 's' ? run_order<float>(c, h, n, reps, w) : run_order<double>(c, h, n, reps, w);
+      failures += p == 's'   ? run_order<float>(c, h, n, reps, w)
+                  : p == 'd' ? run_order<double>(c, h, n, reps, w)
+                  : p == 'c' ? run_order<std::complex<float>>(c, h, n, reps, w)
+                             : run_order<std::complex<double>>(c, h, n, reps, w);
     }
   }
   c.destroy(h);

@@ -1,11 +1,12 @@
-// blasoffload_lapack_drivers: times LAPACK factorizations and solves (getrf, gesv, getrs, geqrf, potrf, potrs; single
-// or double precision) on random host matrices under whatever BLAS/LAPACK stack the dynamic linker and LD_PRELOAD
-// provide, and checks each result cheaply.
+// blasoffload_lapack_drivers: times LAPACK factorizations and solves (getrf, gesv, getrs, geqrf, potrf, potrs; real
+// or complex, single or double precision) on random host matrices under whatever BLAS/LAPACK stack the dynamic linker
+// and LD_PRELOAD provide, and checks each result cheaply.
 //
 // Linked with -llapack -lblas by their Debian names, so the runner (bench/lapack/bench.ini) chooses the stack at run
 // time. One JSON object per line on stdout; the checks are O(n^2), in double precision, and call no BLAS (the stack
-// under test). The element-typed half is lapack_drivers_typed.h, included once per precision.
+// under test). The element-typed half is lapack_drivers_typed.h, included once per precision (s, d, c, z).
 #define _GNU_SOURCE
+#include <complex.h>
 #include <dlfcn.h>
 #include <float.h>
 #include <math.h>
@@ -20,14 +21,14 @@
 
 static const char kUsage[] =
     "usage: blasoffload_lapack_drivers [--stack=NAME] [--drivers=getrf,getrf_dominant,gesv,getrs,geqrf,potrf,potrs]\n"
-    "                                  [--reps=R] [--warm=K] [--min-time=S] [--round=R] [--precision=s,d]\n"
+    "                                  [--reps=R] [--warm=K] [--min-time=S] [--round=R] [--precision=s,d,c,z]\n"
     "                                  [--budget-s=S] [N[,N:N...] ...]\n"
     "  N: matrix orders (default 1024 2048 4096 8192 16384); 9 timed repetitions up to 2048, 5 at 4096, 2 at 8192, 1\n"
     "  above (--reps overrides; getrs and potrs at least 5); --warm: K calls before those, outside the statistics "
     "(the\n"
     "  first one's time is printed as first_s); --min-time: more repetitions (at most 400) until they took S seconds;\n"
-    "  --round: printed in every line; --precision: s (default), d or both, each order in that order; --budget-s: no\n"
-    "  new driver starts once S seconds have passed (reported as skipped).\n";
+    "  --round: printed in every line; --precision: s (default), d, c, z or a list, each order in that order;\n"
+    "  --budget-s: no new driver starts once S seconds have passed (reported as skipped).\n";
 
 // The most timed repetitions --min-time adds up to.
 enum { kMaxReps = 400 };
@@ -66,12 +67,13 @@ static void print_point(const char* driver, int n, int calls, const double* t, i
   memcpy(sorted, t + warm, sizeof(double) * (size_t)reps);
   qsort(sorted, (size_t)reps, sizeof(double), cmp_double);
   const double median = reps % 2 ? sorted[reps / 2] : 0.5 * (sorted[reps / 2 - 1] + sorted[reps / 2]);
-  const double nn = (double)n;
+  // A complex multiply-add is 4 real multiplications and 4 additions: 4 times the real count.
+  const double nn = (double)n, scale = g_prec == 'c' || g_prec == 'z' ? 4.0 : 1.0;
   const int solve = strcmp(driver, "getrs") == 0 || strcmp(driver, "potrs") == 0;
-  const double flops = solve                          ? 2.0 * nn * nn
-                       : strcmp(driver, "potrf") == 0 ? nn * nn * nn / 3.0
-                       : strcmp(driver, "geqrf") == 0 ? 4.0 * nn * nn * nn / 3.0
-                                                      : 2.0 * nn * nn * nn / 3.0;
+  const double flops = scale * (solve                          ? 2.0 * nn * nn
+                                : strcmp(driver, "potrf") == 0 ? nn * nn * nn / 3.0
+                                : strcmp(driver, "geqrf") == 0 ? 4.0 * nn * nn * nn / 3.0
+                                                               : 2.0 * nn * nn * nn / 3.0);
   const int ok = info == 0 && ratio <= kThreshold;
   char round[32] = "";
   if (g_round > 0) snprintf(round, sizeof round, ", \"round\": %d", g_round);
@@ -94,6 +96,7 @@ static void print_skip(const char* driver, int n, const char* why) {
 }
 
 #define BO_TYPED_BODY "../lapack/lapack_drivers_typed.h"
+#define BO_TYPED_COMPLEX  // c and z too (cgetrf_ ... zpotrs_)
 #include "../common/each_precision.h"
 
 static void print_context(void) {
@@ -102,18 +105,21 @@ static void print_context(void) {
   str_fn corename = (str_fn)dlsym(RTLD_DEFAULT, "openblas_get_corename");
   str_fn config = (str_fn)dlsym(RTLD_DEFAULT, "openblas_get_config");
   int_fn threads = (int_fn)dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
-  Dl_info getrf = {0}, gemm = {0}, dgetrf = {0};
+  Dl_info getrf = {0}, gemm = {0}, dgetrf = {0}, cgetrf = {0}, zgetrf = {0};
   dladdr((void*)&sgetrf_, &getrf);
   dladdr((void*)&dgetrf_, &dgetrf);
+  dladdr((void*)&cgetrf_, &cgetrf);
+  dladdr((void*)&zgetrf_, &zgetrf);
   void* sgemm = dlsym(RTLD_DEFAULT, "sgemm_");
   if (sgemm) dladdr(sgemm, &gemm);
   const char* preload = getenv("LD_PRELOAD");
   printf(
       "{\"context\": {\"program\": \"blasoffload_lapack_drivers\", \"stack\": \"%s\", \"sgetrf_from\": \"%s\", "
-      "\"dgetrf_from\": \"%s\", "
+      "\"dgetrf_from\": \"%s\", \"cgetrf_from\": \"%s\", \"zgetrf_from\": \"%s\", "
       "\"sgemm_from\": \"%s\", \"ld_preload\": \"%s\", \"blasoffload_mode\": \"%s\", \"openblas_corename\": "
       "\"%s\", \"openblas_config\": \"%s\", \"openblas_threads\": %d, \"policy_file\": \"%s\", \"round\": %d}}\n",
       g_stack, getrf.dli_fname ? getrf.dli_fname : "", dgetrf.dli_fname ? dgetrf.dli_fname : "",
+      cgetrf.dli_fname ? cgetrf.dli_fname : "", zgetrf.dli_fname ? zgetrf.dli_fname : "",
       gemm.dli_fname ? gemm.dli_fname : "", preload ? preload : "",
       getenv("BLASOFFLOAD_MODE") ? getenv("BLASOFFLOAD_MODE") : "", corename ? corename() : "", config ? config() : "",
       threads ? threads() : 0, getenv("BLASOFFLOAD_POLICY_FILE") ? getenv("BLASOFFLOAD_POLICY_FILE") : "", g_round);
@@ -123,7 +129,7 @@ static void print_context(void) {
 int main(int argc, char** argv) {
   int ns[32], count = 0, reps_override = 0;
   double budget = 0;
-  char drivers[128] = "getrf,gesv,geqrf,potrf", precisions[8] = "s";
+  char drivers[128] = "getrf,gesv,geqrf,potrf", precisions[16] = "s";
   // Orders may come as several arguments or lists separated by , or : (one runner argument for a whole sweep).
   for (int i = 1; i < argc; ++i) {
     if (strncmp(argv[i], "--stack=", 8) == 0) {
@@ -133,7 +139,7 @@ int main(int argc, char** argv) {
     } else if (strncmp(argv[i], "--reps=", 7) == 0) {
       reps_override = atoi(argv[i] + 7);
     } else if (strncmp(argv[i], "--precision=", 12) == 0 && strlen(argv[i] + 12) < sizeof precisions &&
-               strspn(argv[i] + 12, "sd,") == strlen(argv[i] + 12) && argv[i][12]) {
+               strspn(argv[i] + 12, "sdcz,") == strlen(argv[i] + 12) && argv[i][12]) {
       snprintf(precisions, sizeof precisions, "%s", argv[i] + 12);
     } else if (strncmp(argv[i], "--budget-s=", 11) == 0) {
       budget = atof(argv[i] + 11);
@@ -173,7 +179,10 @@ int main(int argc, char** argv) {
     for (const char* p = precisions; *p; ++p) {
       if (*p == ',') continue;
       g_prec = *p;
-      failures += *p == 'd' ? drun_order(n, reps, &w, budget, start) : srun_order(n, reps, &w, budget, start);
+      failures += *p == 's'   ? srun_order(n, reps, &w, budget, start)
+                  : *p == 'd' ? drun_order(n, reps, &w, budget, start)
+                  : *p == 'c' ? crun_order(n, reps, &w, budget, start)
+                              : zrun_order(n, reps, &w, budget, start);
     }
   }
   return failures ? 1 : 0;

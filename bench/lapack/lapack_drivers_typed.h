@@ -1,7 +1,8 @@
-/* The element-typed half of blasoffload_lapack_drivers, included once per precision by lapack_drivers.c with
- * T (float, double), P(name) (s##name, d##name) and EPS (FLT_EPSILON, DBL_EPSILON) defined: the LAPACK routines of
- * that precision, the inputs, the O(n^2) checks (in double precision, without BLAS: the stack under test) and one
- * order's timed factorizations. No include guard: it is meant to be included twice. */
+/* The element-typed half of blasoffload_lapack_drivers, included once per precision by lapack_drivers.c (through
+ * bench/common/each_precision.h, complex passes included) with T (float, double, float _Complex, double _Complex),
+ * BO_CPLX, P(name) (s##name ... z##name) and EPS (FLT_EPSILON, DBL_EPSILON) defined: the LAPACK routines of that
+ * precision, the inputs, the O(n^2) checks (in double precision, or double _Complex, without BLAS: the stack under
+ * test) and one order's timed factorizations. No include guard: it is meant to be included 4 times. */
 
 void P(getrf_)(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info);
 void P(gesv_)(const int* n, const int* nrhs, T* a, const int* lda, int* ipiv, T* b, const int* ldb, int* info);
@@ -12,18 +13,36 @@ void P(getrs_)(const char* trans, const int* n, const int* nrhs, const T* a, con
 void P(potrs_)(const char* uplo, const int* n, const int* nrhs, const T* a, const int* lda, T* b, const int* ldb,
                int* info, size_t luplo);
 
+// The checks' arithmetic: double, or double _Complex for a complex T (its modulus, its conjugate).
+#if BO_CPLX
+typedef double _Complex P(wide);
+static double P(wabs)(P(wide) x) { return cabs(x); }
+static P(wide) P(wconj)(P(wide) x) { return conj(x); }
+// Element k of a hash_uniform stream: a complex one takes two values (real and imaginary parts in (-1, 1)).
+static T P(hash_elem)(size_t k, uint64_t seed) { return hash_uniform(2 * k, seed) + hash_uniform(2 * k + 1, seed) * I; }
+#else
+typedef double P(wide);
+static double P(wabs)(P(wide) x) { return fabs(x); }
+static P(wide) P(wconj)(P(wide) x) { return x; }
+static T P(hash_elem)(size_t k, uint64_t seed) { return hash_uniform(k, seed); }
+#endif
+
 // Matrices whose elimination really pivots: hash_uniform (bench/hash_uniform.h) entries.
 static void P(fill_uniform)(T* a, size_t count, uint64_t seed) {
-  for (size_t i = 0; i < count; ++i) a[i] = hash_uniform(i, seed);
+  for (size_t i = 0; i < count; ++i) a[i] = P(hash_elem)(i, seed);
 }
 
-// Symmetric, off-diagonal uniform in (-1, 1), diagonal n + 1: strictly diagonally dominant, hence SPD; built
-// element by element (no BLAS: the stack under test must not be trusted to build its own input).
+// Symmetric (Hermitian for a complex T: the upper triangle the conjugate of the lower), off-diagonal entries uniform
+// in (-1, 1) (each part), diagonal n + 1 (2n for a complex T, whose entries have moduli up to sqrt 2): strictly
+// diagonally dominant, hence positive definite; built element by element (no BLAS: the stack under test must not be
+// trusted to build its own input).
 static void P(fill_spd)(T* a, int n) {
+  const T diag = BO_CPLX ? (T)(2 * n) : (T)n + 1;
   for (size_t j = 0; j < (size_t)n; ++j)
     for (size_t i = 0; i < (size_t)n; ++i) {
       const size_t lo = i < j ? i : j, hi = i < j ? j : i;
-      a[i + j * n] = i == j ? (T)n + 1 : hash_uniform(lo + hi * (size_t)n, 3);
+      const T v = P(hash_elem)(lo + hi * (size_t)n, 3);
+      a[i + j * n] = i == j ? diag : i > j ? v : (T)P(wconj)(v);
     }
 }
 
@@ -49,22 +68,23 @@ static double P(check_getrf)(const T* lu, const T* a0, const int* ipiv, int n, i
     if (s == 0) i = j = n - 1;  // the last pivot sees every update
     if (s == 1) i = n - 1, j = 0;
     const int kmax = i < j ? i : j;
-    double sum = 0, mag = 0;
+    P(wide) sum = 0;
+    double mag = 0;
     for (int k = 0; k <= kmax; ++k) {
-      const double l = k == i ? 1.0 : lu[i + (size_t)k * n];
-      const double u = lu[k + (size_t)j * n];
+      const P(wide) l = k == i ? 1.0 : lu[i + (size_t)k * n];
+      const P(wide) u = lu[k + (size_t)j * n];
       sum += l * u;
-      mag += fabs(l * u);
+      mag += P(wabs)(l * u);
     }
-    const double ref = a0[perm[i] + (size_t)j * n];
-    const double r = fabs(sum - ref) / ((mag > 0 ? mag : 1.0) * n * eps);
+    const P(wide) ref = a0[perm[i] + (size_t)j * n];
+    const double r = P(wabs)(sum - ref) / ((mag > 0 ? mag : 1.0) * n * eps);
     if (!(r <= worst)) worst = r;  // a NaN stays
   }
   free(perm);
   return worst;
 }
 
-// potrf (lower): sampled entries of L*L^T against A.
+// potrf (lower): sampled entries of L*L^T (L*L^H for a complex T) against A.
 static double P(check_potrf)(const T* l, const T* a0, int n, int samples) {
   uint64_t seed = 777;
   double worst = 0;
@@ -77,26 +97,27 @@ static double P(check_potrf)(const T* l, const T* a0, int n, int samples) {
       i = j;
       j = t;
     }
-    double sum = 0, mag = 0;
+    P(wide) sum = 0;
+    double mag = 0;
     for (int k = 0; k <= j; ++k) {
-      const double p = (double)l[i + (size_t)k * n] * l[j + (size_t)k * n];
+      const P(wide) p = (P(wide))l[i + (size_t)k * n] * P(wconj)(l[j + (size_t)k * n]);
       sum += p;
-      mag += fabs(p);
+      mag += P(wabs)(p);
     }
-    const double r = fabs(sum - a0[i + (size_t)j * n]) / ((mag > 0 ? mag : 1.0) * n * eps);
+    const double r = P(wabs)(sum - (P(wide))a0[i + (size_t)j * n]) / ((mag > 0 ? mag : 1.0) * n * eps);
     if (!(r <= worst)) worst = r;
   }
   return worst;
 }
 
-// geqrf: Q is orthogonal, so column j of R has the 2-norm of column j of A; every column is compared (O(n^2)).
+// geqrf: Q is orthogonal (unitary), so column j of R has the 2-norm of column j of A; every column is compared.
 static double P(check_geqrf)(const T* qr, const T* a0, int n) {
   double worst = 0;
   const double eps = EPS * 0.5;
   for (size_t j = 0; j < (size_t)n; ++j) {
     double na = 0, nr = 0;
-    for (size_t i = 0; i < (size_t)n; ++i) na += (double)a0[i + j * n] * a0[i + j * n];
-    for (size_t i = 0; i <= j; ++i) nr += (double)qr[i + j * n] * qr[i + j * n];
+    for (size_t i = 0; i < (size_t)n; ++i) na += P(wabs)(a0[i + j * n]) * P(wabs)(a0[i + j * n]);
+    for (size_t i = 0; i <= j; ++i) nr += P(wabs)(qr[i + j * n]) * P(wabs)(qr[i + j * n]);
     const double r = fabs(sqrt(nr) - sqrt(na)) / (sqrt(na) * n * eps);
     if (!(r <= worst)) worst = r;
   }
@@ -105,22 +126,22 @@ static double P(check_geqrf)(const T* qr, const T* a0, int n) {
 
 // gesv: ||b - A x||_inf / (||A||_inf ||x||_inf n eps), the residual in double.
 static double P(check_gesv)(const T* a0, const T* x, const T* b0, int n) {
-  double* r = calloc((size_t)n, sizeof(double));
+  P(wide)* r = calloc((size_t)n, sizeof(P(wide)));
   double* rowsum = calloc((size_t)n, sizeof(double));
   for (int i = 0; i < n; ++i) r[i] = b0[i];
   for (size_t j = 0; j < (size_t)n; ++j) {
-    const double xj = x[j];
+    const P(wide) xj = x[j];
     const T* col = a0 + j * n;
     for (size_t i = 0; i < (size_t)n; ++i) {
       r[i] -= col[i] * xj;
-      rowsum[i] += fabs(col[i]);
+      rowsum[i] += P(wabs)(col[i]);
     }
   }
   double rn = 0, an = 0, xn = 0;
   for (int i = 0; i < n; ++i) {
-    if (!(fabs(r[i]) <= rn)) rn = fabs(r[i]);
+    if (!(P(wabs)(r[i]) <= rn)) rn = P(wabs)(r[i]);
     if (rowsum[i] > an) an = rowsum[i];
-    if (!(fabs((double)x[i]) <= xn)) xn = fabs((double)x[i]);
+    if (!(P(wabs)(x[i]) <= xn)) xn = P(wabs)(x[i]);
   }
   free(r);
   free(rowsum);

@@ -1,7 +1,8 @@
-// blasoffload_host_gemm: times dgemm_ (or sgemm_) on host operands as a user's program calls it, through whatever
-// BLAS the dynamic linker and LD_PRELOAD provide (libblasoffload.so in BLASOFFLOAD_MODE=auto, as the issue's
-// "host dgemm n = 8192" point asks), against the CPU BLAS's own symbol called directly in the same process, with
-// the same threads and the same operands: median, min, max over repetitions, and the ratio with its spread.
+// blasoffload_host_gemm: times dgemm_ (or sgemm_, cgemm_, zgemm_) on host operands as a user's program calls it,
+// through whatever BLAS the dynamic linker and LD_PRELOAD provide (libblasoffload.so in BLASOFFLOAD_MODE=auto, as the
+// issues' "host dgemm (zgemm, cgemm) n = 8192" points ask), against the CPU BLAS's own symbol called directly in the
+// same process, with the same threads and the same operands: median, min, max over repetitions, and the ratio with its
+// spread.
 //
 // Linked with -lblas by its Debian name (libblas.so.3), so the runner chooses the stack at run time; the CPU BLAS is
 // that libblas.so.3 (OpenBLAS from LD_LIBRARY_PATH), its symbols found with dlopen(RTLD_NOLOAD) + dlsym. One JSON
@@ -23,15 +24,17 @@
 typedef void gemm_fn(const char* ta, const char* tb, const int* m, const int* n, const int* k, const void* alpha,
                      const void* a, const int* lda, const void* b, const int* ldb, const void* beta, void* c,
                      const int* ldc, size_t lta, size_t ltb);
-// The symbols the dynamic linker binds for this program: libblasoffload.so's when it is preloaded.
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
-            const double*, const int*, const double*, double*, const int*, size_t, size_t);
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
-            const float*, const int*, const float*, float*, const int*, size_t, size_t);
+// The symbols the dynamic linker binds for this program: libblasoffload.so's when it is preloaded. Complex scalars
+// and arrays are passed by address like real ones (the Fortran ABI), so one pointer type serves the four.
+gemm_fn sgemm_, dgemm_, cgemm_, zgemm_;
+// Precision p: 0 s, 1 d, 2 c, 3 z; its real part is double for odd p, complex from 2 on.
+static gemm_fn* const kLib[4] = {sgemm_, dgemm_, cgemm_, zgemm_};
+static const char kLetter[] = "sdcz";
 
 static const char kUsage[] =
-    "usage: blasoffload_host_gemm [--precision=d,s] [--n=8192,...] [--reps=7] [--cpu-reps=3] [--warmup-calls=3]\n"
-    "                             [--warmup-s=3] [--same-operands] [--stack=NAME] [--budget-s=S] [--no-check]\n"
+    "usage: blasoffload_host_gemm [--precision=d,s,c,z] [--n=8192,...] [--reps=7] [--cpu-reps=3] [--warmup-calls=3]\n"
+    "                             [--warmup-s=3] [--same-operands] [--stack=NAME] [--round=R] [--budget-s=S]\n"
+    "                             [--no-check]\n"
     "  C = A B (NN, alpha 1, beta 0, square n, lda = n) on malloc'd host operands, through the program's gemm_\n"
     "  (the library under test) and the CPU BLAS's own gemm_: per repetition the library's call and, in the first\n"
     "  cpu-reps repetitions, the CPU BLAS's, each side first in turn. Before every repetition A and B are rewritten\n"
@@ -39,16 +42,17 @@ static const char kUsage[] =
     "  program's would after computing them; --same-operands keeps them (the residency cache may then serve them).\n"
     "  The warm-up calls the library until warmup-calls calls and warmup-s seconds have passed (the library's\n"
     "  adaptive GPU start-up).\n"
-    "  Check: max |C_lib - C_cpu| / (k eps) of the last repetition both ran (operands in (-1, 1)), limit 30.\n"
+    "  Check: max |C_lib - C_cpu| / (k eps) of the last repetition both ran (operands in (-1, 1); complex: each part\n"
+    "  apart, k = 2n real products), limit 30. --round: printed in every line (the runner's A/A repeats).\n"
     "  Exit status: 0 all checks passed, 1 a check failed, 2 usage or allocation error.\n";
 
 // Units of k eps: LAPACK's test suites' threshold for their ratios.
 static const double kCheckLimit = 30.0;
 
 typedef struct {
-  int precs[2], nprec;
+  int precs[4], nprec;
   int ns[16], nn;
-  int reps, cpu_reps, warmup_calls;
+  int reps, cpu_reps, warmup_calls, round;
   double warmup_s, budget_s;
   int rewrite, check;
   const char* stack;
@@ -112,8 +116,8 @@ static void fill(void* p, int64_t count, uint64_t seed, int dbl) {
 
 // ---- The CPU BLAS and the context line ----
 
-static gemm_fn* g_cpu[2];  // [0] sgemm_, [1] dgemm_ of libblas.so.3 itself
-static char g_cpu_from[512], g_lib_from[512], g_corename[64], g_config[256];
+static gemm_fn* g_cpu[4];  // sgemm_, dgemm_, cgemm_, zgemm_ of libblas.so.3 itself
+static char g_cpu_from[512], g_lib_from[512], g_zlib_from[512], g_corename[64], g_config[256];
 static int g_threads = -1;
 
 static const char* where(void* sym, char* buf, size_t size) {
@@ -126,11 +130,12 @@ static int find_cpu_blas(void) {
   void* h = dlopen("libblas.so.3", RTLD_NOW | RTLD_NOLOAD);
   if (!h) h = dlopen("libblas.so.3", RTLD_NOW | RTLD_LOCAL);
   if (!h) return 0;
-  g_cpu[0] = (gemm_fn*)dlsym(h, "sgemm_");
-  g_cpu[1] = (gemm_fn*)dlsym(h, "dgemm_");
-  if (!g_cpu[0] || !g_cpu[1]) return 0;
+  static const char* const names[4] = {"sgemm_", "dgemm_", "cgemm_", "zgemm_"};
+  for (int p = 0; p < 4; ++p)
+    if (!(g_cpu[p] = (gemm_fn*)dlsym(h, names[p]))) return 0;
   where((void*)g_cpu[1], g_cpu_from, sizeof g_cpu_from);
   where((void*)&dgemm_, g_lib_from, sizeof g_lib_from);
+  where((void*)&zgemm_, g_zlib_from, sizeof g_zlib_from);
   char* (*corename)(void) = (char* (*)(void))dlsym(h, "openblas_get_corename");
   char* (*config)(void) = (char* (*)(void))dlsym(h, "openblas_get_config");
   int (*threads)(void) = (int (*)(void))dlsym(h, "openblas_get_num_threads");
@@ -157,12 +162,13 @@ static void print_context(const Options* o) {
   json_str("stack", o->stack, 1);
   json_str("host", host, 1);
   json_str("dgemm_from", g_lib_from, 1);
+  json_str("zgemm_from", g_zlib_from, 1);
   json_str("cpu_dgemm_from", g_cpu_from, 1);
   json_str("ld_preload", getenv("LD_PRELOAD"), 1);
   json_str("commit", getenv("BO_COMMIT"), 1);
   json_str("openblas_corename", g_corename, 1);
   json_str("openblas_config", g_config, 1);
-  printf("\"openblas_threads\": %d, \"env\": {", g_threads);
+  printf("\"openblas_threads\": %d, \"round\": %d, \"env\": {", g_threads, o->round);
   int first = 1;
   for (char** e = environ; *e; ++e) {
     if (strncmp(*e, "BLASOFFLOAD_", 12) != 0 && strncmp(*e, "OPENBLAS_", 9) != 0) continue;
@@ -178,7 +184,7 @@ static void print_context(const Options* o) {
   fflush(stdout);
 }
 
-// ---- One point: precision x n ----
+// ---- One point: precision x n (x round) ----
 
 static void print_times(const char* key, const double* t, int n) {
   printf("\"%s\": [", key);
@@ -201,10 +207,11 @@ static void print_stats(const char* side, const double* t, int n, double flops) 
 }
 
 // Runs one point; returns 0 ok, 1 check failed, 2 not run (allocation or budget).
-static int run_point(const Options* o, int dbl, int n, double t_start) {
-  const char* routine = dbl ? "dgemm" : "sgemm";
-  const size_t es = dbl ? sizeof(double) : sizeof(float);
-  const int64_t count = (int64_t)n * n;
+static int run_point(const Options* o, int prec, int n, double t_start) {
+  const char routine[] = {kLetter[prec], 'g', 'e', 'm', 'm', '\0'};
+  const int dbl = prec & 1, parts = prec >= 2 ? 2 : 1;  // parts: reals per element
+  const size_t es = (dbl ? sizeof(double) : sizeof(float)) * (size_t)parts;
+  const int64_t count = (int64_t)n * n, reals = count * parts;
   void *a = malloc(es * (size_t)count), *b = malloc(es * (size_t)count);
   void *c = malloc(es * (size_t)count), *c2 = malloc(es * (size_t)count);
   if (!a || !b || !c || !c2) {
@@ -213,16 +220,18 @@ static int run_point(const Options* o, int dbl, int n, double t_start) {
     free(a), free(b), free(c), free(c2);
     return 2;
   }
-  gemm_fn* lib = dbl ? (gemm_fn*)&dgemm_ : (gemm_fn*)&sgemm_;
-  gemm_fn* cpu = g_cpu[dbl];
-  const double one_d = 1.0, zero_d = 0.0;
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const void* one = dbl ? (const void*)&one_d : (const void*)&one_f;
-  const void* zero = dbl ? (const void*)&zero_d : (const void*)&zero_f;
+  gemm_fn* lib = kLib[prec];
+  gemm_fn* cpu = g_cpu[prec];
+  // alpha 1, beta 0 (a complex routine reads the imaginary parts too)
+  const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
+  const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
+  const void* one = dbl ? (const void*)one_d : (const void*)one_f;
+  const void* zero = dbl ? (const void*)zero_d : (const void*)zero_f;
   uint64_t seed = 1;
-  fill(a, count, seed, dbl);
-  fill(b, count, seed + 1000003, dbl);
-  const double flops = 2.0 * n * (double)n * n;
+  fill(a, reals, seed, dbl);
+  fill(b, reals, seed + 1000003, dbl);
+  // A complex multiply-add is 4 real multiplications and 4 additions: 4 times the real count.
+  const double flops = 2.0 * n * (double)n * n * (parts == 2 ? 4 : 1);
 
   double warm[64];
   int nwarm = 0;
@@ -239,8 +248,8 @@ static int run_point(const Options* o, int dbl, int n, double t_start) {
     if (o->budget_s > 0 && now_s() - t_start > o->budget_s && nl >= 1 && nc >= 1) break;
     if (o->rewrite) {
       seed += 2;
-      fill(a, count, seed, dbl);
-      fill(b, count, seed + 1000003, dbl);
+      fill(a, reals, seed, dbl);
+      fill(b, reals, seed + 1000003, dbl);
     }
     // The pair's order alternates, so that neither side always runs right after the rewrite or the other's call.
     const int both = r < o->cpu_reps, cpu_first = both && r % 2 == 1;
@@ -261,20 +270,22 @@ static int run_point(const Options* o, int dbl, int n, double t_start) {
     if (both) {
       checked = o->check;
       if (checked) {  // two correct summation orders differ by about k eps / 3 at most here; a reduced-precision
-                      // product (TF32 in double, a stale operand) by orders of magnitude more
+                      // product (TF32 in double, a stale operand) by orders of magnitude more. Complex: each part
+                      // is a sum of 2n real products, compared as a real result
         double worst = 0;
-        for (int64_t i = 0; i < count; ++i) {
+        for (int64_t i = 0; i < reals; ++i) {
           const double d =
               dbl ? fabs(((double*)c)[i] - ((double*)c2)[i]) : fabs((double)((float*)c)[i] - (double)((float*)c2)[i]);
           if (!(d <= worst)) worst = d;  // NaN sticks
         }
-        check_value = worst / ((double)n * (dbl ? DBL_EPSILON : FLT_EPSILON));
+        check_value = worst / ((double)n * parts * (dbl ? DBL_EPSILON : FLT_EPSILON));
       }
     }
   }
   const int ok = !checked || check_value <= kCheckLimit;
-  printf("{\"bench\": \"host_gemm\", \"routine\": \"%s\", \"precision\": \"%c\", \"n\": %d, ", routine, dbl ? 'd' : 's',
+  printf("{\"bench\": \"host_gemm\", \"routine\": \"%s\", \"precision\": \"%c\", \"n\": %d, ", routine, kLetter[prec],
          n);
+  if (o->round > 0) printf("\"round\": %d, ", o->round);
   json_str("stack", o->stack, 1);
   json_str("mode", getenv("BLASOFFLOAD_MODE") ? getenv("BLASOFFLOAD_MODE") : "none", 1);
   json_str("policy_file", getenv("BLASOFFLOAD_POLICY_FILE"), 1);
@@ -305,15 +316,15 @@ static int parse_list(const char* s, int* out, int max) {
 }
 
 int main(int argc, char** argv) {
-  Options o = {{1}, 1, {8192}, 1, 7, 3, 3, 3.0, 0, 1, 1, "unnamed"};
+  Options o = {{1}, 1, {8192}, 1, 7, 3, 3, 0, 3.0, 0, 1, 1, "unnamed"};
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     int bad = 0;
     if (strncmp(a, "--precision=", 12) == 0) {
       o.nprec = 0;
       for (const char* p = a + 12; *p; ++p)
-        if ((*p == 's' || *p == 'd') && o.nprec < 2)
-          o.precs[o.nprec++] = *p == 'd';
+        if (*p && strchr(kLetter, *p) && o.nprec < 4)
+          o.precs[o.nprec++] = (int)(strchr(kLetter, *p) - kLetter);
         else if (*p != ',')
           bad = 1;
       bad |= o.nprec == 0;
@@ -336,6 +347,8 @@ int main(int argc, char** argv) {
       o.rewrite = 0;
     } else if (strcmp(a, "--no-check") == 0) {
       o.check = 0;
+    } else if (strncmp(a, "--round=", 8) == 0) {
+      o.round = atoi(a + 8);
     } else if (strncmp(a, "--stack=", 8) == 0) {
       o.stack = a + 8;
     } else {
@@ -348,7 +361,7 @@ int main(int argc, char** argv) {
   }
   if (o.cpu_reps > o.reps) o.cpu_reps = o.reps;
   if (!find_cpu_blas()) {
-    fprintf(stderr, "host_gemm: libblas.so.3 has no sgemm_/dgemm_ (%s)\n", dlerror());
+    fprintf(stderr, "host_gemm: libblas.so.3 has no sgemm_, dgemm_, cgemm_ or zgemm_ (%s)\n", dlerror());
     return 2;
   }
   print_context(&o);

@@ -62,7 +62,7 @@ def read_summaries(raw):
     out = {}
     if not raw:
         return out
-    row = re.compile(r"^\s*([sd][a-z0-9]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+ [KMGT]?B)\s")
+    row = re.compile(r"^\s*([sdcz][a-z0-9]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+ [KMGT]?B)\s")
     for path in sorted(glob.glob(os.path.join(raw, "summary-*.log"))):
         name = os.path.basename(path)[len("summary-"):-len(".log")]
         info = {"policy": "", "routines": {}, "gpu": "", "residency": None}
