@@ -23,6 +23,14 @@ constexpr Cost kFactor[2][2] = {
     {{60, 1.5, 13e6, 0}, {40, 0.5, 22e6, 0}},    // s
     {{60, 1.5, 12.5e6, 0}, {40, 0.5, 24e6, 0}},  // d
 };
+// Complex c and z, in real multiply-adds per microsecond (four per complex one): cuSOLVER 12 on the lent H200 (sm_90,
+// an H100's compute), device only at n = 16384: cgetrf 289 ms, zgetrf 329, cpotrf 127, zpotrf 138
+// (bench/results/lapack/lapack_complex-*). The complex kernels run closer to peak than the real ones.
+constexpr Cost kComplexFactor[2][2] = {
+    // getrf                        potrf
+    {{60, 1.5, 40e6, 0}, {40, 0.5, 46e6, 0}},  // c
+    {{60, 1.5, 35e6, 0}, {40, 0.5, 42e6, 0}},  // z
+};
 constexpr Cost kSolve = {30, 0.05, 15e6, 1.0e6};
 
 double factor_us(const Cost& k, double cols, double work) {
@@ -86,31 +94,30 @@ double part2_us(const bo_call& c, int p, int es) {
 }  // namespace
 
 double solver_kernel_us(const bo_call& c, int cc_major, int cc_minor) {
-  // Complex c and z: derived, not measured. They run at s's and d's rates per real multiply-add (a complex one is four:
-  // cuSOLVER's complex LU and Cholesky are the same blocked algorithms on cuBLAS's complex Level 3, whose real-flop
-  // rates are close to the real routines'), with s's and d's per-column and fixed costs, and stream their own bytes
-  // (bo_element_size: 8 and 16). The descriptors' work counts element multiply-adds, hence the factor 4 here.
+  // Complex c and z: their factorizations at the rates fitted above, per real multiply-add (the descriptors' work
+  // counts element multiply-adds, hence the factor 4); their solves at s's and d's rates, streaming their own bytes
+  // (bo_element_size: 8 and 16): derived, not measured.
   const bo_precision prec = bo_routine_precision(c.routine);
   const bool complex_elements = bo_is_complex(prec);
   const int p = prec == BO_PREC_D || prec == BO_PREC_Z ? 1 : 0;
   const int es = bo_element_size(prec);
   const double scale = complex_elements ? 4.0 : 1.0;
+  const Cost(&factor)[2] = complex_elements ? kComplexFactor[p] : kFactor[p];
   const double n = double(c.n), nrhs = double(c.k);
   double t = 0;
   switch (bo_routine_kind_of(c.routine)) {
     case BO_KIND_GETRF:
-      t = factor_us(kFactor[p][0], double(std::min(c.m, c.n)), scale * bo::routines::getrf_work(double(c.m), n));
+      t = factor_us(factor[0], double(std::min(c.m, c.n)), scale * bo::routines::getrf_work(double(c.m), n));
       break;
     case BO_KIND_GESV:
-      t = factor_us(kFactor[p][0], n, scale * bo::routines::getrf_work(n, n)) +
+      t = factor_us(factor[0], n, scale * bo::routines::getrf_work(n, n)) +
           (c.k ? solve_us(n, scale * nrhs, 2, es) : 0);
       break;
     case BO_KIND_POTRF:
-      t = factor_us(kFactor[p][1], n, scale * bo::routines::potrf_work(n));
+      t = factor_us(factor[1], n, scale * bo::routines::potrf_work(n));
       break;
     case BO_KIND_POSV:
-      t = factor_us(kFactor[p][1], n, scale * bo::routines::potrf_work(n)) +
-          (c.k ? solve_us(n, scale * nrhs, 2, es) : 0);
+      t = factor_us(factor[1], n, scale * bo::routines::potrf_work(n)) + (c.k ? solve_us(n, scale * nrhs, 2, es) : 0);
       break;
     case BO_KIND_GETRS:
     case BO_KIND_POTRS:
