@@ -167,46 +167,54 @@ int status(cusolverStatus_t s) {
   if (s == CUSOLVER_STATUS_ALLOC_FAILED) return cudaErrorMemoryAllocation;
   return cudaErrorUnknown;
 }
+// The complex group is optional: without it a complex routine is refused here (cudaErrorNotSupported), never called
+// through its unresolved pointer, and the real ones still run.
 template <class T>
-bool available() {
-  return kCuComplex<T> ? cusolver_complex_available() : cusolver_available();
+int refused() {
+  return kCuComplex<T> && !cusolver_complex_available() ? int(cudaErrorNotSupported) : 0;
 }
 cublasFillMode_t fill(char uplo) { return uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER; }
 
 template <class T>
 int64_t getrf_work(int64_t m, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err) {
-  cusolverDnHandle_t h = available<T>() ? handle(st) : nullptr;
+  if ((*err = refused<T>())) return 0;
+  cusolverDnHandle_t h = cusolver_available() ? handle(st) : nullptr;
   int lw = 0;
   *err = h ? status(g_api.of(T()).getrf_work(h, int(m), int(n), a, int(lda), &lw)) : int(cudaErrorUnknown);
   return *err ? 0 : lw;
 }
 template <class T>
 int64_t potrf_work(char uplo, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err) {
-  cusolverDnHandle_t h = available<T>() ? handle(st) : nullptr;
+  if ((*err = refused<T>())) return 0;
+  cusolverDnHandle_t h = cusolver_available() ? handle(st) : nullptr;
   int lw = 0;
   *err = h ? status(g_api.of(T()).potrf_work(h, fill(uplo), int(n), a, int(lda), &lw)) : int(cudaErrorUnknown);
   return *err ? 0 : lw;
 }
 template <class T>
 int getrf(int64_t m, int64_t n, T* a, int64_t lda, T* work, int* ipiv, int* info, cudaStream_t st) {
+  if (int r = refused<T>()) return r;
   cusolverDnHandle_t h = handle(st);
   return h ? status(g_api.of(T()).getrf(h, int(m), int(n), a, int(lda), work, ipiv, info)) : int(cudaErrorUnknown);
 }
 template <class T>
 int getrs(char trans, int64_t n, int64_t nrhs, const T* a, int64_t lda, const int* ipiv, T* b, int64_t ldb, int* info,
           cudaStream_t st) {
+  if (int r = refused<T>()) return r;
   cusolverDnHandle_t h = handle(st);
   return h ? status(g_api.of(T()).getrs(h, op<T>(trans), int(n), int(nrhs), a, int(lda), ipiv, b, int(ldb), info))
            : int(cudaErrorUnknown);
 }
 template <class T>
 int potrf(char uplo, int64_t n, T* a, int64_t lda, T* work, int64_t lwork, int* info, cudaStream_t st) {
+  if (int r = refused<T>()) return r;
   cusolverDnHandle_t h = handle(st);
   return h ? status(g_api.of(T()).potrf(h, fill(uplo), int(n), a, int(lda), work, int(lwork), info))
            : int(cudaErrorUnknown);
 }
 template <class T>
 int potrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, T* b, int64_t ldb, int* info, cudaStream_t st) {
+  if (int r = refused<T>()) return r;
   cusolverDnHandle_t h = handle(st);
   return h ? status(g_api.of(T()).potrs(h, fill(uplo), int(n), int(nrhs), a, int(lda), b, int(ldb), info))
            : int(cudaErrorUnknown);

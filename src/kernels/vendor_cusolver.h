@@ -44,7 +44,8 @@ int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const float* a, int64_t l
                    int* dev_info, cudaStream_t st);
 int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const double* a, int64_t lda, double* b, int64_t ldb,
                    int* dev_info, cudaStream_t st);
-// Part 1 for the complex element types (TRANS 'C': the conjugate transpose).
+// Part 1 for the complex element types (TRANS 'C': the conjugate transpose); cudaErrorNotSupported (also as *err)
+// when cusolver_complex_available() is false.
 #define BO_CUSOLVER_PART1_DECL(T)                                                                                      \
   int64_t cusolver_getrf_work(int64_t m, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err);                     \
   int64_t cusolver_potrf_work(char uplo, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err);                     \

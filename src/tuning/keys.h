@@ -18,10 +18,9 @@ struct KeySlot {
   char trans;
   const char* suffix;  // appended to the routine's name
 };
-inline constexpr KeySlot kKeySlots[] = {
-    {BO_KIND_NRM2, 0, ""},   {BO_KIND_GEMV, 'N', "_n"}, {BO_KIND_GEMV, 'T', "_t"},
-    {BO_KIND_TRSV, 'N', "_n"}, {BO_KIND_TRSV, 'T', "_t"}, {BO_KIND_GEMM, 0, ""},
-    {BO_KIND_TRSM, 0, ""},   {BO_KIND_SYRK, 0, ""},     {BO_KIND_HERK, 0, ""}};
+inline constexpr KeySlot kKeySlots[] = {{BO_KIND_NRM2, 0, ""},     {BO_KIND_GEMV, 'N', "_n"}, {BO_KIND_GEMV, 'T', "_t"},
+                                        {BO_KIND_TRSV, 'N', "_n"}, {BO_KIND_TRSV, 'T', "_t"}, {BO_KIND_GEMM, 0, ""},
+                                        {BO_KIND_TRSM, 0, ""},     {BO_KIND_SYRK, 0, ""},     {BO_KIND_HERK, 0, ""}};
 inline constexpr int kKeysPerPrecision = int(sizeof kKeySlots / sizeof kKeySlots[0]);
 // Key index = precision * kKeysPerPrecision + slot. Some indices name no routine (sherk, dherk do not exist).
 inline constexpr int kKeyCount = int(BO_PREC_COUNT) * kKeysPerPrecision;

@@ -1,7 +1,8 @@
 // CPU-side tests of the table-driven kernel choice (kernels/tuned_select.cpp) against a stand-in registry:
 // nearest tile -> family -> the entry of that family that can run the arguments, the "own" column,
-// reference-only vendor entries, names a module does not have, the fallback when nothing applies, and the double
-// keys (dgemv_n ... choose double entries only; keys and kernel times from the call).
+// reference-only vendor entries, names a module does not have, the fallback when nothing applies, the double keys
+// (dgemv_n ... choose double entries only; keys and kernel times from the call) and the complex keys (cuBLAS, never in
+// the own column; the norms' own entries; four times the flops, twice the bytes).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -25,17 +26,23 @@ size_t no_ws(const bo_kernel_args*) { return 0; }
 int no_launch(const bo_kernel_args*, void*, void*) { return 0; }
 
 const bo_kernel_entry kEntries[] = {
-    {"snrm2_1p_256_4_v4", "snrm2_1p_256_4_v4", BO_R_SNRM2, 0, can_any, no_ws, no_launch},  // 0
-    {"cublas_snrm2", "cublas", BO_R_SNRM2, 2, can_any, no_ws, no_launch},                  // 1
-    {"sgemv_n_32x8_u4_r4", "sgemv_n_32x8_u4_r4", BO_R_SGEMV, 0, can_n, no_ws, no_launch},  // 2
-    {"sgemv_n_64x4_u2_r4", "sgemv_n_64x4_u2_r4", BO_R_SGEMV, 0, can_n, no_ws, no_launch},  // 3
-    {"sgemv_tv_8w_u4", "sgemv_tv_8w_u4", BO_R_SGEMV, 0, can_t, no_ws, no_launch},          // 4
-    {"cublas_sgemv", "cublas", BO_R_SGEMV, 1, can_any, no_ws, no_launch},                  // 5
-    {"sgemm_wt_a_nn", "sgemm_wt_a", BO_R_SGEMM, 0, can_nn_aligned, no_ws, no_launch},      // 6
-    {"sgemm_wt_a_tn", "sgemm_wt_a", BO_R_SGEMM, 0, can_tn_aligned, no_ws, no_launch},      // 7
-    {"dgemv_n_32x8_u4_r2", "dgemv_n_32x8_u4_r2", BO_R_DGEMV, 0, can_n, no_ws, no_launch},  // 8
-    {"cublas_dgemv", "cublas", BO_R_DGEMV, 1, can_any, no_ws, no_launch},                  // 9
-    {"dgemm_wt_b_nn", "dgemm_wt_b", BO_R_DGEMM, 0, can_nn_aligned, no_ws, no_launch},      // 10
+    {"snrm2_1p_256_4_v4", "snrm2_1p_256_4_v4", BO_R_SNRM2, 0, can_any, no_ws, no_launch},                       // 0
+    {"cublas_snrm2", "cublas", BO_R_SNRM2, 2, can_any, no_ws, no_launch},                                       // 1
+    {"sgemv_n_32x8_u4_r4", "sgemv_n_32x8_u4_r4", BO_R_SGEMV, 0, can_n, no_ws, no_launch},                       // 2
+    {"sgemv_n_64x4_u2_r4", "sgemv_n_64x4_u2_r4", BO_R_SGEMV, 0, can_n, no_ws, no_launch},                       // 3
+    {"sgemv_tv_8w_u4", "sgemv_tv_8w_u4", BO_R_SGEMV, 0, can_t, no_ws, no_launch},                               // 4
+    {"cublas_sgemv", "cublas", BO_R_SGEMV, 1, can_any, no_ws, no_launch},                                       // 5
+    {"sgemm_wt_a_nn", "sgemm_wt_a", BO_R_SGEMM, 0, can_nn_aligned, no_ws, no_launch},                           // 6
+    {"sgemm_wt_a_tn", "sgemm_wt_a", BO_R_SGEMM, 0, can_tn_aligned, no_ws, no_launch},                           // 7
+    {"dgemv_n_32x8_u4_r2", "dgemv_n_32x8_u4_r2", BO_R_DGEMV, 0, can_n, no_ws, no_launch},                       // 8
+    {"cublas_dgemv", "cublas", BO_R_DGEMV, 1, can_any, no_ws, no_launch},                                       // 9
+    {"dgemm_wt_b_nn", "dgemm_wt_b", BO_R_DGEMM, 0, can_nn_aligned, no_ws, no_launch},                           // 10
+    {"scnrm2_on_snrm2_1p_256_4_v4", "scnrm2_on_snrm2_1p_256_4_v4", BO_R_SCNRM2, 0, can_any, no_ws, no_launch},  // 11
+    {"scnrm2_on_snrm2_256_4_v4", "scnrm2_on_snrm2_256_4_v4", BO_R_SCNRM2, 0, can_any, no_ws, no_launch},        // 12
+    {"cublas_scnrm2", "cublas", BO_R_SCNRM2, 2, can_any, no_ws, no_launch},                                     // 13
+    {"cublas_cgemv", "cublas", BO_R_CGEMV, 1, can_any, no_ws, no_launch},                                       // 14
+    {"cublas_zgemm", "cublas", BO_R_ZGEMM, 1, can_any, no_ws, no_launch},                                       // 15
+    {"cublas_zherk", "cublas", BO_R_ZHERK, 1, can_any, no_ws, no_launch},                                       // 16
 };
 
 }  // namespace
@@ -100,7 +107,18 @@ class TunedSelect : public ::testing::Test {
     dn.tiles = {tile({16, 16}, "cublas", "dgemv_n_32x8_u4_r2"), tile({1024, 16}, "dgemv_n_32x8_u4_r2", "")};
     KernelTable dm = kernel("GFLOP/s", {"m", "n", "k"}, {{1024}, {1024}, {64}});
     dm.tiles = {tile({1024, 1024, 64}, "sgemm_wt_a", "sgemm_wt_a")};
-    t.kernels = {{"snrm2", nrm}, {"sgemv_n", gn}, {"sgemm", mm}, {"dgemv_n", dn}, {"dgemm", dm}};
+    // Complex keys as the tuner writes them: cuBLAS in both columns (no own configuration ran), the norms ours.
+    KernelTable cn = kernel("GB/s", {"n"}, {{1000, 1000000}});
+    cn.tiles = {tile({1000}, "scnrm2_on_snrm2_256_4_v4", "scnrm2_on_snrm2_256_4_v4"),
+                tile({1000000}, "scnrm2_on_snrm2_1p_256_4_v4", "scnrm2_on_snrm2_1p_256_4_v4")};
+    KernelTable ct = kernel("GB/s", {"m", "n"}, {{16}, {16}});
+    ct.tiles = {tile({16, 16}, "cublas", "cublas")};
+    KernelTable zm = kernel("GFLOP/s", {"m", "n", "k"}, {{1024}, {1024}, {64}});
+    zm.tiles = {tile({1024, 1024, 64}, "cublas", "cublas")};
+    KernelTable zh = kernel("GFLOP/s", {"n", "k"}, {{4096}, {64}});
+    zh.tiles = {tile({4096, 64}, "cublas", "cublas")};
+    t.kernels = {{"snrm2", nrm}, {"sgemv_n", gn}, {"sgemm", mm}, {"dgemv_n", dn}, {"dgemm", dm},
+                 {"scnrm2", cn}, {"cgemv_t", ct}, {"zgemm", zm}, {"zherk", zh}};
     for (auto& [k, kt] : t.kernels) kt.finalize();
     path_ = dir_ + "/test-gpu.json";
     std::string err;
@@ -131,8 +149,11 @@ TEST_F(TunedSelect, LogsWhichTableAndUnknownNames) {
   EXPECT_NE(std::string(bok::tuned_params_info()).find("BLASOFFLOAD_TUNED_PARAMS"), std::string::npos)
       << bok::tuned_params_info();
   bool unknown = false;
-  for (const auto& l : g_log) unknown |= l.rfind("0 ", 0) == 0 && l.find("sgemv_n_not_in_this_module") != std::string::npos;
+  for (const auto& l : g_log)
+    unknown |= l.rfind("0 ", 0) == 0 && l.find("sgemv_n_not_in_this_module") != std::string::npos;
   EXPECT_TRUE(unknown) << "a configuration the module lacks must be warned about";
+  // cuBLAS is built in, also where its entry is the reference only (snrm2) or no own configuration exists (complex).
+  for (const auto& l : g_log) EXPECT_EQ(l.find("\"cublas\""), std::string::npos) << l;
 }
 
 TEST_F(TunedSelect, NearestTileChoosesTheNamedFamily) {
@@ -214,6 +235,70 @@ TEST_F(TunedSelect, TheFamilyMemberThatCanRunTheArguments) {
   EXPECT_EQ(bok::tuned_select(BO_R_SGEMM, &a, false), -1);
   a.lda = 1000;
   EXPECT_EQ(bok::tuned_select(BO_R_SGEMM, &a, false), 6);
+}
+
+TEST_F(TunedSelect, ComplexKeys) {
+  // gemv's conjugate transpose looks up the _t key: cuBLAS; the own column has no configuration of ours.
+  bo_kernel_args a = gemv('C', 20, 20, BO_R_CGEMV);
+  EXPECT_EQ(bok::tuned_select(BO_R_CGEMV, &a, false), 14);
+  EXPECT_EQ(bok::tuned_select(BO_R_CGEMV, &a, true), -1);
+  int64_t dims[3];
+  EXPECT_STREQ(bok::tuned_key(&a, dims), "cgemv_t");
+  a.op[0] = 'T';
+  EXPECT_STREQ(bok::tuned_key(&a, dims), "cgemv_t");
+  a.op[0] = 'N';  // no cgemv_n key in this table
+  EXPECT_STREQ(bok::tuned_key(&a, dims), "cgemv_n");
+  EXPECT_EQ(bok::tuned_select(BO_R_CGEMV, &a, false), -1);
+  EXPECT_EQ(bok::tuned_kernel_us(&a), -1);
+  // The kernel time: 8-byte elements at the tile's 2 GB/s.
+  a = gemv('C', 16, 16, BO_R_CGEMV);
+  EXPECT_DOUBLE_EQ(bok::tuned_kernel_us(&a), 8.0 * (16.0 * 16 + 16 + 16) / (2 * 1e3));
+  // The norms: our two entries, by tile; cuBLAS's is the reference only.
+  bo_kernel_args v{};
+  v.routine = BO_R_SCNRM2;
+  v.n = 900;
+  v.incx = 1;
+  EXPECT_STREQ(bok::tuned_key(&v, dims), "scnrm2");
+  EXPECT_EQ(bok::tuned_select(BO_R_SCNRM2, &v, false), 12);
+  EXPECT_EQ(bok::tuned_select(BO_R_SCNRM2, &v, true), 12);
+  v.n = 2000000;
+  EXPECT_EQ(bok::tuned_select(BO_R_SCNRM2, &v, false), 11);
+  EXPECT_DOUBLE_EQ(bok::tuned_kernel_us(&v), (8.0 * 2000000 + 4) / (2 * 1e3));  // 2n parts read, one real written
+  v.routine = BO_R_DZNRM2;                                                      // no dznrm2 key
+  EXPECT_EQ(bok::tuned_select(BO_R_DZNRM2, &v, false), -1);
+  EXPECT_STREQ(bok::tuned_key(&v, dims), "dznrm2");
+  // zgemm: four times the real flops at the tile's 2 GFLOP/s.
+  bo_kernel_args g{};
+  g.routine = BO_R_ZGEMM;
+  g.op[0] = 'C';
+  g.op[1] = 'N';
+  g.m = g.n = 1024;
+  g.k = 64;
+  g.lda = 64;
+  EXPECT_STREQ(bok::tuned_key(&g, dims), "zgemm");
+  EXPECT_EQ(dims[2], 64);
+  EXPECT_EQ(bok::tuned_select(BO_R_ZGEMM, &g, false), 15);
+  EXPECT_DOUBLE_EQ(bok::tuned_kernel_us(&g), 4 * 2.0 * 1024 * 1024 * 64 / (2 * 1e3));
+  g.routine = BO_R_CGEMM;  // no cgemm key
+  EXPECT_EQ(bok::tuned_kernel_us(&g), -1);
+  // herk has a key of its own: (n, k).
+  bo_kernel_args h{};
+  h.routine = BO_R_ZHERK;
+  h.op[0] = 'L';
+  h.op[1] = 'C';
+  h.n = 3000;
+  h.k = 100;
+  EXPECT_STREQ(bok::tuned_key(&h, dims), "zherk");
+  EXPECT_EQ(dims[0], 3000);
+  EXPECT_EQ(dims[1], 100);
+  EXPECT_EQ(bok::tuned_select(BO_R_ZHERK, &h, false), 16);
+  EXPECT_DOUBLE_EQ(bok::tuned_kernel_us(&h), 4.0 * 3000 * 3000 * 100 / (2 * 1e3));
+  h.routine = BO_R_CHERK;
+  EXPECT_STREQ(bok::tuned_key(&h, dims), "cherk");
+  EXPECT_EQ(bok::tuned_select(BO_R_CHERK, &h, false), -1);
+  // LAPACK routines have no key.
+  h.routine = BO_R_ZGETRF;
+  EXPECT_EQ(bok::tuned_key(&h, dims), nullptr);
 }
 
 }  // namespace

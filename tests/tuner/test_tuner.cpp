@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "kernels/registry.h"
 #include "kernels/spaces.h"
 #include "offload/cuda_module_api.h"
+#include "tuning/keys.h"
 
 namespace {
 
@@ -149,19 +151,76 @@ TEST(Grids, CoverWhatTheIssueAsks) {
       EXPECT_TRUE(std::count(s.points[0].begin(), s.points[0].end(), 16384));
     }
   }
-  EXPECT_EQ(keys,
-            (std::set<std::string>{"snrm2", "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm", "strsm", "ssyrk",
-                                   "dnrm2", "dgemv_n", "dgemv_t", "dtrsv_n", "dtrsv_t", "dgemm", "dtrsm", "dsyrk"}));
-  // Each key's routine has its precision: the d keys are the d routines.
+  EXPECT_EQ(keys, (std::set<std::string>{"snrm2",   "sgemv_n", "sgemv_t", "strsv_n", "strsv_t", "sgemm",   "strsm",
+                                         "ssyrk",   "dnrm2",   "dgemv_n", "dgemv_t", "dtrsv_n", "dtrsv_t", "dgemm",
+                                         "dtrsm",   "dsyrk",   "scnrm2",  "cgemv_n", "cgemv_t", "ctrsv_n", "ctrsv_t",
+                                         "cgemm",   "ctrsm",   "csyrk",   "cherk",   "dznrm2",  "zgemv_n", "zgemv_t",
+                                         "ztrsv_n", "ztrsv_t", "zgemm",   "ztrsm",   "zsyrk",   "zherk"}));
+  // Each key's routine is the one it is named after (and the module looks it up by): the d keys are the d routines,
+  // scnrm2 the complex norm.
   for (const auto& s : g) {
-    const bool d = s.key[0] == 'd';
-    EXPECT_EQ(bo_routine_precision(s.routine), d ? BO_PREC_D : BO_PREC_S) << s.key;
-    EXPECT_EQ(std::string(bo_routine_name(s.routine)).substr(0, 5), s.key.substr(0, 5)) << s.key;
+    EXPECT_EQ(s.key.rfind(bo_routine_name(s.routine), 0), 0u) << s.key;
+    EXPECT_EQ(bo::tuning::key_routine(bo::tuning::find_key(s.key)), s.routine) << s.key;
+    // The transposed complex keys are timed with the conjugate transpose.
+    const bool t = s.key.size() > 2 && s.key.compare(s.key.size() - 2, 2, "_t") == 0;
+    if (t) EXPECT_EQ(s.op, bo_is_complex(bo_routine_precision(s.routine)) ? 'C' : 'T') << s.key;
   }
   EXPECT_EQ(bo::tune::tile_count(g[1]), 81);
   EXPECT_EQ(bo::tune::tile_at(g[1], 10), (std::vector<int64_t>{4, 4}));
   // The quick grids are a few tiles each.
   for (const auto& s : bo::tune::grid_specs(true)) EXPECT_LE(bo::tune::tile_count(s), 4);
+}
+
+TEST(Grids, ComplexKeysOnTheDoubleGrids) {
+  std::map<std::string, bo::tune::GridSpec> by;
+  for (const auto& s : bo::tune::grid_specs(false)) by.emplace(s.key, s);
+  // c has d's 8-byte elements and d's grids; herk's are syrk's.
+  for (const char* k : {"nrm2", "gemv_n", "gemv_t", "trsv_n", "gemm", "trsm", "syrk"}) {
+    const std::string c = std::string(k) == "nrm2" ? "scnrm2" : "c" + std::string(k);
+    EXPECT_EQ(by.at(c).points, by.at("d" + std::string(k)).points) << c;
+    EXPECT_EQ(by.at(c).unit, by.at("d" + std::string(k)).unit) << c;
+  }
+  EXPECT_EQ(by.at("cherk").points, by.at("dsyrk").points);
+  EXPECT_EQ(by.at("zherk").axes, (std::vector<std::string>{"n", "k"}));
+  EXPECT_EQ(by.at("zherk").unit, "GFLOP/s");
+  // z's 16-byte matrices stop at 32768 per side (a 65536-square zgemv is 64 GiB); its vectors still reach 1e8.
+  EXPECT_EQ(by.at("zgemv_n").points[0], (std::vector<int64_t>{1, 16, 256, 4096, 32768}));
+  EXPECT_EQ(by.at("zgemv_t").points[1].back(), 32768);
+  EXPECT_EQ(by.at("dgemv_t").points[1].back(), 65536);
+  EXPECT_EQ(by.at("dznrm2").points[0].back(), 100000000);
+  EXPECT_EQ(by.at("zgemm").points, by.at("dgemm").points);
+  // The quick run: 27 tiles per real precision, 31 per complex one (herk's 4 more).
+  int64_t quick[4] = {};
+  for (const auto& s : bo::tune::grid_specs(true)) quick[bo_routine_precision(s.routine)] += bo::tune::tile_count(s);
+  EXPECT_EQ(quick[BO_PREC_S], 27);
+  EXPECT_EQ(quick[BO_PREC_D], 27);
+  EXPECT_EQ(quick[BO_PREC_C], 31);
+  EXPECT_EQ(quick[BO_PREC_Z], 31);
+}
+
+TEST(Grids, KernelSelection) {
+  using bo::tune::key_selected;
+  EXPECT_TRUE(key_selected({}, "sgemm"));
+  EXPECT_TRUE(key_selected({"sgemm"}, "sgemm"));
+  EXPECT_FALSE(key_selected({"sgemm"}, "dgemm"));
+  // A precision letter takes all its keys: "c" the complex single ones, scnrm2 included, and not snrm2.
+  const std::vector<std::string> dcz = {"d", "c", "z"};
+  for (const char* k : {"dnrm2", "dsyrk", "scnrm2", "cgemv_t", "cherk", "dznrm2", "zherk"})
+    EXPECT_TRUE(key_selected(dcz, k)) << k;
+  for (const char* k : {"snrm2", "sgemm", "ssyrk", "my_kernel"}) EXPECT_FALSE(key_selected(dcz, k)) << k;
+  EXPECT_TRUE(key_selected({"s", "zgemm"}, "zgemm"));
+  EXPECT_TRUE(key_selected({"s", "zgemm"}, "strsv_t"));
+  EXPECT_FALSE(key_selected({"s", "zgemm"}, "zsyrk"));
+  // Every quick run over d, c, z: 89 tiles.
+  int64_t tiles = 0;
+  for (const auto& s : bo::tune::grid_specs(true))
+    if (key_selected(dcz, s.key)) tiles += bo::tune::tile_count(s);
+  EXPECT_EQ(tiles, 89);
+  EXPECT_EQ(bo::tune::unknown_selection(dcz), "");
+  EXPECT_EQ(bo::tune::unknown_selection({"dgemm", "zherk", "s"}), "");
+  EXPECT_EQ(bo::tune::unknown_selection({"dgemm", "sherk", "z"}), "sherk");
+  EXPECT_EQ(bo::tune::unknown_selection({"x"}), "x");
+  EXPECT_EQ(bo::tune::unknown_selection({"dcz"}), "dcz");
 }
 
 TEST(Grids, WorkModel) {
@@ -181,6 +240,11 @@ TEST(Grids, WorkModel) {
     }
     if (s.key == "dnrm2") EXPECT_DOUBLE_EQ(bo::tune::tile_work(s, {1000}).read, 8000.0);
     if (s.key == "dgemm") EXPECT_DOUBLE_EQ(bo::tune::tile_work(s, {10, 20, 30}).read, 2.0 * 10 * 20 * 30);
+    // Complex: twice the bytes of the real precision, four times the flops.
+    if (s.key == "zgemv_t") EXPECT_DOUBLE_EQ(bo::tune::tile_work(s, {1024, 2048}).read, 16.0 * (1024.0 * 2048 + 1024));
+    if (s.key == "cgemm") EXPECT_DOUBLE_EQ(bo::tune::tile_work(s, {10, 20, 30}).read, 8.0 * 10 * 20 * 30);
+    if (s.key == "zherk") EXPECT_DOUBLE_EQ(bo::tune::tile_work(s, {10, 20}).read, 4.0 * 10 * 10 * 20);
+    if (s.key == "dznrm2") EXPECT_DOUBLE_EQ(bo::tune::tile_work(s, {1000}).written, 8.0);
   }
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""ctest tuning.plot: runs tools/plot-tuned-params.py on the sample table, and on a copy stripped of every
-optional field and of some tiles, and checks that each expected PNG exists and is a non-empty PNG.
+"""ctest tuning.plot: runs tools/plot-tuned-params.py on the sample table, on a copy stripped of every optional field
+and of some tiles, and on one with complex keys added, and checks that each expected PNG exists and is a non-empty PNG.
 
 Usage: check_plot.py PLOT_SCRIPT SAMPLE_TABLE. Exits 77 (ctest: skipped) when matplotlib is not importable.
 """
@@ -51,6 +51,33 @@ def stripped(table):
     return table
 
 
+def with_complex_keys(table):
+    """The sample plus complex keys as the tuner writes them: the norm's tiles our entries on the real kernels, the
+    others cuBLAS in both columns (its only candidate)."""
+    table = json.loads(json.dumps(table))
+    kernels = table["kernels"]
+    norm = json.loads(json.dumps(kernels["snrm2"]))
+    for i, t in enumerate(norm["tiles"]):
+        t["config"] = t["own_config"] = "dznrm2_on_dnrm2_{}256_4_v2".format("1p_" if i % 2 else "")
+        t.pop("candidates", None)
+    kernels["dznrm2"] = norm
+    for key, src in (("cgemv_t", "sgemv_t"), ("zgemm", "sgemm")):
+        k = json.loads(json.dumps(kernels[src]))
+        for t in k["tiles"]:
+            t["config"] = t["own_config"] = "cublas"
+            t["own_rate"] = t["cublas_rate"] = t["rate"]
+            t["candidates"] = {"cublas": t["rate"]}
+        kernels[key] = k
+    herk = json.loads(json.dumps(kernels["cgemv_t"]))
+    herk["unit"] = "GFLOP/s"
+    herk["axes"] = ["n", "k"]
+    herk["grid"] = {"n": herk["grid"]["m"], "k": herk["grid"]["n"]}
+    for t in herk["tiles"]:
+        t.pop("model_rate", None)
+    kernels["zherk"] = herk
+    return table
+
+
 def main():
     script, sample = sys.argv[1:3]
     try:
@@ -67,6 +94,12 @@ def main():
         with open(variant_path, "w") as f:
             json.dump(variant, f)
         check(script, variant_path, os.path.join(tmp, "stripped"))
+        with open(sample) as f:
+            variant = with_complex_keys(json.load(f))
+        variant_path = os.path.join(tmp, "complex.json")
+        with open(variant_path, "w") as f:
+            json.dump(variant, f)
+        check(script, variant_path, os.path.join(tmp, "complex"))
 
 
 if __name__ == "__main__":

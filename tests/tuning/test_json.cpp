@@ -120,6 +120,51 @@ TEST(Json, UnknownFieldsAndAnyKernelNameAreAccepted) {
   EXPECT_EQ(t.kernels.at("my_kernel").tiles.size(), 3u);
 }
 
+// The complex keys as the tuner writes them: cuBLAS chosen with no own configuration (its own column names cuBLAS
+// too), and the norms' own entries on the real kernels.
+TEST(Json, RoundTripOfComplexKeys) {
+  Table t = small_table();
+  KernelTable herk;
+  herk.unit = "GFLOP/s";
+  herk.axes = {"n", "k"};
+  herk.grid = {{256, 4096}, {64}};
+  for (int64_t n : {256, 4096}) {
+    Tile tile;
+    tile.at = {n, 64};
+    tile.config = tile.own_config = "cublas";
+    tile.rate = tile.own_rate = 1000.5 * double(n) / 256;
+    tile.time_us = 12.25;
+    tile.cublas_rate = tile.rate;
+    tile.candidates = {{"cublas", tile.rate}};
+    herk.tiles.push_back(tile);
+  }
+  herk.finalize();
+  KernelTable nrm = t.kernels.at("snrm2");
+  for (Tile& tile : nrm.tiles) {
+    tile.config = tile.own_config = "dznrm2_on_dnrm2_1p_256_4_v2";
+    tile.candidates = {{"dznrm2_on_dnrm2_1p_256_4_v2", tile.rate}, {"dznrm2_on_dnrm2_256_4_v2", tile.rate / 2}};
+  }
+  t.kernels["zherk"] = herk;
+  t.kernels["dznrm2"] = nrm;
+  t.kernels["cgemv_t"] = t.kernels.at("sgemv_n");
+  TempDir dir;
+  const std::string path = dir / "h200.json";
+  std::string error;
+  ASSERT_TRUE(save_table(path, t, &error)) << error;
+  Table back;
+  ASSERT_TRUE(load_table(path, &back, &error)) << error;
+  EXPECT_TRUE(back == t);
+  EXPECT_EQ(to_json(back), to_json(t));
+  const KernelTable& z = back.kernels.at("zherk");
+  ASSERT_EQ(z.tiles.size(), 2u);
+  EXPECT_EQ(z.tiles[1].own_config, "cublas");
+  EXPECT_EQ(z.tiles[1].rate, 1000.5 * 16);
+  const int64_t at[] = {5000, 50};
+  EXPECT_EQ(z.nearest(at)->at, (std::vector<int64_t>{4096, 64}));
+  EXPECT_EQ(back.kernels.at("dznrm2").tiles[0].config, "dznrm2_on_dnrm2_1p_256_4_v2");
+  EXPECT_EQ(back.kernels.count("cgemv_t"), 1u);
+}
+
 TEST(Json, FractionalSecondsInCreatedAreAccepted) {
   Json j = Json::parse(to_json(small_table()));
   j["created"] = "2026-11-21T21:40:00.125Z";

@@ -31,6 +31,16 @@ __global__ void fill_tri_kernel(T* a, int64_t n, int64_t lda, uint32_t seed) {
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
       a[i + j * lda] = i == j ? T(2) : i > j ? T(unit(hash(seed, uint64_t(i + j * lda)))) / T(n) : T(NAN);
 }
+// Complex: element (i, j) is a[2 (i + j lda)] + i a[2 (i + j lda) + 1]; each part hashes its own position.
+template <class T>
+__global__ void fill_tri_complex_kernel(T* a, int64_t n, int64_t lda, uint32_t seed) {
+  for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+      const int64_t e = 2 * (i + j * lda);
+      a[e] = i == j ? T(2) : i > j ? T(unit(hash(seed, uint64_t(e)))) / T(n) : T(NAN);
+      a[e + 1] = i == j ? T(0) : i > j ? T(unit(hash(seed, uint64_t(e + 1)))) / T(n) : T(NAN);
+    }
+}
 template <class T>
 __global__ void fill_nan_kernel(T* x, int64_t n) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
@@ -107,6 +117,13 @@ void fill_lower_triangle_t(T* a, int64_t n, int64_t lda, uint32_t seed, cudaStre
                          256, 0, st>>>(a, n, lda, seed);
 }
 template <class T>
+void fill_lower_triangle_complex_t(T* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
+  if (n > 0)
+    fill_tri_complex_kernel<T>
+        <<<dim3(blocks_for(n, 256) > 64 ? 64 : blocks_for(n, 256), unsigned(std::min<int64_t>(n, 65535))), 256, 0,
+           st>>>(a, n, lda, seed);
+}
+template <class T>
 void fill_nan_t(T* x, int64_t n, cudaStream_t st) {
   if (n > 0) fill_nan_kernel<T><<<blocks_for(n, 256), 256, 0, st>>>(x, n);
 }
@@ -127,6 +144,12 @@ void fill_lower_triangle(float* a, int64_t n, int64_t lda, uint32_t seed, cudaSt
 void fill_lower_triangle(double* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
   fill_lower_triangle_t(a, n, lda, seed, st);
 }
+void fill_lower_triangle_complex(float* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
+  fill_lower_triangle_complex_t(a, n, lda, seed, st);
+}
+void fill_lower_triangle_complex(double* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
+  fill_lower_triangle_complex_t(a, n, lda, seed, st);
+}
 void fill_nan(float* x, int64_t n, cudaStream_t st) { fill_nan_t(x, n, st); }
 void fill_nan(double* x, int64_t n, cudaStream_t st) { fill_nan_t(x, n, st); }
 void max_scaled_error(const float* x, const float* ref, int64_t n, float tol_abs, float tol_rel, float* out,
@@ -142,13 +165,13 @@ double measure_read_gbs(const void* buf, size_t bytes, int reps) {
   static double* sink = nullptr;
   if (!sink) cudaMalloc(&sink, sizeof(double));
   const int64_t n = int64_t(bytes / 16);
-  return best_gbs(size_t(n) * 16, reps, [&](unsigned g, int t) {
-    sread_kernel<<<g, t>>>(static_cast<const double2*>(buf), n, sink);
-  });
+  return best_gbs(size_t(n) * 16, reps,
+                  [&](unsigned g, int t) { sread_kernel<<<g, t>>>(static_cast<const double2*>(buf), n, sink); });
 }
 double measure_write_gbs(void* buf, size_t bytes, int reps) {
   const int64_t n = int64_t(bytes / 16);
-  return best_gbs(size_t(n) * 16, reps, [&](unsigned g, int t) { smset_kernel<<<g, t>>>(static_cast<float4*>(buf), n); });
+  return best_gbs(size_t(n) * 16, reps,
+                  [&](unsigned g, int t) { smset_kernel<<<g, t>>>(static_cast<float4*>(buf), n); });
 }
 
 }  // namespace bo::tune

@@ -1,5 +1,5 @@
 // Device helpers of the tuner: operand initialisation, output poisoning, result comparison (float and double
-// operands), and seed 000's SREAD / SMSET bandwidth kernels.
+// operands; complex ones as their interleaved parts), and seed 000's SREAD / SMSET bandwidth kernels.
 #pragma once
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -13,6 +13,10 @@ void fill_uniform(double* x, int64_t n, uint32_t seed, cudaStream_t st);
 // triangle set to NaN, so a kernel reading it fails validation.
 void fill_lower_triangle(float* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st);
 void fill_lower_triangle(double* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st);
+// The same for complex elements, their real and imaginary parts interleaved in `a` (lda in elements): diagonal 2 + 0i,
+// off-diagonal parts uniform / n, the strict upper triangle NaN in both parts.
+void fill_lower_triangle_complex(float* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st);
+void fill_lower_triangle_complex(double* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st);
 void fill_nan(float* x, int64_t n, cudaStream_t st);
 void fill_nan(double* x, int64_t n, cudaStream_t st);
 // max_i |x_i - ref_i| / (scale_i), scale_i = tol_abs + tol_rel * |ref_i|; NaN anywhere gives +inf. Result

@@ -59,7 +59,9 @@ int main(int argc, char** argv) {
                                         BLASOFFLOAD_VERSION);
   opts.flag("quick", &o.quick, "a smoke run (a few tiles per kernel, about a minute)");
   opts.list("kernels", &o.kernels, "a,b",
-            "only these table keys (snrm2 sgemv_n sgemv_t strsv_n strsv_t sgemm strsm ssyrk, and their d twins dnrm2 ... dsyrk)");
+            "only these table keys (snrm2 sgemv_n sgemv_t strsv_n strsv_t sgemm strsm ssyrk; dnrm2 ... dsyrk; scnrm2 "
+            "cgemv_n ... csyrk cherk; dznrm2 ... zherk), or a precision letter for all its keys (--kernels=d,c,z); "
+            "the table's other keys are kept");
   opts.text("out", &o.out, "PATH",
             "the table to write (default: $XDG_CONFIG_HOME/blasoffload/tuned_params/<gpu>.json, where the library "
             "looks first)");
@@ -75,6 +77,14 @@ int main(int argc, char** argv) {
   opts.flag("list-space", &list_space,
             "print every kernel family's parameter space with each point's verdict and exit");
   if (const int rc = opts.parse(argc, argv); rc >= 0) return rc;
+  // A mistyped key would otherwise tune nothing and keep the old table, silently.
+  if (const std::string bad = bo::tune::unknown_selection(o.kernels); !bad.empty()) {
+    std::fprintf(stderr,
+                 "blasoffload-tune: --kernels: \"%s\" is neither a table key nor a precision letter "
+                 "(--list-space prints the keys)\n",
+                 bad.c_str());
+    return 2;
+  }
   if (list_space) {
     list(bok::space::kSnrm2, [](const auto& p, const char** w) { return bok::space::snrm2_verdict(p, w); });
     list(bok::space::kSgemvN, [](const auto& p, const char** w) { return bok::space::sgemv_n_verdict(p, w); });
@@ -113,7 +123,7 @@ int main(int argc, char** argv) {
   }
   auto fn = reinterpret_cast<bo_kernel_registry_fn>(dlsym(h, BO_KERNEL_REGISTRY_ENTRY));
   if (!fn || fn()->version != 5) {
-    std::fprintf(stderr, "blasoffload-tune: %s has no kernel registry v4\n", o.module.c_str());
+    std::fprintf(stderr, "blasoffload-tune: %s has no kernel registry v5\n", o.module.c_str());
     return 1;
   }
   int devices = 0;

@@ -1,6 +1,6 @@
-// The tuning engine (see tuner.h), for the single- and double-precision keys alike. Measurement protocol per tile:
-// fill operands (random, never zeros), compute a reference with the built-in configuration (cuBLAS for gemm, trsm and
-// syrk when present), then for each
+// The tuning engine (see tuner.h), for the real and complex keys alike. Measurement protocol per tile:
+// fill operands (random, never zeros; complex ones in both parts), compute a reference with the built-in configuration
+// (cuBLAS for gemm, trsm, syrk and herk when present), then for each
 // candidate: run once untimed (module loading, first-call setup), poison the output, run once and compare with the
 // reference within the routine's error bound (an invalid candidate is recorded and never chosen), prune it if that
 // first run was over 3x the tile's best so far, else time `reps` runs with CUDA events, each from an idle GPU on the
@@ -103,10 +103,10 @@ void Tuner::save(const char* why) {
     std::fprintf(stderr, "blasoffload-tune: wrote %s (%s)\n", o_.out.c_str(), why);
 }
 
-// Operands of one tile, `copies` times, carved from the pool (byte offsets: elements are 4 or 8 bytes).
+// Operands of one tile, `copies` times, carved from the pool (byte offsets: elements are 4, 8 or 16 bytes).
 struct Tuner::Buffers {
   int copies = 0;
-  size_t es = 4;      // element size
+  size_t es = 4;      // element size (a complex element is two reals)
   size_t stride = 0;  // bytes per copy
   // Per copy byte offsets of: a, b (x for Level 1/2), c (y / x), saved input of c (strsv rhs, sgemm C
   // for beta = 1).
@@ -121,28 +121,31 @@ struct Tuner::Buffers {
 };
 
 namespace {
-// The device helpers on untyped buffers of element size es.
-void fill_uniform_es(size_t es, void* x, int64_t n, uint32_t seed, cudaStream_t st) {
-  if (es == 8)
+// The device helpers on untyped buffers of reals of size rs (4 or 8 bytes): n counts reals, so a complex operand is
+// twice its element count (its parts interleaved); only the triangle needs to know its elements are complex.
+void fill_uniform_es(size_t rs, void* x, int64_t n, uint32_t seed, cudaStream_t st) {
+  if (rs == 8)
     fill_uniform(static_cast<double*>(x), n, seed, st);
   else
     fill_uniform(static_cast<float*>(x), n, seed, st);
 }
-void fill_lower_triangle_es(size_t es, void* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
-  if (es == 8)
-    fill_lower_triangle(static_cast<double*>(a), n, lda, seed, st);
+void fill_lower_triangle_es(size_t rs, bool cpx, void* a, int64_t n, int64_t lda, uint32_t seed, cudaStream_t st) {
+  if (rs == 8)
+    cpx ? fill_lower_triangle_complex(static_cast<double*>(a), n, lda, seed, st)
+        : fill_lower_triangle(static_cast<double*>(a), n, lda, seed, st);
   else
-    fill_lower_triangle(static_cast<float*>(a), n, lda, seed, st);
+    cpx ? fill_lower_triangle_complex(static_cast<float*>(a), n, lda, seed, st)
+        : fill_lower_triangle(static_cast<float*>(a), n, lda, seed, st);
 }
-void fill_nan_es(size_t es, void* x, int64_t n, cudaStream_t st) {
-  if (es == 8)
+void fill_nan_es(size_t rs, void* x, int64_t n, cudaStream_t st) {
+  if (rs == 8)
     fill_nan(static_cast<double*>(x), n, st);
   else
     fill_nan(static_cast<float*>(x), n, st);
 }
-void max_scaled_error_es(size_t es, const void* x, const void* ref, int64_t n, double tol_abs, double tol_rel,
+void max_scaled_error_es(size_t rs, const void* x, const void* ref, int64_t n, double tol_abs, double tol_rel,
                          float* out, cudaStream_t st) {
-  if (es == 8)
+  if (rs == 8)
     max_scaled_error(static_cast<const double*>(x), static_cast<const double*>(ref), n, tol_abs, tol_rel, out, st);
   else
     max_scaled_error(static_cast<const float*>(x), static_cast<const float*>(ref), n, float(tol_abs), float(tol_rel),
@@ -153,23 +156,29 @@ void max_scaled_error_es(size_t es, const void* x, const void* ref, int64_t n, d
 void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tuning::Tile* tile) {
   cudaStream_t st = static_cast<cudaStream_t>(stream_);
   const int kind = bo_routine_kind_of(g.routine);
-  const bool dbl = bo_routine_precision(g.routine) == BO_PREC_D;
+  const bo_precision prec = bo_routine_precision(g.routine);
+  const bool dbl = bo_real_size(prec) == 8, cpx = bo_is_complex(prec);
+  // herk is syrk's update with real scalars (and a real diagonal): the same operands and checks.
   const bool nrm2 = kind == BO_KIND_NRM2, gemv = kind == BO_KIND_GEMV, trsv = kind == BO_KIND_TRSV,
-             gemm = kind == BO_KIND_GEMM, trsm = kind == BO_KIND_TRSM, syrk = kind == BO_KIND_SYRK;
+             gemm = kind == BO_KIND_GEMM, trsm = kind == BO_KIND_TRSM, herk = kind == BO_KIND_HERK,
+             syrk = kind == BO_KIND_SYRK || herk;
   const double eps = dbl ? 1.0 / 9007199254740992.0 : 1.0 / (1 << 24);
   const int64_t m = nrm2 || trsv ? 1 : at[0];
   const int64_t n = gemv || gemm || trsm ? at[1] : at[0];
   const int64_t k = gemm ? at[2] : syrk ? at[1] : 0;
-  // Far too long to time against the rest of the grid (t^2 r > 2.2e12 flops).
-  if (trsm && double(m) * double(m) * double(n) > 2.2e12) {
+  const Work wk = tile_work(g, at);
+  const double work = wk.read + wk.written;
+  // Far too long to time against the rest of the grid (over 2.2e12 real flops: t^2 r, four times that for complex).
+  if (trsm && wk.read > 2.2e12) {
     tile->config.clear();
     return;
   }
   // LU-shaped gemm updates (k <= 256) as LAPACK issues them: alpha = -1, beta = 1; deep products beta = 0.
   const bool beta1 = gemm && k <= 256;
   Buffers bf;
-  bf.es = dbl ? 8 : 4;
-  const size_t es = bf.es;
+  bf.es = size_t(bo_element_size(prec));
+  const size_t es = bf.es, rs = size_t(bo_real_size(prec));
+  const int64_t parts = cpx ? 2 : 1;  // reals per element
   if (nrm2) {
     bf.nb = n, bf.nc = 1;
   } else if (gemv) {
@@ -198,36 +207,43 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
   bf.base = pool_;
   bf.ref = pool_ + bf.copies * bf.stride;
   bf.saved = bf.ref + align256(es * size_t(bf.nc));
+  // The output compared and poisoned, in reals: a norm's result is one real whatever its vector's elements.
+  const int64_t nc_reals = nrm2 ? 1 : bf.nc * parts;
   for (int i = 0; i < bf.copies; ++i) {
     if (trsv)
-      fill_lower_triangle_es(es, bf.A(i), n, n, 11 + i, st);
+      fill_lower_triangle_es(rs, cpx, bf.A(i), n, n, 11 + i, st);
     else if (trsm)
-      fill_lower_triangle_es(es, bf.A(i), m, m, 11 + i, st);
+      fill_lower_triangle_es(rs, cpx, bf.A(i), m, m, 11 + i, st);
     else
-      fill_uniform_es(es, bf.A(i), bf.na, 11 + i, st);
-    fill_uniform_es(es, bf.B(i), bf.nb, 101 + i, st);
-    fill_uniform_es(es, bf.C(i), bf.nc, 1001 + i, st);
+      fill_uniform_es(rs, bf.A(i), bf.na * parts, 11 + i, st);
+    fill_uniform_es(rs, bf.B(i), bf.nb * parts, 101 + i, st);
+    fill_uniform_es(rs, bf.C(i), bf.nc * parts, 1001 + i, st);
   }
-  fill_uniform_es(es, bf.saved, bf.nc, 7, st);  // trsv rhs / gemm C0
+  fill_uniform_es(rs, bf.saved, bf.nc * parts, 7, st);  // trsv rhs / gemm C0
+  // Complex scalars get imaginary parts, so that a configuration dropping alpha_i or beta_i fails validation (herk's
+  // scalars are real by definition); a zero beta stays zero, as the real keys measure it.
+  const double ai = cpx && !herk ? 0.5 : 0.0, bi = cpx && !herk ? 0.25 : 0.0;
   auto args_for = [&](int i) {
     bo_call a{};
     a.routine = g.routine;
     if (nrm2) {
       a.n = n, a.b = bf.B(i), a.incx = 1, a.c = bf.C(i);
     } else if (gemv) {
-      a.op[0] = g.op, a.m = m, a.n = n, a.alpha = 1.0, a.beta = 0.0, a.a = bf.A(i), a.lda = std::max<int64_t>(m, 1);
+      a.op[0] = g.op, a.m = m, a.n = n, a.alpha = 1.0, a.alpha_i = ai, a.beta = 0.0, a.a = bf.A(i);
+      a.lda = std::max<int64_t>(m, 1);
       a.b = bf.B(i), a.c = bf.C(i), a.incx = 1, a.incy = 1;
     } else if (trsv) {
       a.op[0] = 'L', a.op[1] = g.op, a.op[2] = 'N', a.n = n, a.a = bf.A(i), a.lda = std::max<int64_t>(n, 1);
       a.c = bf.C(i), a.incx = 1;
     } else if (trsm) {
-      a.op[0] = 'L', a.op[1] = 'L', a.op[2] = 'N', a.op[3] = 'N', a.m = m, a.n = n, a.alpha = 1.0, a.a = bf.A(i);
-      a.lda = m, a.c = bf.C(i), a.ldc = m;
-    } else if (syrk) {  // as potrf's trailing update
-      a.op[0] = 'L', a.op[1] = 'N', a.n = n, a.k = k, a.alpha = -1.0, a.beta = 1.0, a.a = bf.A(i), a.lda = n;
-      a.c = bf.C(i), a.ldc = n;
+      a.op[0] = 'L', a.op[1] = 'L', a.op[2] = 'N', a.op[3] = 'N', a.m = m, a.n = n, a.alpha = 1.0, a.alpha_i = ai;
+      a.a = bf.A(i), a.lda = m, a.c = bf.C(i), a.ldc = m;
+    } else if (syrk) {  // as potrf's trailing update (herk: zpotrf's)
+      a.op[0] = 'L', a.op[1] = 'N', a.n = n, a.k = k, a.alpha = -1.0, a.alpha_i = ai, a.beta = 1.0, a.beta_i = bi;
+      a.a = bf.A(i), a.lda = n, a.c = bf.C(i), a.ldc = n;
     } else {
-      a.op[0] = 'N', a.op[1] = 'N', a.m = m, a.n = n, a.k = k, a.alpha = beta1 ? -1.0 : 1.0, a.beta = beta1 ? 1.0 : 0.0;
+      a.op[0] = 'N', a.op[1] = 'N', a.m = m, a.n = n, a.k = k, a.alpha = beta1 ? -1.0 : 1.0, a.alpha_i = ai;
+      a.beta = beta1 ? 1.0 : 0.0, a.beta_i = beta1 ? bi : 0.0;
       a.a = bf.A(i), a.lda = std::max<int64_t>(m, 1), a.b = bf.B(i), a.ldb = std::max<int64_t>(k, 1), a.c = bf.C(i);
       a.ldc = std::max<int64_t>(m, 1);
     }
@@ -239,7 +255,7 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
     if (trsv || beta1 || trsm || syrk)
       cudaMemcpyAsync(bf.C(i), bf.saved, es * size_t(bf.nc), cudaMemcpyDeviceToDevice, st);
     else if (poison)
-      fill_nan_es(es, bf.C(i), bf.nc, st);
+      fill_nan_es(rs, bf.C(i), nc_reals, st);
   };
   auto launch = [&](int idx, int i) -> int {
     bo_call a = args_for(i);
@@ -251,28 +267,34 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
   // <= 1; 16 len eps covers a different summation order and still catches a missing or doubled term.
   const double len = gemv ? double(g.op == 'N' ? n : m) : gemm || syrk ? double(k) : double(n);
   double tol_abs = 16 * eps * std::max(1.0, len), tol_rel = 16 * eps;
+  // A part of a complex product sums two real products, of parts up to 1, and the complex scalars exceed 1 in modulus.
+  if (cpx) tol_abs *= 4;
   if (nrm2) tol_abs = 1e-30, tol_rel = dbl ? 1e-10 : 1e-5;  // double: n eps at n = 1e6, sqrt(n) eps far beyond
   if (trsv || trsm) tol_abs = tol_rel = dbl ? 1e-12 : 1e-4;
   if (syrk) tol_abs += 4 * eps;
   if (beta1) tol_abs += 4 * eps;
 
-  // Reference: cuBLAS for gemm/trsm/syrk when present (the deep products are where a template's bug would show),
-  // else the built-in configuration, which the GPU test suite checks against higher precision.
+  // Reference: cuBLAS for gemm/trsm/syrk/herk when present (the deep products are where a template's bug would show),
+  // else the built-in configuration, which the GPU test suite checks against higher precision (complex: cuBLAS's, the
+  // norms ours).
   bo_call a0 = args_for(0);
   int ref_idx = reg_->select_ex(g.routine, &a0, BO_SELECT_BUILTIN);
   if (gemm || trsm || syrk)
     for (size_t i = 0; i < reg_->count; ++i)
       if (reg_->entries[i].vendor && reg_->entries[i].routine == g.routine && reg_->entries[i].can_implement(&a0))
         ref_idx = int(i);
-  prepare(0, true);
-  if (ref_idx < 0 || launch(ref_idx, 0) != 0 ||
-      cudaMemcpyAsync(bf.ref, bf.C(0), es * size_t(bf.nc), cudaMemcpyDeviceToDevice, st) != cudaSuccess ||
-      cudaStreamSynchronize(st) != cudaSuccess) {
-    std::fprintf(stderr, "  %s: reference run failed (%s)\n", at_str(g, at).c_str(), cudaGetErrorString(cudaGetLastError()));
+  if (ref_idx < 0) {  // the complex keys without cuBLAS's complex routines (an older or partial cuBLAS)
+    std::fprintf(stderr, "  %s: no configuration can run it (%s)\n", at_str(g, at).c_str(), reg_->vendor_info());
     return;
   }
-  const Work wk = tile_work(g, at);
-  const double work = wk.read + wk.written;
+  prepare(0, true);
+  if (launch(ref_idx, 0) != 0 ||
+      cudaMemcpyAsync(bf.ref, bf.C(0), es * size_t(bf.nc), cudaMemcpyDeviceToDevice, st) != cudaSuccess ||
+      cudaStreamSynchronize(st) != cudaSuccess) {
+    std::fprintf(stderr, "  %s: reference run failed (%s)\n", at_str(g, at).c_str(),
+                 cudaGetErrorString(cudaGetLastError()));
+    return;
+  }
   cudaEvent_t ev[64];
   for (auto& e : ev) cudaEventCreate(&e);
   double best_t = 0;
@@ -296,7 +318,7 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
       cudaEventRecord(ev[0], st);
       int rc = launch(int(idx), 0);
       cudaEventRecord(ev[1], st);
-      max_scaled_error_es(es, bf.C(0), bf.ref, bf.nc, tol_abs, tol_rel, scratch_, st);
+      max_scaled_error_es(rs, bf.C(0), bf.ref, nc_reals, tol_abs, tol_rel, scratch_, st);
       float err = INFINITY, first_ms = 0;
       if (rc == 0 && cudaStreamSynchronize(st) == cudaSuccess) {
         cudaMemcpy(&err, scratch_, 4, cudaMemcpyDeviceToHost);
@@ -305,7 +327,8 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
         cudaGetLastError();
       }
       if (!(err <= 1.0f)) {
-        ms.note = rc ? std::string("launch failed: ") + cudaGetErrorString(cudaError_t(rc)) : "wrong result (error " + std::to_string(err) + " x bound)";
+        ms.note = rc ? std::string("launch failed: ") + cudaGetErrorString(cudaError_t(rc))
+                     : "wrong result (error " + std::to_string(err) + " x bound)";
       } else if (best_t > 0 && first_ms * 1e3 > 3 * best_t) {
         ms.valid = true;
         ms.pruned = true;
@@ -356,7 +379,7 @@ void Tuner::tune_tile(const GridSpec& g, const std::vector<int64_t>& at, bo::tun
   tile->own_config = best_own.empty() ? best_name : best_own;
   tile->own_rate = best_own.empty() ? tile->rate : work / (best_own_t * 1e-6) / 1e9;
   if (tile->candidates.count("cublas")) tile->cublas_rate = tile->candidates["cublas"];
-  if (!gemm && !trsm && !syrk && !table_.read.empty()) {
+  if (g.unit != "GFLOP/s" && !table_.read.empty()) {
     // Seed 000 eqs. 2-4: the bytes read at the measured read bandwidth for that size, plus the bytes
     // written at the write bandwidth.
     const double t = wk.read / (table_.read_gbs(wk.read) * 1e9) + wk.written / (table_.write_gbs(wk.written) * 1e9);
@@ -385,12 +408,12 @@ bool Tuner::tune_kernel(const GridSpec& g) {
     tune_tile(g, at, &tile);
     if (tile.config.empty()) continue;
     kt.tiles.push_back(tile);
-    std::fprintf(stderr, "[%-7s %3lld/%-3lld %5.1fs] %-22s %-32s %9.1f %s  own %-30s cuBLAS %9.1f  model %9.1f  (%.2fs)\n",
-                 g.key.c_str(), (long long)(t + 1), (long long)count,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
-                 at_str(g, at).c_str(), tile.config.c_str(), tile.rate, g.unit.c_str(), tile.own_config.c_str(),
-                 tile.cublas_rate.value_or(0.0), tile.model_rate.value_or(0.0),
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    std::fprintf(
+        stderr, "[%-7s %3lld/%-3lld %5.1fs] %-22s %-32s %9.1f %s  own %-30s cuBLAS %9.1f  model %9.1f  (%.2fs)\n",
+        g.key.c_str(), (long long)(t + 1), (long long)count,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(), at_str(g, at).c_str(),
+        tile.config.c_str(), tile.rate, g.unit.c_str(), tile.own_config.c_str(), tile.cublas_rate.value_or(0.0),
+        tile.model_rate.value_or(0.0), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   kt.finalize();
   table_.kernels[g.key] = kt;
@@ -417,7 +440,7 @@ int Tuner::run() {
     std::string why;
     if (bo::tuning::load_table(o_.out, &old, &why) && old.device.name == table_.device.name) {
       for (auto& [key, kt] : old.kernels)
-        if (std::find(o_.kernels.begin(), o_.kernels.end(), key) == o_.kernels.end()) table_.kernels[key] = kt;
+        if (!key_selected(o_.kernels, key)) table_.kernels[key] = kt;
       std::fprintf(stderr, "blasoffload-tune: updating %s (keeping its other kernels)\n", o_.out.c_str());
     }
   }
@@ -426,7 +449,7 @@ int Tuner::run() {
   table_.cublas = reg_->vendor_info();
   std::fprintf(stderr, "blasoffload-tune: %s\n", table_.cublas.c_str());
   for (const GridSpec& g : grid_specs(o_.quick)) {
-    if (!o_.kernels.empty() && std::find(o_.kernels.begin(), o_.kernels.end(), g.key) == o_.kernels.end()) continue;
+    if (!key_selected(o_.kernels, g.key)) continue;
     std::fprintf(stderr, "blasoffload-tune: %s: %lld tiles\n", g.key.c_str(), (long long)tile_count(g));
     if (!tune_kernel(g)) {
       save("incomplete: time limit reached; run again to resume from the cache");

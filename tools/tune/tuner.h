@@ -14,7 +14,7 @@ namespace bo::tune {
 
 struct Options {
   bool quick = false;
-  std::vector<std::string> kernels;  // empty = all
+  std::vector<std::string> kernels;  // keys or precision letters (key_selected); empty = all
   std::string out;                   // table path
   std::string cache;                 // cache path (default: out + ".cache.jsonl")
   std::string module;                // libblasoffload_cuda.so

@@ -321,7 +321,7 @@ int host_resident(const void* p, int64_t rows, int64_t cols, int64_t ld, int ele
   const uint64_t use = bom::resident_query_use(first_of_call != 0);
   // No device-pointer check: the policy asks only about host operands (device operands are decided before), and a
   // device address is no private anonymous mapping to the cache anyway.
-  if (bom::gate() || (elem_size != 4 && elem_size != 8) || bom::pins_unpinning()) return 0;
+  if (bom::gate() || (elem_size != 4 && elem_size != 8 && elem_size != 16) || bom::pins_unpinning()) return 0;
   bom::Residency* rc = bom::resident_copies(bom::host(), bom::device());
   if (!rc) return 0;
   out->state = rc->state({p, rows, cols, ld, elem_size}, use, &out->reuses, &out->upload_bytes);
