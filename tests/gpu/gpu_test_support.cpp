@@ -222,7 +222,7 @@ bool matches(const std::complex<long double>& got, const CExpect& e) {
 template <typename T>
 ::testing::AssertionResult check_image(const Image<T>& before, const Image<T>& after,
                                        const std::vector<ExpectOf<T>>& out) {
-  using Got = std::conditional_t<is_complex_v<T>, std::complex<long double>, long double>;
+  using Got = WideOf<T>;
   std::vector<char> is_out(before.size(), 0);
   size_t bad = 0;
   std::ostringstream msg;

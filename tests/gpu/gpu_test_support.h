@@ -107,6 +107,14 @@ X conj_if(const X& x, bool conjugate) {
   else
     return x;
 }
+// x without its imaginary part (of x's type).
+template <typename X>
+X real_only(const X& x) {
+  if constexpr (is_complex_v<X>)
+    return X(x.real());
+  else
+    return x;
+}
 template <typename X>
 bool all_finite(const X& x) {
   if constexpr (is_complex_v<X>)
@@ -131,6 +139,24 @@ X from_scalar(const Scalar& s) {
     return X(s.real());
 }
 std::string scalar_str(const Scalar& s);  // "1.5", or "(1.5,-2)" with an imaginary part
+// A case's scalar: `cx` for complex elements, `real` for real ones (so that one case list serves both, and the real
+// suites keep their cases).
+template <typename T>
+Scalar sc(Scalar cx, double real) {
+  return is_complex_v<T> ? cx : Scalar(real);
+}
+inline constexpr Scalar kI{0, 1};
+// The transposes N, T and, where it differs from T, C (the conjugate transpose of a complex matrix).
+template <typename T>
+std::vector<char> transposes() {
+  if constexpr (is_complex_v<T>)
+    return {'N', 'T', 'C'};
+  else
+    return {'N', 'T'};
+}
+// A value of T widened for comparisons (long double, or its complex).
+template <typename T>
+using WideOf = std::conditional_t<is_complex_v<T>, std::complex<long double>, long double>;
 // An element of value re + i im (im dropped for a real type), and NaN in every part.
 template <typename T>
 T elem(double re, double im = 0) {
@@ -230,7 +256,7 @@ typename Real<T>::Bits bits(T f) {
 template <typename T>
 T sentinel() {
   T f;
-  std::memcpy(&f, &Real<T>::sentinel_bits, sizeof f);
+  std::memcpy(static_cast<void*>(&f), &Real<T>::sentinel_bits, sizeof f);
   return f;
 }
 template <typename T>

@@ -1,6 +1,7 @@
-// GPU tests across the routines, in both precisions where they apply: every configuration on operands one element
-// past a 16-byte boundary, the kernel registry's names (the module file only, no GPU), and the module's runtime shared
-// by many threads and in a forked child. Without a CUDA device the GPU tests report SKIPPED.
+// GPU tests across the routines: every configuration on operands one element past a 16-byte boundary (all four element
+// types), the kernel registry's names and what select() picks for the complex routines (the module file only, no GPU),
+// and the module's runtime shared by many threads and in a forked child (real types: the runtime does not depend on
+// the element type). Without a CUDA device the GPU tests report SKIPPED.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,43 +21,47 @@ using namespace gt::kernels;
 namespace {
 
 // ---------------------------------------------------------------- misaligned operands
-// Operands one element past a 16-byte boundary: the vector paths must notice and fall back.
+// Operands one element past a 16-byte boundary (bo_cdouble: 16 bytes past a 256-byte one): the vector paths must notice
+// and fall back.
 struct Shift {
   Shift() { g_dev_shift = 1; }
   ~Shift() { g_dev_shift = 0; }
 };
-GPU_TYPED_SUITE(GpuMisaligned);
+GPU_TYPED_SUITE_ALL(GpuMisaligned);
 
 TYPED_TEST(GpuMisaligned, AllRoutinesAllConfigs) {
   using T = TypeParam;
-  GPU_TEST_PREAMBLE();
+  GPU_ROUTINE_PREAMBLE(routine_of<T>(BO_KIND_GEMM));
   Shift shift;
-  const auto all = [](size_t) { return true; };
-  check_nrm2<T>(takers(configs(routine_of<T>(BO_KIND_NRM2)), nullptr, all), 100003, 1, 0);
+  const auto nk = configs(routine_of<T>(BO_KIND_NRM2));
+  const bo_call ng = make_call(routine_of<T>(BO_KIND_NRM2), "", 0, 100003, 0, 0.0, 0.0, 0, 0, 0, 1);
+  check_nrm2<T>(takers(nk, nullptr, [&](size_t ki) { return takes<T>(nk[ki], ng); }), 100003, 1, 0);
   const auto gv = configs(routine_of<T>(BO_KIND_GEMV));
-  for (char t : {'N', 'T'}) {
-    const GemvCase c{t, 1024, 515, 1024, 1, 1, 1.0, 0.5};
+  for (char t : transposes<T>()) {
+    const GemvCase c{t, 1024, 515, 1024, 1, 1, sc<T>(kI, 1.0), 0.5};
     const auto rs = takers(gv, nullptr, [&](size_t ki) { return gemv_can<T>(gv[ki], c); });
     if (!rs.empty()) check_gemv<T>(rs, c);
   }
   const auto gm = configs(routine_of<T>(BO_KIND_GEMM));
-  for (char ta : {'N', 'T'})
-    for (char tb : {'N', 'T'}) {
-      const GemmCase c{ta, tb, 256, 131, 64, 0, 1.0, 0.0};
+  for (char ta : transposes<T>())
+    for (char tb : transposes<T>()) {
+      const GemmCase c{ta, tb, 256, 131, 64, 0, sc<T>({0.5, 1}, 1.0), 0.0};
       const auto rs = takers(gm, nullptr, [&](size_t ki) { return gemm_can<T>(gm[ki], c); });
       if (!rs.empty()) check_gemm<T>(rs, c);
     }
   const auto tv = configs(routine_of<T>(BO_KIND_TRSV));
-  const TrsvCase tc{'L', 'T', 'N', 300, 300, 1};
+  const TrsvCase tc{'L', is_complex_v<T> ? 'C' : 'T', 'N', 300, 300, 1};
   if (const auto rs = takers(tv, nullptr, [&](size_t ki) { return trsv_can<T>(tv[ki], tc); }); !rs.empty())
     check_trsv<T>(rs, tc);
   check_gemm<T>({kDevice}, {'N', 'N', 256, 256, 256, 0, 1.0, 1.0});
 }
 
 // ---------------------------------------------------------------- registry, runtime
-// Every real BLAS routine in both precisions has named configurations, all names distinct, each entry's name saying its
-// routine and precision ("dgemm_...", "cublas_dgemm"); LAPACK routines have none (cuSOLVER runs them). Needs the module
-// file only (no GPU).
+// Every BLAS routine in every precision has named configurations, all names distinct, each entry's name saying its
+// routine and precision ("dgemm_...", "cublas_dgemm", "cublas_zherk", "scnrm2_..."); LAPACK routines have none
+// (cuSOLVER runs them). Real routines have own entries; complex ones only cuBLAS's (vendor 1: candidates the module
+// may choose), except the norms: our own on the real kernels, cuBLAS's timed as the reference only (vendor 2: it gives
+// Inf for a vector holding Inf and NaN). Needs the module file only (no GPU).
 TEST(GpuRegistry, EveryRoutineAndPrecisionHasNamedConfigs) {
   if (!module().reg) GTEST_SKIP() << "module not loadable: " << module().error;
   EXPECT_EQ(module().reg->version, 5u);
@@ -67,11 +72,12 @@ TEST(GpuRegistry, EveryRoutineAndPrecisionHasNamedConfigs) {
   std::vector<std::string> names;
   for (int r = 0; r < BO_R_COUNT; ++r) {
     const auto v = configs(r);
-    if (lapack[size_t(r)] || bo_is_complex(bo_routine_precision(r))) {  // complex: no GPU path yet
+    if (lapack[size_t(r)]) {
       EXPECT_TRUE(v.empty()) << bo_routine_name(r);
       continue;
     }
     EXPECT_FALSE(v.empty()) << bo_routine_name(r);
+    const bool complex = bo_is_complex(bo_routine_precision(r)), norm = bo_routine_kind_of(r) == BO_KIND_NRM2;
     int own = 0;
     for (const bo_kernel_entry* e : v) {
       ASSERT_NE(e->name, nullptr);
@@ -81,9 +87,15 @@ TEST(GpuRegistry, EveryRoutineAndPrecisionHasNamedConfigs) {
       EXPECT_NE(e->family, nullptr) << e->name;
       EXPECT_TRUE(e->can_implement && e->workspace_bytes && e->launch) << e->name;
       own += e->vendor == 0;
+      if (complex && e->vendor) {
+        EXPECT_EQ(e->vendor, norm ? 2 : 1) << e->name;
+      }
       std::printf("  %s config %s%s\n", bo_routine_name(r), e->name, e->vendor ? " (vendor)" : "");
     }
-    EXPECT_GT(own, 0) << "no own " << bo_routine_name(r) << " configuration";
+    if (complex && !norm)
+      EXPECT_EQ(own, 0) << bo_routine_name(r) << ": complex routines other than the norms run on cuBLAS only";
+    else
+      EXPECT_GT(own, 0) << "no own " << bo_routine_name(r) << " configuration";
   }
   for (size_t i = 0; i < module().reg->count; ++i) {
     const int r = module().reg->entries[i].routine;
@@ -91,6 +103,43 @@ TEST(GpuRegistry, EveryRoutineAndPrecisionHasNamedConfigs) {
   }
   std::sort(names.begin(), names.end());
   EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << "duplicate configuration names";
+}
+
+// select() (the module's choice: a tuned table's, else the built-in one) picks cuBLAS's entry for a complex routine
+// where cuBLAS's complex routines are available, and nothing where they are not (the module then declines and the core
+// runs the call on the CPU library); our own entry for the complex norms in every case (cuBLAS's is the reference
+// only). Needs the module file only: without a GPU cuBLAS cannot make a handle, which is the unavailable case.
+TEST(GpuRegistry, ComplexRoutinesSelectCublasOrOurNorms) {
+  if (!module().reg) GTEST_SKIP() << "module not loadable: " << module().error;
+  const bo_kernel_registry* reg = module().reg;
+  std::printf("  %s\n", reg->vendor_info());
+  std::vector<bool> lapack(BO_R_COUNT, false);
+#define BO_LAPACK_ENTRY(p, P, name, NAME, T) lapack[BO_R_##P##NAME] = true;
+#include "routines/routine_list.h"
+#undef BO_LAPACK_ENTRY
+  for (int r = 0; r < BO_R_COUNT; ++r) {
+    if (lapack[size_t(r)] || !bo_is_complex(bo_routine_precision(r))) continue;
+    const bo_routine_kind kind = bo_routine_kind_of(r);
+    const char* ops = kind == BO_KIND_GEMM   ? "NC"
+                      : kind == BO_KIND_GEMV ? "C"
+                      : kind == BO_KIND_TRSV ? "UCN"
+                      : kind == BO_KIND_TRSM ? "LUCN"
+                      : kind == BO_KIND_HERK ? "UC"
+                      : kind == BO_KIND_SYRK ? "UT"
+                                             : "";
+    bo_call g = make_call(r, ops, 64, 64, 64, kI, 0.0, 64, 64, 64, 1, 1);
+    g.a = g.b = g.c = fake_dev_ptr<bo_cdouble>();
+    const int idx = reg->select(r, &g);
+    SCOPED_TRACE(bo_routine_name(r));
+    if (kind == BO_KIND_NRM2 || gpu_runs(r)) {
+      ASSERT_GE(idx, 0);
+      EXPECT_EQ(reg->entries[idx].routine, r) << reg->entries[idx].name;
+      EXPECT_EQ(reg->entries[idx].vendor, kind == BO_KIND_NRM2 ? 0 : 1) << reg->entries[idx].name;
+      EXPECT_TRUE(reg->entries[idx].can_implement(&g)) << reg->entries[idx].name;
+    } else {
+      EXPECT_EQ(idx, -1) << "chose " << reg->entries[idx].name << " without cuBLAS's complex routines";
+    }
+  }
 }
 
 GPU_TYPED_SUITE(GpuRuntime);

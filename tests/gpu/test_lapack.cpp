@@ -13,10 +13,8 @@
 #include <complex>
 #include <cstdio>
 #include <string>
-#include <type_traits>
 #include <vector>
 
-#include "abi/blas_types.h"
 #include "gpu_test_support.h"
 
 using namespace gt;
@@ -30,80 +28,20 @@ constexpr size_t kZone = 16;  // poisoned elements before and after A (the test'
 
 using bo_gpu::format;
 
-// ---- The element types: gt::Real describes the real ones; a complex element is two of its real type, and its
-// reference accumulates in the complex of the real type's accumulator. ----
-template <typename X>
-struct IsCx : std::false_type {};
-template <typename R>
-struct IsCx<std::complex<R>> : std::true_type {};
+// The reference's accumulator (the complex of the real part's, for complex elements), LAPACK's eps of the parts, and
+// moduli in long double.
 template <typename T>
-constexpr bool kCx = IsCx<T>::value;
+using Acc = typename Real<T>::Acc;
 template <typename T>
-struct El {
-  using R = T;
-  using Acc = typename Real<T>::Acc;
-  static constexpr bo_precision prec = Real<T>::prec;
-  static constexpr const char* name = Real<T>::name;
-};
-template <typename Rt>
-struct El<std::complex<Rt>> {
-  using R = Rt;
-  using Acc = std::complex<typename Real<Rt>::Acc>;
-  static constexpr bool kSingle = std::is_same_v<Rt, float>;
-  static constexpr bo_precision prec = kSingle ? BO_PREC_C : BO_PREC_Z;
-  static constexpr const char* name = kSingle ? "cfloat" : "cdouble";
-};
-template <typename T>
-using Acc = typename El<T>::Acc;
-template <typename T>
-constexpr long double kEps = 2 * Real<typename El<T>::R>::u;  // LAPACK's eps of the element's real type
-
-template <typename T>
-int routine_for(bo_routine_kind kind) {
-  return bo_routine_id(kind, El<T>::prec);
-}
-// Uniform in [-1, 1) (each part of a complex element).
-template <typename T>
-T rnd() {
-  using R = typename El<T>::R;
-  if constexpr (kCx<T>)
-    return T(uni<R>(), uni<R>());
-  else
-    return uni<T>();
-}
-// The sentinel NaN (in both parts of a complex element).
-template <typename T>
-T poison() {
-  using R = typename El<T>::R;
-  if constexpr (kCx<T>)
-    return T(sentinel<R>(), sentinel<R>());
-  else
-    return sentinel<T>();
-}
-template <typename X>
-X conj_of(const X& x) {
-  if constexpr (kCx<X>)
-    return std::conj(x);
-  else
-    return x;
-}
+constexpr long double kEps = 2 * Real<T>::u;
 template <typename X>
 long double mag(const X& x) {
   return (long double)std::abs(x);
 }
-template <typename T>
-bool same_elem(const T& x, const T& y) {
-  return std::memcmp(&x, &y, sizeof(T)) == 0;
+template <typename X>
+X conj_of(const X& x) {
+  return conj_if(x, true);
 }
-
-// Test suites over the four element types, named by El<T>::name.
-using LapackTypes = ::testing::Types<float, double, bo_cfloat, bo_cdouble>;
-struct LapackNames {
-  template <typename T>
-  static std::string GetName(int) {
-    return El<T>::name;
-  }
-};
 
 enum class K { kGetrf, kGetrs, kGesv, kPotrf, kPotrs, kPosv, kTrtrs };
 bo_routine_kind kind_of(K k) {
@@ -151,7 +89,7 @@ int run(Problem<T>& p) {
   } else if (triangular(p.k)) {
     ops[0] = p.uplo;
   }
-  bo_call g = make_call(routine_for<T>(kind_of(p.k)), ops, p.rows(), p.n, has_b(p.k) ? p.nrhs : 0, 0, 0, p.lda, 0,
+  bo_call g = make_call(routine_of<T>(kind_of(p.k)), ops, p.rows(), p.n, has_b(p.k) ? p.nrhs : 0, 0, 0, p.lda, 0,
                         has_b(p.k) ? p.ldb : 0);
   g.a = p.a;
   g.c = has_b(p.k) ? p.b.data() + kZone : nullptr;
@@ -165,10 +103,10 @@ int run(Problem<T>& p) {
 // off-diagonal / n); padding rows hold the sentinel NaN, as do an unreferenced triangle and a unit diagonal.
 template <typename T>
 void fill_a(Problem<T>& p, T* a) {
-  using R = typename El<T>::R;
+  using R = typename Real<T>::Part;
   const int64_t rows = p.rows(), n = p.n, ld = p.lda;
   for (int64_t j = 0; j < n; ++j)
-    for (int64_t i = 0; i < ld; ++i) a[i + j * ld] = i < rows ? rnd<T>() : poison<T>();
+    for (int64_t i = 0; i < ld; ++i) a[i + j * ld] = i < rows ? rand_elem<T>() : sentinel<T>();
   if (p.k == K::kPotrf || p.k == K::kPotrs || p.k == K::kPosv) {
     for (int64_t j = 0; j < n; ++j)
       for (int64_t i = 0; i < j; ++i) a[j + i * ld] = conj_of(a[i + j * ld]);
@@ -183,27 +121,27 @@ void fill_a(Problem<T>& p, T* a) {
       for (int64_t i = 0; i < n; ++i) {
         T& e = a[i + j * ld];
         const R m = std::abs(e);
-        e = i == j ? (p.diag == 'U' ? poison<T>() : m == 0 ? T(1) : e + e / m) : e / R(n);
+        e = i == j ? (p.diag == 'U' ? sentinel<T>() : m == 0 ? T(1) : e + e / m) : e / R(n);
       }
   }
   if (triangular(p.k))
     for (int64_t j = 0; j < n; ++j)
       for (int64_t i = 0; i < n; ++i)
-        if (!in_tri(p.uplo, i, j)) a[i + j * ld] = poison<T>();
+        if (!in_tri(p.uplo, i, j)) a[i + j * ld] = sentinel<T>();
 }
 template <typename T>
 Problem<T> make(K k, int64_t m, int64_t n, int64_t nrhs, int64_t lda, int64_t ldb, const char* opts = "UNN",
                 T* a_mem = nullptr) {
   Problem<T> p{k, m, n, nrhs, lda, ldb, opts[0], opts[1], opts[2]};
   if (!a_mem) {
-    p.a_store.assign(p.a_elems() + 2 * kZone, poison<T>());
+    p.a_store.assign(p.a_elems() + 2 * kZone, sentinel<T>());
     a_mem = p.a_store.data() + kZone;
   }
   p.a = a_mem;
   fill_a(p, p.a);
-  p.b.assign(size_t(ldb) * size_t(std::max<int64_t>(nrhs, 1)) + 2 * kZone, poison<T>());
+  p.b.assign(size_t(ldb) * size_t(std::max<int64_t>(nrhs, 1)) + 2 * kZone, sentinel<T>());
   for (int64_t j = 0; j < nrhs && has_b(k); ++j)
-    for (int64_t i = 0; i < n; ++i) p.bij(i, j) = rnd<T>();
+    for (int64_t i = 0; i < n; ++i) p.bij(i, j) = rand_elem<T>();
   p.ipiv.assign(size_t(p.npiv()) + kPivGuard, kPivPoison);
   return p;
 }
@@ -212,7 +150,7 @@ template <typename T>
 Problem<T> clone(const Problem<T>& p) {
   Problem<T> q = p;
   if (q.a_store.empty()) {
-    q.a_store.assign(p.a_elems() + 2 * kZone, poison<T>());
+    q.a_store.assign(p.a_elems() + 2 * kZone, sentinel<T>());
     std::copy(p.a, p.a + p.a_elems(), q.a_store.begin() + kZone);
   }
   q.a = q.a_store.data() + kZone;
@@ -238,18 +176,18 @@ bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
 template <typename T>
 ::testing::AssertionResult only_outputs_written(const Problem<T>& p, const Snapshot<T>& before) {
   for (size_t q = 0; q < p.a_store.size(); ++q)
-    if ((q < kZone || q >= kZone + p.a_elems()) && !same_elem(p.a_store[q], before.a_store[q]))
+    if ((q < kZone || q >= kZone + p.a_elems()) && bits(p.a_store[q]) != bits(before.a_store[q]))
       return ::testing::AssertionFailure() << "A's guard zone written at " << int64_t(q) - int64_t(kZone);
   for (size_t q = 0; q < p.a_elems(); ++q) {
     const int64_t i = int64_t(q) % p.lda, j = int64_t(q) / p.lda;
     const bool out = writes_a(p.k) && i < p.rows() && (!triangular(p.k) || in_tri(p.uplo, i, j));
-    if (!out && !same_elem(p.a[q], before.a[q]))
+    if (!out && bits(p.a[q]) != bits(before.a[q]))
       return ::testing::AssertionFailure() << "A(" << i << ", " << j << ") written";
   }
   for (size_t q = 0; q < p.b.size(); ++q) {
     const int64_t e = int64_t(q) - int64_t(kZone);  // B's element, negative or past ldb * nrhs in the guard zones
     const bool out = has_b(p.k) && e >= 0 && e < p.ldb * p.nrhs && e % p.ldb < p.n;
-    if (!out && !same_elem(p.b[q], before.b[q]))
+    if (!out && bits(p.b[q]) != bits(before.b[q]))
       return ::testing::AssertionFailure() << "B element " << e << " written";
   }
   for (size_t q = p.k == K::kGetrs ? 0 : size_t(p.npiv()); q < p.ipiv.size(); ++q)
@@ -257,7 +195,7 @@ template <typename T>
   return ::testing::AssertionSuccess();
 }
 
-// ---- LAPACK's ratios, accumulated in Acc<T> (moduli for complex elements), over some columns. ----
+// ---- LAPACK's ratios, accumulated in Real<T>::Acc (moduli for complex elements), over some columns. ----
 
 // Element (i, j) of op(A) (op: 'N', 'T' or 'C', the conjugate transpose) for the matrix the call factors or solves
 // with, from the original stored A (Hermitian for the Cholesky routines: the other triangle is the conjugate).
@@ -332,7 +270,7 @@ double chol_ratio(const Problem<T>& p, const std::vector<T>& a0, const T* f) {
 template <typename T>
 double solve_ratio(const Problem<T>& p, const std::vector<T>& a0, const std::vector<T>& b0) {
   const int64_t n = p.n;
-  const char op = p.k == K::kGesv || p.k == K::kPosv ? 'N' : p.trans;
+  const char op = p.k == K::kGetrs || p.k == K::kTrtrs ? p.trans : 'N';  // potrs has no TRANS (A^T is not A^H)
   const double anorm = norm1(p, a0, n, n, op);
   double worst = 0;
   std::vector<Acc<T>> r(static_cast<size_t>(n));
@@ -386,9 +324,7 @@ void check_regular(Problem<T> p) {
   if (has_b(p.k) && p.nrhs > 0) EXPECT_LT(solve_ratio(p, a0, before.b), kThresh) << "||B - op(A) X||";
 }
 
-template <typename T>
-class GpuLapack : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuLapack, LapackTypes, LapackNames);
+GPU_TYPED_SUITE_ALL(GpuLapack);
 
 TYPED_TEST(GpuLapack, RegularCallsWithinBounds) {
   using T = TypeParam;
@@ -471,7 +407,7 @@ TYPED_TEST(GpuLapack, CpuAnswersAndNothingIsWritten) {
         const auto nf = what % 2 ? INFINITY : NAN;
         const bool imag = what == 1 || what == 2;
         T bad;
-        if constexpr (kCx<T>)
+        if constexpr (is_complex_v<T>)
           bad = imag ? T(0.5, nf) : T(nf, 0.5);
         else
           bad = T(nf);
@@ -480,7 +416,7 @@ TYPED_TEST(GpuLapack, CpuAnswersAndNothingIsWritten) {
         else
           p.bij(n - 2, 1) = bad;
         check_cpu_answers(p, std::string(what % 2 ? "Inf" : "NaN") + (what < 2 ? " in A" : " in B") +
-                                 (kCx<T> ? imag ? " (imaginary part)" : " (real part)" : ""));
+                                 (is_complex_v<T> ? imag ? " (imaginary part)" : " (real part)" : ""));
       }
   }
 }
@@ -545,7 +481,7 @@ TYPED_TEST(GpuLapack, RepeatedSolvesOnUnchangedFactorsThenNewOnes) {
       for (int round = 0; round < 2; ++round) {
         for (int rep = 0; rep < 6; ++rep) {
           for (int64_t j = 0; j < nrhs; ++j)
-            for (int64_t i = 0; i < n; ++i) p.bij(i, j) = rnd<T>();
+            for (int64_t i = 0; i < n; ++i) p.bij(i, j) = rand_elem<T>();
           const std::vector<T> b0 = p.b;
           bo_resident_info info{};
           module().mod->host_resident(p.a, n, n, ld, int(sizeof(T)), 1, &info);

@@ -1,14 +1,16 @@
-// GPU tests of trsm in both precisions (typed suites Level3Trsm/float and /double): every registry entry of the routine
-// (ours and cuBLAS's) on device memory and the module's call() with host and with device operands, against references
-// accumulated in a wider type (Real<T>::Acc: double for float, x87 long double for double), with guard zones, NaN
-// where nothing may be read, and two runs that must agree bit for bit. Without a CUDA device they report SKIPPED
-// (except the check of the test's own ill-conditioned data, which needs no GPU).
+// GPU tests of trsm in all four element types (typed suites Level3Trsm/float, /double, /cfloat, /cdouble): every
+// registry entry of the routine (ours and cuBLAS's; complex: cuBLAS's) on device memory and the module's call() with
+// host and with device operands, against references accumulated in a wider type (Real<T>::Acc: double for float, x87
+// long double for double, their complex for complex elements), with guard zones, NaN where nothing may be read, and two
+// runs that must agree bit for bit. Without a CUDA device they report SKIPPED (except the check of the test's own
+// ill-conditioned data, which needs no GPU).
 //
-// Bounds (u = unit roundoff of the element type). trsm is checked per independent system of order t: a column of X
-// for side L (t = m), a row of X for side R (t = n); M below is that system's matrix (op(A), or op(A)^T for side R).
-//   diagonally dominant triangle (cond ~ 1):  |x - x_ref| <= 32 t u max|x_ref|
+// Bounds (u = unit roundoff of the element type's real parts; a = Real<T>::arith: 1 real, 2 complex; |.| a complex
+// modulus). trsm is checked per independent system of order t: a column of X for side L (t = m), a row of X for side R
+// (t = n); M below is that system's matrix (op(A), or op(A)^T for side R).
+//   diagonally dominant triangle (cond ~ 1):  |x - x_ref| <= 32 a t u max|x_ref|
 //   ill-conditioned triangle (cond far above 1e4): the normwise backward error
-//       ||M x - alpha b||_inf / ((|M| |x|)_inf + |alpha| ||b||_inf) <= 4 (1000 + t) u
+//       ||M x - alpha b||_inf / ((|M| |x|)_inf + |alpha| ||b||_inf) <= 4 a (1000 + t) u
 //     1000 is the largest 1-norm condition number of a diagonal block that our inversion path inverts
 //     (BLASOFFLOAD_STRSM_INV_MAX_COND's default, both precisions; the rest are solved by substitution); the backward
 //     error of the wide reference solution rounded to T (about u) is printed beside it for comparison.
@@ -27,7 +29,7 @@ namespace {
 struct TrsmCase {
   char side, uplo, trans, diag;
   int64_t m, n;
-  double alpha;
+  Scalar alpha;
   bool ill;
   int64_t lda, ldb;
   int64_t t() const { return side == 'L' ? m : n; }
@@ -37,7 +39,8 @@ struct TrsmCase {
   std::string str() const {
     std::ostringstream o;
     o << "side=" << side << " uplo=" << uplo << " transa=" << trans << " diag=" << diag << " m=" << m << " n=" << n
-      << " lda=" << lda << " ldb=" << ldb << " alpha=" << alpha << (ill ? " ill-conditioned" : " well-conditioned");
+      << " lda=" << lda << " ldb=" << ldb << " alpha=" << scalar_str(alpha)
+      << (ill ? " ill-conditioned" : " well-conditioned");
     return o.str();
   }
 };
@@ -48,22 +51,35 @@ bo_call trsm_call(int routine, const TrsmCase& c) {
 }
 
 // The matrix M of every system of a case, read from A as stored: M(r, q) = A(r, q) when `direct` (side L with
-// transa N, side R with T), else A(q, r). Column p of A is column p of M (direct) or row p of M; both ways the loops
-// below walk A by columns. Arithmetic in Acc.
+// transa N, side R with T or C), else A(q, r), conjugated for transa C (side L: M = A^H; side R: x^T A^H = b^T, so
+// M = conj(A)). Column p of A is column p of M (direct) or row p of M; both ways the loops below walk A by columns.
+// Arithmetic in Acc.
 template <typename T>
 struct Tri {
   using Acc = typename Real<T>::Acc;
+  using M = MagOf<Acc>;
   const T* a;
   int64_t lda, t;
-  bool direct, upper, unit;
+  bool direct, upper, unit, conj;
+  std::vector<M> mag;  // ill-conditioned complex cases: |A|'s stored entries, which apply() reads once per system
   Tri(const TrsmCase& c, const T* a_)
       : a(a_),
         lda(c.lda),
         t(c.t()),
         direct((c.side == 'L') == (c.trans == 'N')),
         upper(c.uplo == 'U'),
-        unit(c.diag == 'U') {}
-  Acc d(int64_t p) const { return unit ? Acc(1) : Acc(a[p + p * lda]); }
+        unit(c.diag == 'U'),
+        conj(c.trans == 'C') {
+    if (!c.ill || !is_complex_v<T>) return;  // a real modulus costs no more than reading one
+    mag.resize(size_t(t * lda));
+    parallel_for(t, [&](int64_t p) {
+      for (int64_t r = lo(p); r < hi(p); ++r) mag[size_t(r + p * lda)] = absval(Acc(a[r + p * lda]));
+      mag[size_t(p + p * lda)] = absval(d(p));
+    });
+  }
+  Acc el(const T& v) const { return conj_if(Acc(v), conj); }
+  M mod(int64_t r, int64_t p) const { return mag.empty() ? absval(Acc(a[r + p * lda])) : mag[size_t(r + p * lda)]; }
+  Acc d(int64_t p) const { return unit ? Acc(1) : el(a[p + p * lda]); }
   int64_t lo(int64_t p) const { return upper ? 0 : p + 1; }  // stored off-diagonal rows of column p of A
   int64_t hi(int64_t p) const { return upper ? p : t; }
   bool ascending() const { return direct != upper; }  // M lower triangular: solved first to last
@@ -75,48 +91,51 @@ struct Tri {
       if (direct) {
         x[p] /= d(p);
         const Acc xp = x[p];
-        for (int64_t r = lo(p); r < hi(p); ++r) x[r] -= Acc(col[r]) * xp;
+        for (int64_t r = lo(p); r < hi(p); ++r) x[r] -= el(col[r]) * xp;
       } else {
         Acc s = x[p];
-        for (int64_t q = lo(p); q < hi(p); ++q) s -= Acc(col[q]) * x[q];
+        for (int64_t q = lo(p); q < hi(p); ++q) s -= el(col[q]) * x[q];
         x[p] = s / d(p);
       }
     }
   }
-  // y := M x, z := |M| |x|.
-  void apply(const Acc* x, Acc* y, Acc* z) const {
+  // y := M x, z := |M| |x| (the entries' moduli times the solution's: exactly the products' moduli, without a complex
+  // modulus per product).
+  void apply(const Acc* x, Acc* y, M* z) const {
+    std::vector<M> mx(t);
     for (int64_t p = 0; p < t; ++p) {
       y[p] = d(p) * x[p];
-      z[p] = std::fabs(y[p]);
+      mx[p] = absval(x[p]);
+      z[p] = (unit ? M(1) : mod(p, p)) * mx[p];
     }
     for (int64_t p = 0; p < t; ++p) {
       const T* col = a + p * lda;
       if (direct) {
         for (int64_t r = lo(p); r < hi(p); ++r) {
-          const Acc v = Acc(col[r]) * x[p];
-          y[r] += v;
-          z[r] += std::fabs(v);
+          y[r] += el(col[r]) * x[p];
+          z[r] += mod(r, p) * mx[p];
         }
       } else {
         for (int64_t q = lo(p); q < hi(p); ++q) {
-          const Acc v = Acc(col[q]) * x[q];
-          y[p] += v;
-          z[p] += std::fabs(v);
+          y[p] += el(col[q]) * x[q];
+          z[p] += mod(q, p) * mx[q];
         }
       }
     }
   }
   // ||M x - alpha b||_inf / ((|M| |x|)_inf + |alpha| ||b||_inf) for one system (b already unscaled).
-  double backward_error(const Acc* x, const Acc* b, double alpha) const {
-    std::vector<Acc> y(t), z(t);
+  double backward_error(const Acc* x, const Acc* b, const Scalar& alpha_s) const {
+    const Acc alpha = from_scalar<Acc>(alpha_s);
+    std::vector<Acc> y(t);
+    std::vector<M> z(t);
     apply(x, y.data(), z.data());
-    Acc num = 0, mz = 0, mb = 0;
+    M num = 0, mz = 0, mb = 0;
     for (int64_t r = 0; r < t; ++r) {
-      num = std::max(num, std::fabs(y[r] - Acc(alpha) * b[r]));
+      num = std::max(num, absval(y[r] - alpha * b[r]));
       mz = std::max(mz, z[r]);
-      mb = std::max(mb, std::fabs(b[r]));
+      mb = std::max(mb, absval(b[r]));
     }
-    const Acc den = mz + std::fabs(Acc(alpha)) * mb;
+    const M den = mz + absval(alpha) * mb;
     return num == 0 ? 0 : double(num / den);
   }
 };
@@ -126,10 +145,13 @@ struct Tri {
 // (standard deviation 3/sqrt(t): the growth of a substitution stays bounded independently of t, far from
 // overflow), diagonal +-U(1,2) except up to four entries of 1e-4.5, 1e-3, 1e-2.8, 1e-2.5: a block holding the first
 // has a condition number far above the inversion limit (1000), the others put blocks near it on either side. With
-// a unit diagonal the ill-conditioning comes from larger off-diagonal entries (5 sqrt(3/t)). The other triangle,
-// and the diagonal when diag = U, hold NaN; the padding rows keep the image's sentinel NaN.
+// a unit diagonal the ill-conditioning comes from larger off-diagonal entries (5 sqrt(3/t)). Complex: each part of an
+// off-diagonal entry U(-1,1) times the scale / sqrt(2) (the same mean square modulus, so the same growth), diagonal
+// entries of those moduli with a random phase (1e-4.5 ...: the entry's phase kept). The other triangle, and the
+// diagonal when diag = U, hold NaN; the padding rows keep the image's sentinel NaN.
 template <typename T>
 void fill_triangle(Image<T>& im, const TrsmCase& c) {
+  using R = typename Real<T>::Part;
   const int64_t t = c.t(), lda = c.lda;
   const bool unit = c.diag == 'U';
   const double s = c.ill ? (unit ? 5.0 : 3.0) * std::sqrt(3.0 / double(t)) : 1.0 / double(t);
@@ -137,9 +159,16 @@ void fill_triangle(Image<T>& im, const TrsmCase& c) {
   for (int64_t j = 0; j < t; ++j)
     for (int64_t i = 0; i < t; ++i) {
       const bool stored = c.uplo == 'U' ? i < j : i > j;
-      T v = NAN;
-      if (stored) v = T(double(uni<T>()) * s);
-      if (i == j && !unit) v = (c.ill ? uni<T>(1, 2) : uni<T>(1.5, 2.5)) * (uni<T>() < 0 ? -1 : 1);
+      T v = nan_elem<T>();
+      if constexpr (is_complex_v<T>) {
+        if (stored) {
+          const R re = R(double(uni<R>()) * s / std::sqrt(2.0));
+          v = T(re, R(double(uni<R>()) * s / std::sqrt(2.0)));
+        }
+      } else {
+        if (stored) v = T(double(uni<T>()) * s);
+      }
+      if (i == j && !unit) v = with_phase<T>(c.ill ? uni<R>(1, 2) : uni<R>(1.5, 2.5));
       a[i + j * lda] = v;
     }
   if (c.ill && !unit) {
@@ -149,7 +178,10 @@ void fill_triangle(Image<T>& im, const TrsmCase& c) {
       // One in each quarter, so that they fall into different diagonal blocks where t allows.
       const int64_t p = t < 4 ? q : q * part + int64_t(rng()() % uint64_t(part));
       T& d = a[p + p * lda];
-      d = T(std::copysign(std::pow(10.0, small[q]), double(d)));
+      if constexpr (is_complex_v<T>)
+        d *= R(std::pow(10.0, small[q]) / double(std::abs(d)));
+      else
+        d = T(std::copysign(std::pow(10.0, small[q]), double(d)));
     }
   }
 }
@@ -177,20 +209,21 @@ TrsmProblem<T> make_trsm(const TrsmCase& c, const std::vector<Inject>& inject = 
   TrsmProblem<T> P{c, Image<T>(mspan(t, t, c.lda)), Image<T>(mspan(c.m, c.n, c.ldb)), {}, {}, {}};
   fill_triangle(P.a, c);
   for (int64_t j = 0; j < c.n; ++j)
-    for (int64_t i = 0; i < c.m; ++i) P.b.p()[i + j * c.ldb] = uni<T>();
+    for (int64_t i = 0; i < c.m; ++i) P.b.p()[i + j * c.ldb] = rand_elem<T>();
   P.poisoned.assign(size_t(ns), 0);
   for (const Inject& in : inject) {
-    P.b.p()[c.off(in.s, in.r)] = T(in.v);
+    P.b.p()[c.off(in.s, in.r)] = elem<T>(in.v);
     P.poisoned[size_t(in.s)] = std::isnan(in.v) ? 1 : 2;
   }
   P.xref.resize(size_t(t * ns));
   if (c.ill) P.be_ref.resize(size_t(ns));
   const Tri<T> M(c, P.a.p());
+  const Acc alpha = from_scalar<Acc>(c.alpha);
   parallel_for(ns, [&](int64_t s) {
     Acc* x = P.xref.data() + s * t;
     std::vector<Acc> b(t);
-    for (int64_t r = 0; r < t; ++r) b[r] = P.b.p()[c.off(s, r)];
-    for (int64_t r = 0; r < t; ++r) x[r] = Acc(c.alpha) * b[r];
+    for (int64_t r = 0; r < t; ++r) b[r] = Acc(P.b.p()[c.off(s, r)]);
+    for (int64_t r = 0; r < t; ++r) x[r] = alpha * b[r];
     M.solve(x);
     if (c.ill) {
       std::vector<Acc> xt(t);
@@ -213,24 +246,25 @@ struct Verdict {
 template <typename T>
 Verdict judge_trsm(const TrsmProblem<T>& P, const Image<T>& out) {
   using Acc = typename Real<T>::Acc;
+  using Mag = MagOf<Acc>;
   const double u = Real<T>::u;
   const TrsmCase& c = P.c;
   const int64_t t = c.t(), ns = c.systems();
   const Tri<T> M(c, P.a.p());
-  const double be_bound = 4.0 * (1000.0 + double(t)) * u;
+  const double be_bound = Real<T>::arith * 4.0 * (1000.0 + double(t)) * u;
   std::vector<double> worst(ns, 0), be(ns, 0);
   std::vector<std::string> bad(ns);
   parallel_for(ns, [&](int64_t s) {
     const Acc* xr = P.xref.data() + s * t;
     std::ostringstream o;
-    o.precision(std::numeric_limits<T>::max_digits10);
+    o.precision(std::numeric_limits<typename Real<T>::Part>::max_digits10);
     if (c.ill && !P.poisoned[s]) {
       std::vector<Acc> x(t), b(t);
       bool finite = true;
       for (int64_t r = 0; r < t; ++r) {
-        x[r] = out.p()[c.off(s, r)];
-        b[r] = P.b.p()[c.off(s, r)];
-        finite &= std::isfinite(x[r]);
+        x[r] = Acc(out.p()[c.off(s, r)]);
+        b[r] = Acc(P.b.p()[c.off(s, r)]);
+        finite &= all_finite(x[r]);
       }
       be[s] = finite ? M.backward_error(x.data(), b.data(), c.alpha) : INFINITY;
       worst[s] = be[s] / be_bound;
@@ -240,21 +274,21 @@ Verdict judge_trsm(const TrsmProblem<T>& P, const Image<T>& out) {
       bad[s] = o.str();
       return;
     }
-    Acc xmax = 0;
+    Mag xmax = 0;
     for (int64_t r = 0; r < t; ++r)
-      if (std::isfinite(xr[r])) xmax = std::max(xmax, std::fabs(xr[r]));
-    const Acc bound = 32 * Acc(t) * Acc(u) * xmax + tiny<T>();
+      if (all_finite(xr[r])) xmax = std::max(xmax, absval(xr[r]));
+    const Mag bound = Mag(Real<T>::arith) * 32 * Mag(t) * Mag(u) * xmax + tiny<T>();
     int nbad = 0;
     for (int64_t r = 0; r < t; ++r) {
-      const Acc got = out.p()[c.off(s, r)], want = xr[r];
+      const Acc got = Acc(out.p()[c.off(s, r)]), want = xr[r];
       bool ok;
-      if (P.poisoned[s] && !std::isfinite(want))
-        ok = P.poisoned[s] == 1 ? std::isnan(got) : !std::isfinite(got);
-      else if (P.poisoned[s] && !std::isfinite(got))
+      if (P.poisoned[s] && !all_finite(want))
+        ok = P.poisoned[s] == 1 ? any_nan(got) : !all_finite(got);
+      else if (P.poisoned[s] && !all_finite(got))
         ok = true;
       else {
-        ok = std::isfinite(got) && std::fabs(got - want) <= bound;
-        if (std::isfinite(got)) worst[s] = std::max(worst[s], double(std::fabs(got - want) / bound));
+        ok = all_finite(got) && absval(got - want) <= bound;
+        if (all_finite(got)) worst[s] = std::max(worst[s], double(absval(got - want) / bound));
       }
       if (!ok && nbad++ < 3)
         o << " [system " << s << " element " << r << ": got " << got << " want " << want << " +- " << bound << "]";
@@ -288,7 +322,8 @@ void check_trsm_case(const TrsmCase& c, const std::vector<Runner>& rs, Tally& ta
   const TrsmProblem<T> P = make_trsm<T>(c, inject);
   if (c.ill) {
     for (size_t s = 0; s < P.be_ref.size(); ++s)
-      ASSERT_LE(P.be_ref[s], 4.0 * (1000.0 + double(c.t())) * Real<T>::u) << "the test's own reference, system " << s;
+      ASSERT_LE(P.be_ref[s], Real<T>::arith * 4.0 * (1000.0 + double(c.t())) * Real<T>::u)
+          << "the test's own reference, system " << s;
   }
   const bo_call call = trsm_call(routine_of<T>(BO_KIND_TRSM), c);
   expect_select_takes<T>(call);
@@ -337,8 +372,9 @@ void check_trsm_case(const TrsmCase& c, const std::vector<Runner>& rs, Tally& ta
   }
 }
 
-// Every uplo/transa/diag combination of one side at every shape. Shapes whose reference is big run one
-// alpha/conditioning variant per combination (the four variants rotate over the combinations).
+// Every uplo/transa/diag combination of one side at every shape (transa N, T and, for complex elements, C; real
+// elements take C as T at two shapes). Shapes whose reference is big run one alpha/conditioning variant per combination
+// (the four variants rotate over the combinations). Complex alpha: 1 or i, and -0.75 + 0.5i.
 template <typename T>
 void trsm_side(char side) {
   const std::vector<Runner> rs = runners_for(routine_of<T>(BO_KIND_TRSM));
@@ -348,7 +384,7 @@ void trsm_side(char side) {
   Tally tally;
   int combo = 0;
   for (char uplo : {'U', 'L'})
-    for (char trans : {'N', 'T'})
+    for (char trans : transposes<T>())
       for (char diag : {'N', 'U'}) {
         ++combo;
         for (size_t si = 0; si < std::size(shapes); ++si) {
@@ -358,8 +394,9 @@ void trsm_side(char side) {
           for (int v = 0; v < 4; ++v) {
             if (big && v != combo % 4) continue;
             const size_t h = size_t(combo) * 31 + si * 7 + size_t(v);
-            TrsmCase c{side, uplo, trans, diag, m, n, (v & 1) ? -0.75 : 1.0, (v & 2) != 0, 0, 0};
-            if (trans == 'T' && (si == 1 || si == 5)) c.trans = 'C';  // 'C' means 'T' for real matrices
+            const Scalar alpha = (v & 1) ? sc<T>({-0.75, 0.5}, -0.75) : sc<T>(h % 2 ? kI : Scalar(1.0), 1.0);
+            TrsmCase c{side, uplo, trans, diag, m, n, alpha, (v & 2) != 0, 0, 0};
+            if (!is_complex_v<T> && trans == 'T' && (si == 1 || si == 5)) c.trans = 'C';  // 'C' means 'T' when real
             // Leading dimensions above the rows, some multiples of 4 (the vector paths), some odd.
             c.lda = h % 2 ? t + 3 : round_up(t + 1, 4);
             c.ldb = h % 3 ? m + 1 : round_up(m + 1, 4);
@@ -370,22 +407,30 @@ void trsm_side(char side) {
   report(std::string(Real<T>::name) + " trsm, side " + side, rs, tally);
 }
 
-GPU_TYPED_SUITE(Level3Trsm);
+GPU_TYPED_SUITE_ALL(Level3Trsm);
 
 TYPED_TEST(Level3Trsm, BothSidesAllEntries) {
-  GPU_TEST_PREAMBLE();
+  GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_TRSM));
   for (char side : {'L', 'R'}) trsm_side<TypeParam>(side);
 }
 
 // M >> N: 16384 x 16 on each side, on the configuration select() takes (and, when that is cuBLAS, also on the
-// first own configuration that takes it: the size is ours to get right).
+// first own configuration that takes it: the size is ours to get right; complex elements have none).
 TYPED_TEST(Level3Trsm, Large16384x16) {
   using T = TypeParam;
-  GPU_TEST_PREAMBLE();
+  GPU_ROUTINE_PREAMBLE(routine_of<T>(BO_KIND_TRSM));
+  const char trans_r = is_complex_v<T> ? 'C' : 'T';
   for (char side : {'L', 'R'}) {
-    const TrsmCase c{
-        side, side == 'L' ? 'L' : 'U', side == 'L' ? 'N' : 'T', 'N', 16384, 16, -0.75, false, side == 'L' ? 16387 : 20,
-        16388};
+    const TrsmCase c{side,
+                     side == 'L' ? 'L' : 'U',
+                     side == 'L' ? 'N' : trans_r,
+                     'N',
+                     16384,
+                     16,
+                     sc<T>({-0.75, 0.5}, -0.75),
+                     false,
+                     side == 'L' ? 16387 : 20,
+                     16388};
     bo_call g = trsm_call(routine_of<T>(BO_KIND_TRSM), c);
     g.a = g.c = fake_dev_ptr<T>();
     const int idx = module().reg->select(g.routine, &g);
@@ -407,17 +452,18 @@ TYPED_TEST(Level3Trsm, Large16384x16) {
 // NaN gives NaN (the Inf a non-finite value) wherever the substitution carries it, every other system is correct.
 TYPED_TEST(Level3Trsm, NanAndInfInBStayInTheirSystem) {
   using T = TypeParam;
-  GPU_TEST_PREAMBLE();
+  GPU_ROUTINE_PREAMBLE(routine_of<T>(BO_KIND_TRSM));
   const std::vector<Runner> rs = runners_for(routine_of<T>(BO_KIND_TRSM));
   Tally tally;
   int h = 0;
   for (char side : {'L', 'R'})
     for (char uplo : {'U', 'L'})
-      for (char trans : {'N', 'T'})
+      for (char trans : transposes<T>())
         for (char diag : {'N', 'U'})
           for (auto [m, n] : {std::pair<int64_t, int64_t>{257, 64}, {31, 33}, {100, 7}, {120, 1}, {1, 120}}) {
             ++h;
-            TrsmCase c{side, uplo, trans, diag, m, n, h % 2 ? -0.75 : 1.0, false, 0, m + 2};
+            const Scalar alpha = h % 2 ? sc<T>({-0.75, 0.5}, -0.75) : Scalar(1.0);
+            TrsmCase c{side, uplo, trans, diag, m, n, alpha, false, 0, m + 2};
             c.lda = c.t() + 1;
             const int64_t t = c.t(), ns = c.systems();
             check_trsm_case<T>(c, rs, tally, {{0, t / 2, NAN}, {ns - 1, t / 3, h % 4 < 2 ? INFINITY : -INFINITY}});
@@ -430,6 +476,7 @@ TYPED_TEST(Level3Trsm, NanAndInfInBStayInTheirSystem) {
 TYPED_TEST(Level3Trsm, IllConditionedTestDataIsIllConditioned) {
   using T = TypeParam;
   using Acc = typename Real<T>::Acc;
+  using Mag = MagOf<Acc>;
   for (char diag : {'N', 'U'})
     for (char uplo : {'L', 'U'})
       for (int64_t t : {64, 257, 1000}) {
@@ -438,24 +485,25 @@ TYPED_TEST(Level3Trsm, IllConditionedTestDataIsIllConditioned) {
         Image<T> a(mspan(t, t, t));
         fill_triangle(a, c);
         const Tri<T> M(c, a.p());
-        Acc norm = 0, inv_norm = 0;
+        Mag norm = 0, inv_norm = 0;
         for (int64_t j = 0; j < t; ++j) {
-          Acc s = std::fabs(M.d(j));
-          for (int64_t i = M.lo(j); i < M.hi(j); ++i) s += std::fabs(Acc(a.p()[i + j * t]));
+          Mag s = absval(M.d(j));
+          for (int64_t i = M.lo(j); i < M.hi(j); ++i) s += absval(Acc(a.p()[i + j * t]));
           norm = std::max(norm, s);
         }
-        std::vector<Acc> sums(t);
+        std::vector<Mag> sums(t);
         parallel_for(t, [&](int64_t j) {
           std::vector<Acc> e(t, Acc(0));
           e[j] = 1;
           M.solve(e.data());
-          Acc s = 0;
-          for (Acc v : e) s += std::fabs(v);
+          Mag s = 0;
+          for (const Acc& v : e) s += absval(v);
           sums[j] = s;
         });
-        for (Acc s : sums) inv_norm = std::max(inv_norm, s);
+        for (Mag s : sums) inv_norm = std::max(inv_norm, s);
         const double cond = double(norm * inv_norm);
-        std::printf("  ill-conditioned %c%c t=%lld: cond_1 = %.3g\n", uplo, diag, (long long)t, cond);
+        std::printf("  %s ill-conditioned %c%c t=%lld: cond_1 = %.3g, max ||A^-1 e_j||_1 = %.3g\n", Real<T>::name, uplo,
+                    diag, (long long)t, cond, double(inv_norm));
         EXPECT_GT(cond, 1e4);
         EXPECT_LT(double(inv_norm), 1e25) << "solutions could overflow float";
       }
