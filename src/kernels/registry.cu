@@ -83,18 +83,19 @@ using VE = reg::VendorEntry<T>;
 // The complex routines: cuBLAS's, except the norms (registry_blas12.cu: ours on the real kernels; cuBLAS's scnrm2 and
 // dznrm2 return Inf for a vector holding both Inf and NaN, so they are timed as the reference only).
 template <class T>
-void add_complex(std::vector<bo_kernel_entry>& v, const std::string& p, int nrm2, int gemv, int trsv, int gemm,
-                 int trsm, int syrk, int herk) {
-  auto add = [&](const char* name, int routine, int vendor, int (*fn)(const Args*, void*, void*)) {
-    v.push_back({reg::keep("cublas_" + std::string(name)), "cublas", routine, vendor, &VE<T>::can, &VE<T>::ws, fn});
+void add_complex(std::vector<bo_kernel_entry>& v, bo_precision p) {
+  auto add = [&](bo_routine_kind kind, int vendor, int (*fn)(const Args*, void*, void*)) {
+    const int routine = bo_routine_id(kind, p);
+    v.push_back({reg::keep(std::string("cublas_") + bo_routine_name(routine)), "cublas", routine, vendor, &VE<T>::can,
+                 &VE<T>::ws, fn});
   };
-  add(p == "c" ? "scnrm2" : "dznrm2", nrm2, 2, &VE<T>::nrm2);
-  add((p + "gemv").c_str(), gemv, 1, &VE<T>::gemv);
-  add((p + "trsv").c_str(), trsv, 1, &VE<T>::trsv);
-  add((p + "gemm").c_str(), gemm, 1, &VE<T>::gemm);
-  add((p + "trsm").c_str(), trsm, 1, &VE<T>::trsm);
-  add((p + "syrk").c_str(), syrk, 1, &VE<T>::syrk);
-  add((p + "herk").c_str(), herk, 1, &VE<T>::herk);
+  add(BO_KIND_NRM2, 2, &VE<T>::nrm2);
+  add(BO_KIND_GEMV, 1, &VE<T>::gemv);
+  add(BO_KIND_TRSV, 1, &VE<T>::trsv);
+  add(BO_KIND_GEMM, 1, &VE<T>::gemm);
+  add(BO_KIND_TRSM, 1, &VE<T>::trsm);
+  add(BO_KIND_SYRK, 1, &VE<T>::syrk);
+  add(BO_KIND_HERK, 1, &VE<T>::herk);
 }
 
 // The lists. Hand-written entries first: they are the built-in defaults' fallbacks (any alignment).
@@ -115,8 +116,8 @@ std::vector<bo_kernel_entry> build() {
   v.push_back({"cublas_dgemv", "cublas", BO_R_DGEMV, 1, &VE<double>::can, &VE<double>::ws, &VE<double>::gemv});
   v.push_back({"cublas_dtrsv", "cublas", BO_R_DTRSV, 1, &VE<double>::can, &VE<double>::ws, &VE<double>::trsv});
   v.push_back({"cublas_dgemm", "cublas", BO_R_DGEMM, 1, &VE<double>::can, &VE<double>::ws, &VE<double>::gemm});
-  add_complex<bo_cfloat>(v, "c", BO_R_SCNRM2, BO_R_CGEMV, BO_R_CTRSV, BO_R_CGEMM, BO_R_CTRSM, BO_R_CSYRK, BO_R_CHERK);
-  add_complex<bo_cdouble>(v, "z", BO_R_DZNRM2, BO_R_ZGEMV, BO_R_ZTRSV, BO_R_ZGEMM, BO_R_ZTRSM, BO_R_ZSYRK, BO_R_ZHERK);
+  add_complex<bo_cfloat>(v, BO_PREC_C);
+  add_complex<bo_cdouble>(v, BO_PREC_Z);
   return v;
 }
 

@@ -73,8 +73,8 @@ struct ComplexNrm2Entry {
   }
 };
 template <class K>
-bo_kernel_entry complex_nrm2_entry(int routine, const char* prefix) {
-  const std::string name = prefix + K::name();
+bo_kernel_entry complex_nrm2_entry(int routine) {
+  const std::string name = std::string(bo_routine_name(routine)) + "_on_" + K::name();
   return {keep(name),
           keep(name),
           routine,
@@ -92,10 +92,10 @@ void add_nrm2(std::vector<bo_kernel_entry>& v) {
   v.push_back(entry<Nrm2Entry, Nrm2<double, 256, 4, 2>>(BO_R_DNRM2));
   add_space<Nrm2Fam<double>>(v);
   // The complex norms on the real defaults (the first of each is the built-in choice).
-  v.push_back(complex_nrm2_entry<Nrm2OnePass<float, 256, 4, 4>>(BO_R_SCNRM2, "scnrm2_on_"));
-  v.push_back(complex_nrm2_entry<Nrm2<float, 256, 4, 4>>(BO_R_SCNRM2, "scnrm2_on_"));
-  v.push_back(complex_nrm2_entry<Nrm2OnePass<double, 256, 4, 2>>(BO_R_DZNRM2, "dznrm2_on_"));
-  v.push_back(complex_nrm2_entry<Nrm2<double, 256, 4, 2>>(BO_R_DZNRM2, "dznrm2_on_"));
+  v.push_back(complex_nrm2_entry<Nrm2OnePass<float, 256, 4, 4>>(BO_R_SCNRM2));
+  v.push_back(complex_nrm2_entry<Nrm2<float, 256, 4, 4>>(BO_R_SCNRM2));
+  v.push_back(complex_nrm2_entry<Nrm2OnePass<double, 256, 4, 2>>(BO_R_DZNRM2));
+  v.push_back(complex_nrm2_entry<Nrm2<double, 256, 4, 2>>(BO_R_DZNRM2));
 }
 void add_gemv(std::vector<bo_kernel_entry>& v) {
   add_space<GemvNFam<float>>(v);

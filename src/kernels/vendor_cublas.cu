@@ -244,53 +244,8 @@ int herk(char uplo, char trans, int64_t n, int64_t k, R alpha, const T* a, int64
 
 }  // namespace
 
-int cublas_nrm2(int64_t n, const float* x, int64_t incx, float* r, cudaStream_t st) { return nrm2(n, x, incx, r, st); }
-int cublas_nrm2(int64_t n, const double* x, int64_t incx, double* r, cudaStream_t st) {
-  return nrm2(n, x, incx, r, st);
-}
-int cublas_gemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
-                int64_t incx, float beta, float* y, int64_t incy, cudaStream_t st) {
-  return gemv(trans, m, n, alpha, a, lda, x, incx, beta, y, incy, st);
-}
-int cublas_gemv(char trans, int64_t m, int64_t n, double alpha, const double* a, int64_t lda, const double* x,
-                int64_t incx, double beta, double* y, int64_t incy, cudaStream_t st) {
-  return gemv(trans, m, n, alpha, a, lda, x, incx, beta, y, incy, st);
-}
-int cublas_trsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx,
-                cudaStream_t st) {
-  return trsv(uplo, trans, diag, n, a, lda, x, incx, st);
-}
-int cublas_trsv(char uplo, char trans, char diag, int64_t n, const double* a, int64_t lda, double* x, int64_t incx,
-                cudaStream_t st) {
-  return trsv(uplo, trans, diag, n, a, lda, x, incx, st);
-}
-int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t st) {
-  return gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, st);
-}
-int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-                const double* b, int64_t ldb, double beta, double* c, int64_t ldc, cudaStream_t st) {
-  return gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, st);
-}
-int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
-                int64_t lda, float* b, int64_t ldb, cudaStream_t st) {
-  return trsm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb, st);
-}
-int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, double alpha, const double* a,
-                int64_t lda, double* b, int64_t ldb, cudaStream_t st) {
-  return trsm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb, st);
-}
-int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
-                float* c, int64_t ldc, cudaStream_t st) {
-  return syrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc, st);
-}
-int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, double beta,
-                double* c, int64_t ldc, cudaStream_t st) {
-  return syrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc, st);
-}
-
-// Complex: the same templates on cuBLAS's element types.
-#define BO_CUBLAS_COMPLEX(T, R)                                                                                       \
+// One set per element type of ours (T; R its real type) on the templates above, with cuBLAS's element types.
+#define BO_CUBLAS_TYPED(T, R)                                                                                         \
   int cublas_nrm2(int64_t n, const T* x, int64_t incx, R* r, cudaStream_t st) { return nrm2(n, cu(x), incx, r, st); } \
   int cublas_gemv(char trans, int64_t m, int64_t n, T alpha, const T* a, int64_t lda, const T* x, int64_t incx,       \
                   T beta, T* y, int64_t incy, cudaStream_t st) {                                                      \
@@ -311,13 +266,19 @@ int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, double alpha, const
   int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, T beta, T* c,        \
                   int64_t ldc, cudaStream_t st) {                                                                     \
     return syrk(uplo, trans, n, k, *cu(&alpha), cu(a), lda, *cu(&beta), cu(c), ldc, st);                              \
-  }                                                                                                                   \
-  int cublas_herk(char uplo, char trans, int64_t n, int64_t k, R alpha, const T* a, int64_t lda, R beta, T* c,        \
-                  int64_t ldc, cudaStream_t st) {                                                                     \
-    return herk(uplo, trans, n, k, alpha, cu(a), lda, beta, cu(c), ldc, st);                                          \
   }
-BO_CUBLAS_COMPLEX(bo_cfloat, float)
-BO_CUBLAS_COMPLEX(bo_cdouble, double)
-#undef BO_CUBLAS_COMPLEX
+BO_CUBLAS_TYPED(float, float)
+BO_CUBLAS_TYPED(double, double)
+BO_CUBLAS_TYPED(bo_cfloat, float)
+BO_CUBLAS_TYPED(bo_cdouble, double)
+#undef BO_CUBLAS_TYPED
+int cublas_herk(char uplo, char trans, int64_t n, int64_t k, float alpha, const bo_cfloat* a, int64_t lda, float beta,
+                bo_cfloat* c, int64_t ldc, cudaStream_t st) {
+  return herk(uplo, trans, n, k, alpha, cu(a), lda, beta, cu(c), ldc, st);
+}
+int cublas_herk(char uplo, char trans, int64_t n, int64_t k, double alpha, const bo_cdouble* a, int64_t lda,
+                double beta, bo_cdouble* c, int64_t ldc, cudaStream_t st) {
+  return herk(uplo, trans, n, k, alpha, cu(a), lda, beta, cu(c), ldc, st);
+}
 
 }  // namespace bok::vendor

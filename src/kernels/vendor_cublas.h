@@ -21,53 +21,25 @@ const char* cublas_description();
 // BLAS semantics on device pointers, enqueued on `st` with this thread's handle; return a cudaError_t
 // (cuBLAS failures map to cudaErrorUnknown / cudaErrorMemoryAllocation). One overload per element type (the
 // cuBLAS S and D routines).
-int cublas_nrm2(int64_t n, const float* x, int64_t incx, float* result_dev, cudaStream_t st);
-int cublas_nrm2(int64_t n, const double* x, int64_t incx, double* result_dev, cudaStream_t st);
-int cublas_gemv(char trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
-                int64_t incx, float beta, float* y, int64_t incy, cudaStream_t st);
-int cublas_gemv(char trans, int64_t m, int64_t n, double alpha, const double* a, int64_t lda, const double* x,
-                int64_t incx, double beta, double* y, int64_t incy, cudaStream_t st);
-int cublas_trsv(char uplo, char trans, char diag, int64_t n, const float* a, int64_t lda, float* x, int64_t incx,
-                cudaStream_t st);
-int cublas_trsv(char uplo, char trans, char diag, int64_t n, const double* a, int64_t lda, double* x, int64_t incx,
-                cudaStream_t st);
-int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t st);
-int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-                const double* b, int64_t ldb, double beta, double* c, int64_t ldc, cudaStream_t st);
-int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, float alpha, const float* a,
-                int64_t lda, float* b, int64_t ldb, cudaStream_t st);
-int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, double alpha, const double* a,
-                int64_t lda, double* b, int64_t ldb, cudaStream_t st);
-int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float beta,
-                float* c, int64_t ldc, cudaStream_t st);
-int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, double beta,
-                double* c, int64_t ldc, cudaStream_t st);
-
-// Complex elements (bo_cfloat and bo_cdouble are laid out as cuComplex and cuDoubleComplex). nrm2 returns the real
-// norm (scnrm2, dznrm2); herk takes real alpha and beta.
-int cublas_nrm2(int64_t n, const bo_cfloat* x, int64_t incx, float* result_dev, cudaStream_t st);
-int cublas_nrm2(int64_t n, const bo_cdouble* x, int64_t incx, double* result_dev, cudaStream_t st);
-int cublas_gemv(char trans, int64_t m, int64_t n, bo_cfloat alpha, const bo_cfloat* a, int64_t lda, const bo_cfloat* x,
-                int64_t incx, bo_cfloat beta, bo_cfloat* y, int64_t incy, cudaStream_t st);
-int cublas_gemv(char trans, int64_t m, int64_t n, bo_cdouble alpha, const bo_cdouble* a, int64_t lda,
-                const bo_cdouble* x, int64_t incx, bo_cdouble beta, bo_cdouble* y, int64_t incy, cudaStream_t st);
-int cublas_trsv(char uplo, char trans, char diag, int64_t n, const bo_cfloat* a, int64_t lda, bo_cfloat* x,
-                int64_t incx, cudaStream_t st);
-int cublas_trsv(char uplo, char trans, char diag, int64_t n, const bo_cdouble* a, int64_t lda, bo_cdouble* x,
-                int64_t incx, cudaStream_t st);
-int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, bo_cfloat alpha, const bo_cfloat* a, int64_t lda,
-                const bo_cfloat* b, int64_t ldb, bo_cfloat beta, bo_cfloat* c, int64_t ldc, cudaStream_t st);
-int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, bo_cdouble alpha, const bo_cdouble* a, int64_t lda,
-                const bo_cdouble* b, int64_t ldb, bo_cdouble beta, bo_cdouble* c, int64_t ldc, cudaStream_t st);
-int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, bo_cfloat alpha, const bo_cfloat* a,
-                int64_t lda, bo_cfloat* b, int64_t ldb, cudaStream_t st);
-int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, bo_cdouble alpha,
-                const bo_cdouble* a, int64_t lda, bo_cdouble* b, int64_t ldb, cudaStream_t st);
-int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, bo_cfloat alpha, const bo_cfloat* a, int64_t lda,
-                bo_cfloat beta, bo_cfloat* c, int64_t ldc, cudaStream_t st);
-int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, bo_cdouble alpha, const bo_cdouble* a, int64_t lda,
-                bo_cdouble beta, bo_cdouble* c, int64_t ldc, cudaStream_t st);
+// Complex elements: bo_cfloat and bo_cdouble are laid out as cuComplex and cuDoubleComplex; nrm2 returns the real norm
+// (scnrm2, dznrm2) and herk takes real alpha and beta. T the element type, R its real type.
+#define BO_CUBLAS_DECL(T, R)                                                                                       \
+  int cublas_nrm2(int64_t n, const T* x, int64_t incx, R* result_dev, cudaStream_t st);                            \
+  int cublas_gemv(char trans, int64_t m, int64_t n, T alpha, const T* a, int64_t lda, const T* x, int64_t incx,    \
+                  T beta, T* y, int64_t incy, cudaStream_t st);                                                    \
+  int cublas_trsv(char uplo, char trans, char diag, int64_t n, const T* a, int64_t lda, T* x, int64_t incx,        \
+                  cudaStream_t st);                                                                                \
+  int cublas_gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b, \
+                  int64_t ldb, T beta, T* c, int64_t ldc, cudaStream_t st);                                        \
+  int cublas_trsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, T alpha, const T* a,         \
+                  int64_t lda, T* b, int64_t ldb, cudaStream_t st);                                                \
+  int cublas_syrk(char uplo, char trans, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, T beta, T* c,     \
+                  int64_t ldc, cudaStream_t st);
+BO_CUBLAS_DECL(float, float)
+BO_CUBLAS_DECL(double, double)
+BO_CUBLAS_DECL(bo_cfloat, float)
+BO_CUBLAS_DECL(bo_cdouble, double)
+#undef BO_CUBLAS_DECL
 int cublas_herk(char uplo, char trans, int64_t n, int64_t k, float alpha, const bo_cfloat* a, int64_t lda, float beta,
                 bo_cfloat* c, int64_t ldc, cudaStream_t st);
 int cublas_herk(char uplo, char trans, int64_t n, int64_t k, double alpha, const bo_cdouble* a, int64_t lda,

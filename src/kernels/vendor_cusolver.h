@@ -23,29 +23,10 @@ const char* cusolver_description();
 
 // LAPACK semantics on device pointers (column-major, 1-based pivots), enqueued on `st` with this thread's handle. Each
 // returns a cudaError_t (cuSOLVER failures map to cudaErrorUnknown / cudaErrorMemoryAllocation); INFO lands in the
-// device integer dev_info. Dimensions must fit in int (the caller checks). One overload per element type.
-// Workspace elements the factorization needs (0 on failure with *err set).
-int64_t cusolver_getrf_work(int64_t m, int64_t n, float* a, int64_t lda, cudaStream_t st, int* err);
-int64_t cusolver_getrf_work(int64_t m, int64_t n, double* a, int64_t lda, cudaStream_t st, int* err);
-int64_t cusolver_potrf_work(char uplo, int64_t n, float* a, int64_t lda, cudaStream_t st, int* err);
-int64_t cusolver_potrf_work(char uplo, int64_t n, double* a, int64_t lda, cudaStream_t st, int* err);
-int cusolver_getrf(int64_t m, int64_t n, float* a, int64_t lda, float* work, int* ipiv, int* dev_info, cudaStream_t st);
-int cusolver_getrf(int64_t m, int64_t n, double* a, int64_t lda, double* work, int* ipiv, int* dev_info,
-                   cudaStream_t st);
-int cusolver_getrs(char trans, int64_t n, int64_t nrhs, const float* a, int64_t lda, const int* ipiv, float* b,
-                   int64_t ldb, int* dev_info, cudaStream_t st);
-int cusolver_getrs(char trans, int64_t n, int64_t nrhs, const double* a, int64_t lda, const int* ipiv, double* b,
-                   int64_t ldb, int* dev_info, cudaStream_t st);
-int cusolver_potrf(char uplo, int64_t n, float* a, int64_t lda, float* work, int64_t lwork, int* dev_info,
-                   cudaStream_t st);
-int cusolver_potrf(char uplo, int64_t n, double* a, int64_t lda, double* work, int64_t lwork, int* dev_info,
-                   cudaStream_t st);
-int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const float* a, int64_t lda, float* b, int64_t ldb,
-                   int* dev_info, cudaStream_t st);
-int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const double* a, int64_t lda, double* b, int64_t ldb,
-                   int* dev_info, cudaStream_t st);
-// Part 1 for the complex element types (TRANS 'C': the conjugate transpose); cudaErrorNotSupported (also as *err)
-// when cusolver_complex_available() is false.
+// device integer dev_info. Dimensions must fit in int (the caller checks). The *_work functions give the workspace
+// elements the factorization needs (0 on failure with *err set). One overload per element type T (float, double,
+// bo_cfloat, bo_cdouble); the complex ones take TRANS 'C' (the conjugate transpose) and give cudaErrorNotSupported
+// (also as *err) when cusolver_complex_available() is false.
 #define BO_CUSOLVER_PART1_DECL(T)                                                                                      \
   int64_t cusolver_getrf_work(int64_t m, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err);                     \
   int64_t cusolver_potrf_work(char uplo, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err);                     \
@@ -55,6 +36,8 @@ int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const double* a, int64_t 
   int cusolver_potrf(char uplo, int64_t n, T* a, int64_t lda, T* work, int64_t lwork, int* dev_info, cudaStream_t st); \
   int cusolver_potrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, T* b, int64_t ldb, int* dev_info,    \
                      cudaStream_t st);
+BO_CUSOLVER_PART1_DECL(float)
+BO_CUSOLVER_PART1_DECL(double)
 BO_CUSOLVER_PART1_DECL(bo_cfloat)
 BO_CUSOLVER_PART1_DECL(bo_cdouble)
 #undef BO_CUSOLVER_PART1_DECL
