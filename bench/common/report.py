@@ -4,8 +4,8 @@
 and writes it; optional plots when matplotlib is present.
 
 Usage: report.py [KIND] RAW.jsonl [--raw DIR] [--md OUT.md] [--policy FILE] [--repeat-list FILE] [--plot OUT.png]
-  KIND   regret, overhead, lapack, lapack_intercept, lapack_complex, pipeline, residency, host_gemm, level3, kernels,
-         mix, mix_isolate, firstrun; default: from the file name (<kind>-<tag>.jsonl; kernels reads its file whole:
+  KIND   regret, overhead, lapack, lapack_intercept, lapack_complex, pipeline, residency, host_gemm, multi_gpu, level3,
+         kernels, mix, mix_isolate, firstrun; default: from the file name (<kind>-<tag>.jsonl; kernels reads its file whole:
          Google Benchmark's JSON document)
   RAW    plain or gzip'ed (RAW.jsonl.gz, as bench/results keeps them)
   --raw  the run's raw folder (the BLASOFFLOAD_LOG=summary logs and stderr files some reports read)
@@ -23,7 +23,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 KINDS = ("regret", "overhead", "lapack", "lapack_intercept", "lapack_complex", "pipeline", "residency", "host_gemm",
-         "level3", "kernels", "mix", "mix_isolate", "firstrun")
+         "multi_gpu", "level3", "kernels", "mix", "mix_isolate", "firstrun")
 PREFIX_KIND = {"dgemm_host": "host_gemm", "complex_host": "host_gemm", "level3_host_gemm": "level3",
                "isolate": "mix_isolate", "firstrun_idle": "firstrun",
                "firstrun_load": "firstrun"}  # result files named after their benchmark, not their report

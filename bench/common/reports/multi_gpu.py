@@ -1,0 +1,61 @@
+"""Report of the several-GPU gemm benchmark (bench/pipeline/bench.ini, `pipeline:multi_gpu`): per precision and
+stack (1, 2 or 4 GPUs named by BLASOFFLOAD_DEVICES), the library's gemm_ on host operands as a program calls it, each
+round's median, the A/A spread between rounds, and the speedup over one GPU (median of the rounds' medians over the
+one-GPU stack's). Targets (issue 42): dgemm n = 32768 on 2 GPUs >= 1.8x one GPU, on 4 GPUs >= 3.2x.
+"""
+import statistics
+
+import report as common
+
+TARGETS = {("dgemm", "gpus2"): 1.8, ("dgemm", "gpus4"): 3.2}
+TARGET_N = 32768
+
+
+def render(rows, contexts, args):
+    points = [r for r in rows if r.get("bench") == "host_gemm"]
+    skipped = [r for r in rows if "skipped" in r]
+    if not points:
+        return ["report.py: no multi_gpu points in %s" % args.path], 2
+    devices = {c.get("stack"): (c.get("env") or {}).get("BLASOFFLOAD_DEVICES", "all") for c in contexts}
+    out = ["## gemm on several GPUs from host memory (bench/pipeline: multi_gpu)", "",
+           "C = A B (NN, square, beta 0) on malloc'd host memory rewritten before every call, wall clock per call, "
+           "BLASOFFLOAD_MODE=auto without a policy file; the stack names the GPUs (BLASOFFLOAD_DEVICES). check: two "
+           "columns of C against a long-double product, max difference / (k eps), limit 30.", ""]
+    groups = {}
+    for r in points:
+        groups.setdefault((r.get("routine"), r.get("n"), r.get("stack")), []).append(r)
+    one = {}
+    for (routine, n, stack), g in groups.items():
+        meds = [r.get("lib_median_ms") for r in g if r.get("lib_median_ms")]
+        if stack == "gpus1" and meds:
+            one[(routine, n)] = statistics.median(meds)
+    body, ok, verdicts = [], True, []
+    for (routine, n, stack), g in sorted(groups.items(), key=lambda kv: ("dzcs".find(kv[0][0][:1]), kv[0][1],
+                                                                          kv[0][2])):
+        meds = [r.get("lib_median_ms") for r in g if r.get("lib_median_ms")]
+        med = statistics.median(meds) if meds else None
+        sp = common.ratio(one.get((routine, n)), med)
+        checks = ", ".join("%s %s" % (r.get("check"), common.fmt(r.get("check_value"), "%.2g")) for r in g)
+        body.append([routine, n, stack, devices.get(stack, "?"), ", ".join("%.0f" % m for m in meds),
+                     "%.1f %%" % (100.0 * (max(meds) / min(meds) - 1)) if len(meds) > 1 else "-", common.fmt(g[0].get("lib_gflops"), "%.0f"),
+                     "**%s**" % common.fmt_x(sp), checks])
+        target = TARGETS.get((routine, stack))
+        if target and n == TARGET_N:
+            met = sp is not None and sp >= target and all(r.get("check") == "ok" for r in g)
+            ok = ok and met
+            verdicts.append("- %s n=%d on %s (%s): %s one GPU, target >= %gx: %s" % (
+                routine, n, stack, devices.get(stack, "?"), common.fmt_x(sp), target, "MET" if met else "MISSED"))
+        if any(r.get("check") not in ("ok", "not checked") for r in g):
+            ok = False
+    out += common.table(["routine", "n", "stack", "devices", "rounds' medians ms", "A/A spread", "GFLOP/s (r1)",
+                         "vs one GPU", "checks"], body)
+    out += [""] + ["- not run: %s" % ", ".join("%s=%s" % kv for kv in sorted(r.items())) for r in skipped]
+    out += ["### Targets", ""] + (verdicts or ["- no target point measured: NO DATA"])
+    ok = ok and bool(verdicts)
+    out += ["", "**Verdict: %s**" % ("PASS" if ok else "MISS"), ""]
+    return out, 0 if ok else 1
+
+
+def plot_points(rows):
+    return [("%s %s %s r%s" % (r.get("routine"), r.get("n"), r.get("stack"), r.get("round")),
+             {"lib ms": r.get("lib_median_ms") or 0}) for r in rows if r.get("bench") == "host_gemm"]
