@@ -5,15 +5,9 @@
 # Usage (on the GPU machine, from the repository root): tests/gpu/device-mpi.sh CARRY
 #   CARRY made by tests/mpi/make-mpi-carry.sh BUILD_DIR CARRY
 set -u
-K=$(cd "$1" && pwd)
+. tests/mpi/carry-env.sh "$1" || exit 2
 O=${OUT:-/tmp/blasoffload-mpi}
 mkdir -p "$O"
-D=$K/deb/usr
-L=$D/lib/x86_64-linux-gnu
-# OpenMPI and PMIx unpacked away from /usr: tell them where they are.
-export OPAL_PREFIX=$D PMIX_INSTALL_PREFIX=$L/pmix2
-export OMPI_MCA_mca_base_component_path=$L/openmpi/lib/openmpi3 PMIX_MCA_mca_base_component_path=$L/pmix2/lib/pmix
-export PATH=$D/bin:$PATH LD_LIBRARY_PATH=$L/openmpi/lib:$L/blas:$L:${LD_LIBRARY_PATH:-}
 status=0
 
 # 1. blasoffload-info on the GPU machine.
@@ -24,8 +18,9 @@ grep -q "^  module: blasoffload-cuda .*GPU 0 of" "$O/info.txt" || { echo "FAIL: 
 grep -Eq "^  module says: .*tuned" "$O/info.txt" || { echo "FAIL: info does not name the tuned table"; status=1; }
 
 # 2. Two ranks on the one GPU, then the same on the CPU path for comparison.
-bash "$K/bin/run_mpi.sh" "$D/bin/mpirun" "$K/bin/mpi_gemm" "$K/lib/libblasoffload.so.0" "$O" gpu 2048 ||
-  status=1
-bash "$K/bin/run_mpi.sh" "$D/bin/mpirun" "$K/bin/mpi_gemm" "$K/lib/libblasoffload.so.0" "$O" cpu 512 || status=1
+LD_LIBRARY_PATH=$REF_LIBS:$LD_LIBRARY_PATH bash tests/mpi/run_mpi.sh "$D/bin/mpirun" "$K/bin/mpi_gemm" \
+  "$K/lib/libblasoffload.so.0" "$O" gpu 2048 || status=1
+LD_LIBRARY_PATH=$REF_LIBS:$LD_LIBRARY_PATH bash tests/mpi/run_mpi.sh "$D/bin/mpirun" "$K/bin/mpi_gemm" \
+  "$K/lib/libblasoffload.so.0" "$O" cpu 512 || status=1
 echo "device-mpi: $([ $status = 0 ] && echo PASS || echo FAIL)" | tee "$O/summary.txt"
 exit $status

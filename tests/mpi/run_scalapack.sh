@@ -12,11 +12,13 @@
 #   --calls-somewhere "syrk" routines some rank's summary must count calls of (only the diagonal blocks' owners
 #                           call syrk)
 #   --gpu-calls "gemm"      routines whose calls, on every rank, must include GPU calls ("any": some row's)
+#   --expect-local-gpu      a rank whose summary names its GPU must have GPU (rank mod GPUs), chosen by
+#                           OMPI_COMM_WORLD_LOCAL_RANK (one node: the world rank is the node-local rank)
 #   --expect-cpu-blas RE    every rank's "CPU BLAS:" line must match the extended regex RE
 #   --timeout S             seconds before mpirun and its ranks are killed (default 240)
 set -u
 
-mpiexec="" program="" input="" lib="" np="" mode="" workdir="" ldpath="" calls="" somewhere="" gpu_calls="" expect_cpu=""
+mpiexec="" program="" input="" lib="" np="" mode="" workdir="" ldpath="" calls="" somewhere="" gpu_calls="" expect_cpu="" local_gpu=0
 limit=240 sets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
     --calls-somewhere) somewhere=$2; shift 2 ;;
     --gpu-calls) gpu_calls=$2; shift 2 ;;
     --expect-cpu-blas) expect_cpu=$2; shift 2 ;;
+    --expect-local-gpu) local_gpu=1; shift ;;
     --timeout) limit=$2; shift 2 ;;
     *) echo "run_scalapack.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -117,6 +120,15 @@ for ((r = 0; r < np; ++r)); do
     read -r n cpu gpu fb <<<"$(row "$routine" "$s")"
     [ "$gpu" -gt 0 ] || problem "rank $r: $routine: $n calls, none on the GPU"
   done
+  # "  GPU: blasoffload-cuda 0.4 (CUDA 13.0, GPU 1 of 4: NVIDIA H200, sm_90, by OMPI_COMM_WORLD_LOCAL_RANK)"
+  gpu_line=$(grep -m1 '^  GPU: blasoffload-cuda' "$s")
+  if [ "$local_gpu" = 1 ] && [ -n "$gpu_line" ]; then
+    read -r dev count <<<"$(sed -E 's/.*GPU ([0-9]+) of ([0-9]+).*/\1 \2/' <<<"$gpu_line")"
+    if ! [[ "$count" =~ ^[1-9][0-9]*$ ]] || ! grep -q 'by OMPI_COMM_WORLD_LOCAL_RANK' <<<"$gpu_line" ||
+      [ "$dev" != $((r % count)) ]; then
+      problem "rank $r: not on its node-local GPU: $gpu_line"
+    fi
+  fi
   # A GPU call that failed and ran on the CPU instead is a failure of the GPU path, though the test passed.
   if [ -n "$gpu_calls" ]; then
     read -r n cpu gpu fb <<<"$(row any "$s")"

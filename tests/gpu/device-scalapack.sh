@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Issue 42's ScaLAPACK acceptance on the GPU machine in one device call: Debian's ScaLAPACK test programs (xdlu xdllt
+# xdqr xdls xdinv and their s twins, carried) under mpirun with 2 and 4 ranks, the library preloaded in every rank, in
+# gpu and auto mode, with our largest inputs (tests/mpi/scalapack/gpu/: Debian's programs hold at most 2 MB of matrix
+# a rank, so N <= 480); each must pass with every rank's summary showing GPU calls on its node-local GPU. Prints a
+# PASS/FAIL table; every run's output goes into one $OUT/scalapack-logs.tar.gz beside scalapack-table.md.
+# Usage (on the GPU machine, from the repository root): tests/gpu/device-scalapack.sh CARRY [MODE ...] [np=2,4]
+#   MODE: gpu, auto (default both), cpu (no GPU asked for: tries the carry anywhere); CARRY made by tests/mpi/make-mpi-carry.sh BUILD_DIR CARRY
+#   BO_DEVICE_LIMIT_S (default 560): no run starts after that many seconds; the rest report SKIP.
+set -u
+. tests/mpi/carry-env.sh "$1" || exit 2
+shift
+modes=() nps=(2 4)
+for a in "$@"; do
+  case "$a" in
+    gpu | auto | cpu) modes+=("$a") ;;
+    np=*) IFS=, read -r -a nps <<<"${a#np=}" ;;
+    *) echo "device-scalapack: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+[ ${#modes[@]} -gt 0 ] || modes=(gpu auto)
+O=${OUT:-/tmp/blasoffload-scalapack}
+W=$(mktemp -d /tmp/blasoffload-scalapack.XXXXXX)   # the logs, tarred into $O at the end
+mkdir -p "$O"
+limit=${BO_DEVICE_LIMIT_S:-560}
+T=$L/scalapack/openmpi-tests
+in=tests/mpi/scalapack/gpu
+
+# Each run in its own session, so that whatever outlives mpirun (a rank it lost) is found by the session's id and
+# ended; a signal to this script ends the run under way the same way.
+session=""
+end_session() {
+  [ -n "$session" ] || return 0
+  local left
+  left=$(ps -o pid= -s "$session" 2>/dev/null | tr '\n' ' ')
+  [ -z "${left// /}" ] || kill -KILL $left 2>/dev/null
+  session=""
+}
+trap 'end_session; exit 130' INT TERM HUP
+trap end_session EXIT
+
+nvidia-smi --query-gpu=index,name,memory.used,memory.total --format=csv >"$W/gpus.txt" 2>&1
+gpus=$(grep -c '^[0-9]' "$W/gpus.txt")
+echo "GPUs: $gpus; commit $(cat "$K/COMMIT")" | tee "$W/header.txt"
+
+# The routines each program reaches on every rank (tests/mpi/CMakeLists.txt); in gpu mode every rank's gemm calls must
+# include GPU calls, in auto mode some routine's (the policy decides which).
+declare -A calls=([lu]="gemm trsm" [llt]="gemm trsm" [qr]="gemm gemv" [ls]="gemm gemv trsm" [inv]="gemm trsm")
+table=$W/table.md
+printf '| mode | ranks | program | result | tests (passed/failed/skipped) | GPU calls per rank | seconds |\n' >"$table"
+printf '|---|---|---|---|---|---|---|\n' >>"$table"
+status=0
+for mode in "${modes[@]}"; do
+  case $mode in gpu) gpu_calls=gemm ;; auto) gpu_calls=any ;; *) gpu_calls="" ;; esac
+  for np in "${nps[@]}"; do
+    for prog in lu llt qr ls inv; do
+      for p in d s; do
+        name=x$p$prog
+        dir=$W/$mode.np$np.$name
+        if [ "$SECONDS" -ge "$limit" ]; then
+          printf '| %s | %s | %s | SKIP (time) | | | |\n' "$mode" "$np" "$name" >>"$table"
+          status=1
+          continue
+        fi
+        t0=$SECONDS
+        setsid bash tests/mpi/run_scalapack.sh --mpiexec "$D/bin/mpirun" --program "$T/$name" \
+          --input "$in/$(echo "$prog" | tr '[:lower:]' '[:upper:]').dat" --lib "$K/lib/libblasoffload.so.0" \
+          --np "$np" --mode "$mode" --workdir "$dir" --ld-library-path "$REF_LIBS" --calls "${calls[$prog]}" \
+          --gpu-calls "$gpu_calls" --expect-local-gpu --timeout 150 >"$W/$mode.np$np.$name.log" 2>&1 &
+        session=$!
+        wait "$session"
+        rc=$?
+        end_session
+        log=$W/$mode.np$np.$name.log
+        counts=$(sed -n 's/^tests: [0-9?]* run, \([0-9?]*\) passed, \([0-9?]*\) failed, \([0-9?]*\) skipped$/\1\/\2\/\3/p' "$log")
+        per_rank=""
+        for ((r = 0; r < np; ++r)); do
+          g=$(awk '$1 ~ /^[a-z][a-z0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 6 { g += $4 } END { print g + 0 }' \
+            "$dir/summary.$r.txt" 2>/dev/null)
+          per_rank+="${per_rank:+ }${g:-?}"
+        done
+        result=PASS
+        if [ $rc -ne 0 ]; then
+          result="FAIL: $(grep -m1 '^FAIL' "$log" | cut -c7-90)"
+          status=1
+        fi
+        printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$mode" "$np" "$name" "$result" "${counts:-?}" "$per_rank" \
+          $((SECONDS - t0)) >>"$table"
+        echo "$mode np=$np $name: $result ($((SECONDS - t0)) s)"
+      done
+    done
+  done
+done
+echo
+cat "$table"
+cp "$table" "$O/scalapack-table.md"
+tar -C "$W" -czf "$O/scalapack-logs.tar.gz" . && rm -rf "$W"
+echo "device-scalapack: $([ $status = 0 ] && echo PASS || echo FAIL)" | tee -a "$O/scalapack-table.md"
+exit $status
