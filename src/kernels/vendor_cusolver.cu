@@ -1,4 +1,4 @@
-// Opens libcusolver with dlopen on first use and calls its dense LU and Cholesky routines with one handle per thread
+// Opens libcusolver with dlopen on first use and calls its dense LAPACK routines with one handle per thread
 // and device (handles are not thread-safe); without it the module's LAPACK path declines and the CPU LAPACK runs.
 #include <cusolverDn.h>
 
@@ -29,9 +29,10 @@ struct Part1 {
   cusolverStatus_t (*potrf)(cusolverDnHandle_t, cublasFillMode_t, int, T*, int, T*, int, int*);
   cusolverStatus_t (*potrs)(cusolverDnHandle_t, cublasFillMode_t, int, int, const T*, int, T*, int, int*);
 };
-// Part 1 and part 2, of the real element types.
-template <class T>
-struct Routines : Part1<T> {
+// Part 2, of every element type; R is the real type of the eigenvalues, singular values and gesvd's RWORK. The complex
+// names differ where LAPACK's do: ungqr, unmqr, heevd for orgqr, ormqr, syevd.
+template <class T, class R>
+struct Part2 {
   cusolverStatus_t (*geqrf_work)(cusolverDnHandle_t, int, int, T*, int, int*);
   cusolverStatus_t (*geqrf)(cusolverDnHandle_t, int, int, T*, int, T*, T*, int, int*);
   cusolverStatus_t (*orgqr_work)(cusolverDnHandle_t, int, int, int, const T*, int, const T*, int*);
@@ -40,32 +41,34 @@ struct Routines : Part1<T> {
                                  const T*, const T*, int, int*);
   cusolverStatus_t (*ormqr)(cusolverDnHandle_t, cublasSideMode_t, cublasOperation_t, int, int, int, const T*, int,
                             const T*, T*, int, T*, int, int*);
-  cusolverStatus_t (*syevd_work)(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int, const T*, int, const T*,
+  cusolverStatus_t (*syevd_work)(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int, const T*, int, const R*,
                                  int*);
-  cusolverStatus_t (*syevd)(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int, T*, int, T*, T*, int, int*);
+  cusolverStatus_t (*syevd)(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int, T*, int, R*, T*, int, int*);
   cusolverStatus_t (*gesvd_work)(cusolverDnHandle_t, int, int, int*);
-  cusolverStatus_t (*gesvd)(cusolverDnHandle_t, signed char, signed char, int, int, T*, int, T*, T*, int, T*, int, T*,
-                            int, T*, int*);
+  cusolverStatus_t (*gesvd)(cusolverDnHandle_t, signed char, signed char, int, int, T*, int, R*, T*, int, T*, int, T*,
+                            int, R*, int*);
   cusolverStatus_t (*potri_work)(cusolverDnHandle_t, cublasFillMode_t, int, T*, int, int*);
   cusolverStatus_t (*potri)(cusolverDnHandle_t, cublasFillMode_t, int, T*, int, T*, int, int*);
 };
+template <class T, class R>
+struct Routines : Part1<T>, Part2<T, R> {};
 
 struct Api {
   cusolverStatus_t (*create)(cusolverDnHandle_t*);
   cusolverStatus_t (*set_stream)(cusolverDnHandle_t, cudaStream_t);
   cusolverStatus_t (*get_version)(int*);
-  Routines<float> s;
-  Routines<double> d;
-  Part1<cuComplex> c;
-  Part1<cuDoubleComplex> z;
-  const Routines<float>& of(float) const { return s; }
-  const Routines<double>& of(double) const { return d; }
-  const Part1<cuComplex>& of(cuComplex) const { return c; }
-  const Part1<cuDoubleComplex>& of(cuDoubleComplex) const { return z; }
+  Routines<float, float> s;
+  Routines<double, double> d;
+  Routines<cuComplex, float> c;
+  Routines<cuDoubleComplex, double> z;
+  const Routines<float, float>& of(float) const { return s; }
+  const Routines<double, double>& of(double) const { return d; }
+  const Routines<cuComplex, float>& of(cuComplex) const { return c; }
+  const Routines<cuDoubleComplex, double>& of(cuDoubleComplex) const { return z; }
 };
 Api g_api{};
 bool g_ok = false;
-bool g_complex_ok = false;  // the complex part 1 resolved too (an optional group)
+bool g_complex_ok = false;  // the complex routines (C, Z) resolved too: an optional group
 // The polar-decomposition SVD of the 64-bit API (cuSOLVER 11.1 and later): optional, the SVD falls back to gesvd.
 struct PolarApi {
   cusolverStatus_t (*create_params)(cusolverDnParams_t*);
@@ -92,16 +95,20 @@ bool part1(void* h, char p, Part1<T>* r) {
          sym(h, name("getrs").c_str(), r->getrs) && sym(h, name("potrf_bufferSize").c_str(), r->potrf_work) &&
          sym(h, name("potrf").c_str(), r->potrf) && sym(h, name("potrs").c_str(), r->potrs);
 }
-template <class T>
-bool routines(void* h, char p, Routines<T>* r) {
+template <class T, class R>
+bool routines(void* h, char p, Routines<T, R>* r) {
   auto name = [p](const char* rest) { return std::string("cusolverDn") + p + rest; };
+  const bool cx = kCuComplex<T>;
   return part1(h, p, r) && sym(h, name("geqrf_bufferSize").c_str(), r->geqrf_work) &&
-         sym(h, name("geqrf").c_str(), r->geqrf) && sym(h, name("orgqr_bufferSize").c_str(), r->orgqr_work) &&
-         sym(h, name("orgqr").c_str(), r->orgqr) && sym(h, name("ormqr_bufferSize").c_str(), r->ormqr_work) &&
-         sym(h, name("ormqr").c_str(), r->ormqr) && sym(h, name("syevd_bufferSize").c_str(), r->syevd_work) &&
-         sym(h, name("syevd").c_str(), r->syevd) && sym(h, name("gesvd_bufferSize").c_str(), r->gesvd_work) &&
-         sym(h, name("gesvd").c_str(), r->gesvd) && sym(h, name("potri_bufferSize").c_str(), r->potri_work) &&
-         sym(h, name("potri").c_str(), r->potri);
+         sym(h, name("geqrf").c_str(), r->geqrf) &&
+         sym(h, name(cx ? "ungqr_bufferSize" : "orgqr_bufferSize").c_str(), r->orgqr_work) &&
+         sym(h, name(cx ? "ungqr" : "orgqr").c_str(), r->orgqr) &&
+         sym(h, name(cx ? "unmqr_bufferSize" : "ormqr_bufferSize").c_str(), r->ormqr_work) &&
+         sym(h, name(cx ? "unmqr" : "ormqr").c_str(), r->ormqr) &&
+         sym(h, name(cx ? "heevd_bufferSize" : "syevd_bufferSize").c_str(), r->syevd_work) &&
+         sym(h, name(cx ? "heevd" : "syevd").c_str(), r->syevd) &&
+         sym(h, name("gesvd_bufferSize").c_str(), r->gesvd_work) && sym(h, name("gesvd").c_str(), r->gesvd) &&
+         sym(h, name("potri_bufferSize").c_str(), r->potri_work) && sym(h, name("potri").c_str(), r->potri);
 }
 
 void open_cusolver() {
@@ -137,8 +144,8 @@ void open_cusolver() {
   std::snprintf(buf, sizeof buf, "cuSOLVER %d.%d.%d (%s)", v / 1000, (v / 100) % 10, v % 100, used.c_str());
   g_desc = buf;
   g_ok = true;
-  g_complex_ok = part1(h, 'C', &g_api.c) && part1(h, 'Z', &g_api.z);
-  if (!g_complex_ok) g_desc += " without its complex LU and Cholesky";
+  g_complex_ok = routines(h, 'C', &g_api.c) && routines(h, 'Z', &g_api.z);
+  if (!g_complex_ok) g_desc += " without its complex routines";
   PolarApi p{};
   g_polar_ok = sym(h, "cusolverDnCreateParams", p.create_params) &&
                sym(h, "cusolverDnDestroyParams", p.destroy_params) && sym(h, "cusolverDnXgesvdp_bufferSize", p.work) &&
@@ -220,18 +227,44 @@ int potrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, T* b, int
            : int(cudaErrorUnknown);
 }
 
-// Part 2: a workspace size, then the routine, each with this thread's handle on `st`.
+// Part 2: a workspace size, then the routine, each with this thread's handle on `st`. Our element types map to
+// cuSOLVER's (std::complex has cuComplex's layout), and a complex one is refused without the complex group.
+template <class T>
+struct CuOf {
+  using type = T;
+};
+template <>
+struct CuOf<bo_cfloat> {
+  using type = cuComplex;
+};
+template <>
+struct CuOf<bo_cdouble> {
+  using type = cuDoubleComplex;
+};
+template <class T>
+using Cu = typename CuOf<T>::type;
+template <class T>
+Cu<T>* cu(T* p) {
+  return reinterpret_cast<Cu<T>*>(p);
+}
+template <class T>
+const Cu<T>* cu(const T* p) {
+  return reinterpret_cast<const Cu<T>*>(p);
+}
+
 template <class T, class Q>
 int64_t ask_work(cudaStream_t st, int* err, Q&& q) {
+  if ((*err = refused<Cu<T>>())) return 0;
   cusolverDnHandle_t h = cusolver_available() ? handle(st) : nullptr;
   int lw = 0;
-  *err = h ? status(q(h, g_api.of(T()), &lw)) : int(cudaErrorUnknown);
+  *err = h ? status(q(h, g_api.of(Cu<T>()), &lw)) : int(cudaErrorUnknown);
   return *err ? 0 : lw;
 }
 template <class T, class Q>
 int run_routine(cudaStream_t st, Q&& q) {
+  if (int r = refused<Cu<T>>()) return r;
   cusolverDnHandle_t h = handle(st);
-  return h ? status(q(h, g_api.of(T()))) : int(cudaErrorUnknown);
+  return h ? status(q(h, g_api.of(Cu<T>()))) : int(cudaErrorUnknown);
 }
 cublasSideMode_t side_of(char s) { return s == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
 cusolverEigMode_t eig_mode(char jobz) { return jobz == 'V' ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR; }
@@ -241,54 +274,57 @@ cusolverEigMode_t eig_mode(char jobz) { return jobz == 'V' ? CUSOLVER_EIG_MODE_V
 template <class T>
 int64_t cusolver_geqrf_work(int64_t m, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err) {
   return ask_work<T>(st, err,
-                     [&](auto h, auto& r, int* lw) { return r.geqrf_work(h, int(m), int(n), a, int(lda), lw); });
+                     [&](auto h, auto& r, int* lw) { return r.geqrf_work(h, int(m), int(n), cu(a), int(lda), lw); });
 }
 template <class T>
 int cusolver_geqrf(int64_t m, int64_t n, T* a, int64_t lda, T* tau, T* work, int64_t lwork, int* info,
                    cudaStream_t st) {
-  return run_routine<T>(
-      st, [&](auto h, auto& r) { return r.geqrf(h, int(m), int(n), a, int(lda), tau, work, int(lwork), info); });
+  return run_routine<T>(st, [&](auto h, auto& r) {
+    return r.geqrf(h, int(m), int(n), cu(a), int(lda), cu(tau), cu(work), int(lwork), info);
+  });
 }
 template <class T>
 int64_t cusolver_orgqr_work(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* tau, cudaStream_t st,
                             int* err) {
-  return ask_work<T>(
-      st, err, [&](auto h, auto& r, int* lw) { return r.orgqr_work(h, int(m), int(n), int(k), a, int(lda), tau, lw); });
+  return ask_work<T>(st, err, [&](auto h, auto& r, int* lw) {
+    return r.orgqr_work(h, int(m), int(n), int(k), cu(a), int(lda), cu(tau), lw);
+  });
 }
 template <class T>
 int cusolver_orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau, T* work, int64_t lwork, int* info,
                    cudaStream_t st) {
   return run_routine<T>(st, [&](auto h, auto& r) {
-    return r.orgqr(h, int(m), int(n), int(k), a, int(lda), tau, work, int(lwork), info);
+    return r.orgqr(h, int(m), int(n), int(k), cu(a), int(lda), cu(tau), cu(work), int(lwork), info);
   });
 }
 template <class T>
 int64_t cusolver_ormqr_work(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                             const T* tau, const T* c, int64_t ldc, cudaStream_t st, int* err) {
   return ask_work<T>(st, err, [&](auto h, auto& r, int* lw) {
-    return r.ormqr_work(h, side_of(side), op<T>(trans), int(m), int(n), int(k), a, int(lda), tau, c, int(ldc), lw);
+    return r.ormqr_work(h, side_of(side), op<Cu<T>>(trans), int(m), int(n), int(k), cu(a), int(lda), cu(tau), cu(c),
+                        int(ldc), lw);
   });
 }
 template <class T>
 int cusolver_ormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* tau, T* c,
                    int64_t ldc, T* work, int64_t lwork, int* info, cudaStream_t st) {
   return run_routine<T>(st, [&](auto h, auto& r) {
-    return r.ormqr(h, side_of(side), op<T>(trans), int(m), int(n), int(k), a, int(lda), tau, c, int(ldc), work,
-                   int(lwork), info);
+    return r.ormqr(h, side_of(side), op<Cu<T>>(trans), int(m), int(n), int(k), cu(a), int(lda), cu(tau), cu(c),
+                   int(ldc), cu(work), int(lwork), info);
   });
 }
 template <class T>
-int64_t cusolver_syevd_work(char jobz, char uplo, int64_t n, const T* a, int64_t lda, const T* w, cudaStream_t st,
-                            int* err) {
+int64_t cusolver_syevd_work(char jobz, char uplo, int64_t n, const T* a, int64_t lda, const SolverReal<T>* w,
+                            cudaStream_t st, int* err) {
   return ask_work<T>(st, err, [&](auto h, auto& r, int* lw) {
-    return r.syevd_work(h, eig_mode(jobz), fill(uplo), int(n), a, int(lda), w, lw);
+    return r.syevd_work(h, eig_mode(jobz), fill(uplo), int(n), cu(a), int(lda), w, lw);
   });
 }
 template <class T>
-int cusolver_syevd(char jobz, char uplo, int64_t n, T* a, int64_t lda, T* w, T* work, int64_t lwork, int* info,
-                   cudaStream_t st) {
+int cusolver_syevd(char jobz, char uplo, int64_t n, T* a, int64_t lda, SolverReal<T>* w, T* work, int64_t lwork,
+                   int* info, cudaStream_t st) {
   return run_routine<T>(st, [&](auto h, auto& r) {
-    return r.syevd(h, eig_mode(jobz), fill(uplo), int(n), a, int(lda), w, work, int(lwork), info);
+    return r.syevd(h, eig_mode(jobz), fill(uplo), int(n), cu(a), int(lda), w, cu(work), int(lwork), info);
   });
 }
 template <class T>
@@ -296,22 +332,22 @@ int64_t cusolver_gesvd_work(int64_t m, int64_t n, cudaStream_t st, int* err) {
   return ask_work<T>(st, err, [&](auto h, auto& r, int* lw) { return r.gesvd_work(h, int(m), int(n), lw); });
 }
 template <class T>
-int cusolver_gesvd(char jobu, char jobvt, int64_t m, int64_t n, T* a, int64_t lda, T* s, T* u, int64_t ldu, T* vt,
-                   int64_t ldvt, T* work, int64_t lwork, T* rwork, int* info, cudaStream_t st) {
+int cusolver_gesvd(char jobu, char jobvt, int64_t m, int64_t n, T* a, int64_t lda, SolverReal<T>* s, T* u, int64_t ldu,
+                   T* vt, int64_t ldvt, T* work, int64_t lwork, SolverReal<T>* rwork, int* info, cudaStream_t st) {
   return run_routine<T>(st, [&](auto h, auto& r) {
-    return r.gesvd(h, static_cast<signed char>(jobu), static_cast<signed char>(jobvt), int(m), int(n), a, int(lda), s,
-                   u, int(ldu), vt, int(ldvt), work, int(lwork), rwork, info);
+    return r.gesvd(h, static_cast<signed char>(jobu), static_cast<signed char>(jobvt), int(m), int(n), cu(a), int(lda),
+                   s, cu(u), int(ldu), cu(vt), int(ldvt), cu(work), int(lwork), rwork, info);
   });
 }
 template <class T>
 int64_t cusolver_potri_work(char uplo, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err) {
-  return ask_work<T>(st, err,
-                     [&](auto h, auto& r, int* lw) { return r.potri_work(h, fill(uplo), int(n), a, int(lda), lw); });
+  return ask_work<T>(
+      st, err, [&](auto h, auto& r, int* lw) { return r.potri_work(h, fill(uplo), int(n), cu(a), int(lda), lw); });
 }
 template <class T>
 int cusolver_potri(char uplo, int64_t n, T* a, int64_t lda, T* work, int64_t lwork, int* info, cudaStream_t st) {
   return run_routine<T>(
-      st, [&](auto h, auto& r) { return r.potri(h, fill(uplo), int(n), a, int(lda), work, int(lwork), info); });
+      st, [&](auto h, auto& r) { return r.potri(h, fill(uplo), int(n), cu(a), int(lda), cu(work), int(lwork), info); });
 }
 
 bool cusolver_polar_available() { return cusolver_available() && g_polar_ok; }
@@ -349,15 +385,18 @@ int cusolver_gesvdp(bool vectors, int64_t m, int64_t n, double* a, int64_t lda, 
                                           const T*, int64_t, cudaStream_t, int*);                                      \
   template int cusolver_ormqr<T>(char, char, int64_t, int64_t, int64_t, const T*, int64_t, const T*, T*, int64_t, T*,  \
                                  int64_t, int*, cudaStream_t);                                                         \
-  template int64_t cusolver_syevd_work<T>(char, char, int64_t, const T*, int64_t, const T*, cudaStream_t, int*);       \
-  template int cusolver_syevd<T>(char, char, int64_t, T*, int64_t, T*, T*, int64_t, int*, cudaStream_t);               \
+  template int64_t cusolver_syevd_work<T>(char, char, int64_t, const T*, int64_t, const SolverReal<T>*, cudaStream_t,  \
+                                          int*);                                                                       \
+  template int cusolver_syevd<T>(char, char, int64_t, T*, int64_t, SolverReal<T>*, T*, int64_t, int*, cudaStream_t);   \
   template int64_t cusolver_gesvd_work<T>(int64_t, int64_t, cudaStream_t, int*);                                       \
-  template int cusolver_gesvd<T>(char, char, int64_t, int64_t, T*, int64_t, T*, T*, int64_t, T*, int64_t, T*, int64_t, \
-                                 T*, int*, cudaStream_t);                                                              \
+  template int cusolver_gesvd<T>(char, char, int64_t, int64_t, T*, int64_t, SolverReal<T>*, T*, int64_t, T*, int64_t,  \
+                                 T*, int64_t, SolverReal<T>*, int*, cudaStream_t);                                     \
   template int64_t cusolver_potri_work<T>(char, int64_t, T*, int64_t, cudaStream_t, int*);                             \
   template int cusolver_potri<T>(char, int64_t, T*, int64_t, T*, int64_t, int*, cudaStream_t);
 BO_CUSOLVER_PART2(float)
 BO_CUSOLVER_PART2(double)
+BO_CUSOLVER_PART2(bo_cfloat)
+BO_CUSOLVER_PART2(bo_cdouble)
 #undef BO_CUSOLVER_PART2
 
 void set_cusolver_setting(const char* value) {

@@ -11,7 +11,8 @@ namespace bok::vendor {
 // True once libcusolver was opened and every symbol resolved (first call tries; BLASOFFLOAD_CUSOLVER=off or a path
 // overrides the search). Thread-safe.
 bool cusolver_available();
-// True when, besides, the complex LU and Cholesky (C, Z) resolved: a library without them keeps the real routines.
+// True when, besides, the complex routines (C, Z: part 1 and part 2) resolved: a library without them keeps the real
+// routines.
 bool cusolver_complex_available();
 // Whether the first try to open it has finished (without trying): the policy's question before a LAPACK call, which
 // must not pay the opening when it is short.
@@ -42,8 +43,25 @@ BO_CUSOLVER_PART1_DECL(bo_cfloat)
 BO_CUSOLVER_PART1_DECL(bo_cdouble)
 #undef BO_CUSOLVER_PART1_DECL
 
-// Part 2 (QR, the symmetric eigenproblem, the SVD, the Cholesky inverse), for T float and double: the workspace in
-// elements (0 with *err set on failure), then the routine.
+// The real type beneath an element type: the eigenvalues', singular values' and gesvd's RWORK's.
+template <class T>
+struct SolverRealOf {
+  using type = T;
+};
+template <>
+struct SolverRealOf<bo_cfloat> {
+  using type = float;
+};
+template <>
+struct SolverRealOf<bo_cdouble> {
+  using type = double;
+};
+template <class T>
+using SolverReal = typename SolverRealOf<T>::type;
+
+// Part 2 (QR, the symmetric and Hermitian eigenproblem, the SVD, the Cholesky inverse), for T of the four element types
+// (instantiated for each): the workspace in elements (0 with *err set on failure), then the routine. The complex ones
+// are cuSOLVER's ungqr, unmqr (TRANS 'C'), heevd, and give cudaErrorNotSupported without the complex group.
 template <class T>
 int64_t cusolver_geqrf_work(int64_t m, int64_t n, T* a, int64_t lda, cudaStream_t st, int* err);
 template <class T>
@@ -62,17 +80,17 @@ template <class T>
 int cusolver_ormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* tau, T* c,
                    int64_t ldc, T* work, int64_t lwork, int* dev_info, cudaStream_t st);
 template <class T>
-int64_t cusolver_syevd_work(char jobz, char uplo, int64_t n, const T* a, int64_t lda, const T* w, cudaStream_t st,
-                            int* err);
+int64_t cusolver_syevd_work(char jobz, char uplo, int64_t n, const T* a, int64_t lda, const SolverReal<T>* w,
+                            cudaStream_t st, int* err);
 template <class T>
-int cusolver_syevd(char jobz, char uplo, int64_t n, T* a, int64_t lda, T* w, T* work, int64_t lwork, int* dev_info,
-                   cudaStream_t st);
+int cusolver_syevd(char jobz, char uplo, int64_t n, T* a, int64_t lda, SolverReal<T>* w, T* work, int64_t lwork,
+                   int* dev_info, cudaStream_t st);
 // m >= n; rwork: min(m, n) - 1 elements (the unconverged superdiagonal).
 template <class T>
 int64_t cusolver_gesvd_work(int64_t m, int64_t n, cudaStream_t st, int* err);
 template <class T>
-int cusolver_gesvd(char jobu, char jobvt, int64_t m, int64_t n, T* a, int64_t lda, T* s, T* u, int64_t ldu, T* vt,
-                   int64_t ldvt, T* work, int64_t lwork, T* rwork, int* dev_info, cudaStream_t st);
+int cusolver_gesvd(char jobu, char jobvt, int64_t m, int64_t n, T* a, int64_t lda, SolverReal<T>* s, T* u, int64_t ldu,
+                   T* vt, int64_t ldvt, T* work, int64_t lwork, SolverReal<T>* rwork, int* dev_info, cudaStream_t st);
 // The SVD by polar decomposition (cusolverDnXgesvdp), in double precision, m >= n, economy size: U m x n, V (not V^T)
 // n x n, only with vectors. Its device and host workspace are its own; *err_sigma is its estimate of the singular
 // values' error. cudaErrorNotSupported without it (cuSOLVER before 11.1).

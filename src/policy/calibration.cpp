@@ -118,6 +118,14 @@ std::vector<std::string> derive_missing_classes(Calibration* c) {
   }
   for (const char* p : {"c", "z"})
     if (derive(c, std::string(p) + "herk", std::string(p) + "syrk", 1.0)) derived.push_back(std::string(p) + "herk");
+  // The complex routines of LAPACK part 2 with names of their own, as their real counterparts (c from s, z from d).
+  static const char* const kComplexOf[][2] = {
+      {"ungqr", "orgqr"},       {"unmqr", "ormqr"},       {"heevd.vec", "syevd.vec"}, {"heevd.val", "syevd.val"},
+      {"heev.vec", "syev.vec"}, {"heev.val", "syev.val"}, {"heevr.vec", "syevr.vec"}, {"heevr.val", "syevr.val"}};
+  for (const auto& cr : kComplexOf)
+    for (const char* p : {"cs", "zd"})
+      if (derive(c, p[0] + std::string(cr[0]), p[1] + std::string(cr[1]), 1.0))
+        derived.push_back(p[0] + std::string(cr[0]));
   return derived;
 }
 

@@ -9,7 +9,7 @@ namespace blasoffload::policy {
 
 class Learning {
  public:
-  static constexpr int kClasses = 160;  // at least class_count(): checked by the policy's init
+  static constexpr int kClasses = 192;  // at least class_count(): checked by the policy's init
   static constexpr int kBuckets = 32;   // a factor of 4 in the class's size each
   static_assert(kBuckets <= 32, "first_seen_ keeps a bit per bucket");
   // Corrections stay within these factors of the calibration. Each side may turn out far slower or the CPU far faster

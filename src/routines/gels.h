@@ -1,5 +1,6 @@
 // ?GELS: the least-squares solution of min ||B - A X|| (m >= n, TRANS N) or the minimum-norm solution of A^T X = B
-// (m >= n, TRANS T) through the QR factorization of A, which is left in A; other shapes (LQ, m < n) stay on the CPU.
+// (m >= n, TRANS T; A^H X = B, TRANS C, for the complex ones) through the QR factorization of A, which is left in A;
+// other shapes (LQ, m < n) stay on the CPU.
 #pragma once
 
 #include <cstdio>
@@ -33,7 +34,7 @@ struct Gels {
     const I m = *std::get<M>(x), n = *std::get<N>(x), nrhs = *std::get<NRHS>(x), lda = *std::get<LDA>(x),
             ldb = *std::get<LDB>(x), lwork = *std::get<LWORK>(x);
     const I mn = m < n ? m : n, mx = m < n ? n : m;
-    if (trans != 'N' && trans != 'T') return lapack_invalid(out, 1, info);
+    if (trans != 'N' && trans != (kIsComplex<T> ? 'C' : 'T')) return lapack_invalid(out, 1, info);
     if (m < 0) return lapack_invalid(out, 2, info);
     if (n < 0) return lapack_invalid(out, 3, info);
     if (nrhs < 0) return lapack_invalid(out, 4, info);
@@ -66,7 +67,7 @@ struct Gels {
     const double m = double(c.m), n = double(c.n), k = c.m < c.n ? m : n;
     return geqrf_work(m, n) + ormqr_work(m > n ? m : n, double(c.k), k, true) + 0.5 * k * k * double(c.k);
   }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
 
   static constexpr ShapeClassInfo kClasses[] = {{"gels", 2, false}};
   static int shape_class(const bo_call&) { return 0; }

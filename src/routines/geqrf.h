@@ -49,7 +49,7 @@ struct Geqrf {
 
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return geqrf_work(double(c.m), double(c.n)); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
 
   static constexpr ShapeClassInfo kClasses[] = {{"geqrf", 2, false}};
   static int shape_class(const bo_call&) { return 0; }

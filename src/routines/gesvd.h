@@ -1,10 +1,12 @@
-// ?GESVD and ?GESDD: the singular value decomposition A = U S V^T of an m x n matrix: the singular values descending
-// in S and, by the jobs, all or the first min(m, n) columns of U (in U or, job O, over A) and rows of V^T (in VT or
-// over A). LAPACK allows singular vectors to differ from the CPU's by signs and, for repeated values, by the basis.
+// ?GESVD and ?GESDD: the singular value decomposition A = U S V^T (A = U S V^H for the complex ones, whose S is real
+// and which take a real workspace RWORK) of an m x n matrix: the singular values descending in S and, by the jobs, all
+// or the first min(m, n) columns of U (in U or, job O, over A) and rows of V^T (in VT or over A). LAPACK allows
+// singular vectors to differ from the CPU's by signs and, for repeated values, by the basis.
 #pragma once
 
 #include <algorithm>
 #include <cstdio>
+#include <type_traits>
 
 #include "routines/lapack.h"
 
@@ -18,6 +20,26 @@
   (const char* jobz, const I* m, const I* n, T* a, const I* lda, T* s, T* u, const I* ldu, T* vt, const I* ldvt, \
    T* work, const I* lwork, I* iwork, I* info, fortran_strlen jobz_len)
 #define BO_GESDD_ARGS (jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info, jobz_len)
+// The complex forms' lists (RWORK before INFO, before IWORK), picked for c and z by abi/fortran_api.cpp's BO_BY_TYPE
+// through BO_<NAME>_PARAMS_<T> and BO_<NAME>_ARGS_<T>.
+#define BO_GESVD_CPARAMS(T, I)                                                                                        \
+  (const char* jobu, const char* jobvt, const I* m, const I* n, T* a, const I* lda, bo::routines::RealOf<T>* s, T* u, \
+   const I* ldu, T* vt, const I* ldvt, T* work, const I* lwork, bo::routines::RealOf<T>* rwork, I* info,              \
+   fortran_strlen jobu_len, fortran_strlen jobvt_len)
+#define BO_GESVD_CARGS (jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, info, jobu_len, jobvt_len)
+#define BO_GESDD_CPARAMS(T, I)                                                                                   \
+  (const char* jobz, const I* m, const I* n, T* a, const I* lda, bo::routines::RealOf<T>* s, T* u, const I* ldu, \
+   T* vt, const I* ldvt, T* work, const I* lwork, bo::routines::RealOf<T>* rwork, I* iwork, I* info,             \
+   fortran_strlen jobz_len)
+#define BO_GESDD_CARGS (jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork, info, jobz_len)
+#define BO_GESVD_PARAMS_bo_cfloat ~, ~, BO_GESVD_CPARAMS
+#define BO_GESVD_PARAMS_bo_cdouble ~, ~, BO_GESVD_CPARAMS
+#define BO_GESVD_ARGS_bo_cfloat ~, ~, BO_GESVD_CARGS
+#define BO_GESVD_ARGS_bo_cdouble ~, ~, BO_GESVD_CARGS
+#define BO_GESDD_PARAMS_bo_cfloat ~, ~, BO_GESDD_CPARAMS
+#define BO_GESDD_PARAMS_bo_cdouble ~, ~, BO_GESDD_CPARAMS
+#define BO_GESDD_ARGS_bo_cfloat ~, ~, BO_GESDD_CARGS
+#define BO_GESDD_ARGS_bo_cdouble ~, ~, BO_GESDD_CARGS
 
 namespace bo::routines {
 
@@ -30,7 +52,8 @@ struct Svd {
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
 
   template <class I>
-  static bo_call normalised(char jobu, char jobvt, I m, I n, T* a, I lda, T* s, T* u, I ldu, T* vt, I ldvt, I* info) {
+  static bo_call normalised(char jobu, char jobvt, I m, I n, T* a, I lda, RealOf<T>* s, T* u, I ldu, T* vt, I ldvt,
+                            I* info) {
     bo_call c{};
     c.routine = kRoutine;
     c.op[0] = jobu, c.op[1] = jobvt;
@@ -50,6 +73,7 @@ struct Svd {
     int n = 0;
     out[n++] = {0, Operand::kMatrix, over_a ? Operand::kInOut : Operand::kIn, c.m, c.n, c.lda};
     out[n++] = {1, Operand::kMatrix, Operand::kOut, k, 1, k};
+    out[n - 1].real = kIsComplex<T>;
     if (c.op[0] == 'A' || c.op[0] == 'S')
       out[n++] = {2, Operand::kMatrix, Operand::kOut, c.m, c.op[0] == 'A' ? c.m : k, c.ldc};
     if (c.op[1] == 'A' || c.op[1] == 'S')
@@ -60,7 +84,7 @@ struct Svd {
   static bool vectors(const bo_call& c) { return c.op[0] != 'N' || c.op[1] != 'N'; }
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return svd_work(double(c.m), double(c.n), vectors(c)); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
   static int shape_class(const bo_call& c) { return vectors(c) ? 0 : 1; }
   static double class_size(const bo_call& c) { return flops(c); }
 
@@ -74,9 +98,11 @@ template <class T, class I = blas_int>
 struct Gesvd : Svd<T, BO_KIND_GESVD> {
   template <class J>
   using WithInt = Gesvd<T, J>;
-  using Fortran = BO_GESVD_RESULT(T) BO_GESVD_PARAMS(T, I);
+  using Fortran = std::conditional_t<kIsComplex<T>, BO_GESVD_RESULT(T) BO_GESVD_CPARAMS(T, I),
+                                     BO_GESVD_RESULT(T) BO_GESVD_PARAMS(T, I)>;
   using Args = typename Signature<Fortran>::Args;
-  enum { JOBU, JOBVT, M, N, A, LDA, S, U, LDU, VT, LDVT, WORK, LWORK, INFO };
+  enum { JOBU, JOBVT, M, N, A, LDA, S, U, LDU, VT, LDVT, WORK, LWORK };
+  static constexpr int INFO = kIsComplex<T> ? LWORK + 2 : LWORK + 1;  // the complex ones' RWORK comes first
   static constexpr int kWorkArg = WORK, kLworkArg = LWORK, kIworkArg = -1, kLiworkArg = -1;
   static constexpr ShapeClassInfo kClasses[] = {{"gesvd.vec", 2, false}, {"gesvd.val", 2, false}};
 
@@ -95,8 +121,10 @@ struct Gesvd : Svd<T, BO_KIND_GESVD> {
     if (lda < max1(m)) return lapack_invalid(out, 6, info);
     if (ldu < 1 || ((ju == 'A' || ju == 'S') && ldu < m)) return lapack_invalid(out, 9, info);
     if (ldvt < 1 || (jv == 'A' && ldvt < n) || (jv == 'S' && ldvt < mn)) return lapack_invalid(out, 11, info);
-    // The minimum, max(3 min(m, n) + max(m, n), 5 min(m, n)), in every version; queries and empty matrices: the CPU.
-    const I mx = m < n ? n : m, lwmin = 3 * mn + mx > 5 * mn ? 3 * mn + mx : 5 * mn;
+    // The minimum, max(3 min(m, n) + max(m, n), 5 min(m, n)) (complex: 2 min(m, n) + max(m, n)), in every version;
+    // queries and empty matrices: the CPU.
+    const I mx = m < n ? n : m;
+    const I lwmin = kIsComplex<T> ? 2 * mn + mx : 3 * mn + mx > 5 * mn ? 3 * mn + mx : 5 * mn;
     if (mn == 0 || *std::get<LWORK>(x) < max1(lwmin)) return Prep::kQuickCpu;
     *call = Gesvd::normalised(ju, jv, m, n, std::get<A>(x), lda, std::get<S>(x), std::get<U>(x), ldu, std::get<VT>(x),
                               ldvt, out);
@@ -108,10 +136,12 @@ template <class T, class I = blas_int>
 struct Gesdd : Svd<T, BO_KIND_GESDD> {
   template <class J>
   using WithInt = Gesdd<T, J>;
-  using Fortran = BO_GESDD_RESULT(T) BO_GESDD_PARAMS(T, I);
+  using Fortran = std::conditional_t<kIsComplex<T>, BO_GESDD_RESULT(T) BO_GESDD_CPARAMS(T, I),
+                                     BO_GESDD_RESULT(T) BO_GESDD_PARAMS(T, I)>;
   using Args = typename Signature<Fortran>::Args;
-  enum { JOBZ, M, N, A, LDA, S, U, LDU, VT, LDVT, WORK, LWORK, IWORK, INFO };
-  // IWORK is workspace only (8 min(m, n)): no query answer of its own.
+  enum { JOBZ, M, N, A, LDA, S, U, LDU, VT, LDVT, WORK, LWORK };
+  static constexpr int INFO = kIsComplex<T> ? LWORK + 3 : LWORK + 2;  // after IWORK (and the complex ones' RWORK)
+  // IWORK (8 min(m, n)) and RWORK are workspace only: no query answer of their own.
   static constexpr int kWorkArg = WORK, kLworkArg = LWORK, kIworkArg = -1, kLiworkArg = -1;
   static constexpr ShapeClassInfo kClasses[] = {{"gesdd.vec", 2, false}, {"gesdd.val", 2, false}};
 
@@ -134,7 +164,9 @@ struct Gesdd : Svd<T, BO_KIND_GESDD> {
     // (or wider) than square (mx >= 11 mn / 6) is reduced by QR (LQ) first.
     const I mx = m < n ? n : m, sq = mn * mn, bdspac = jz == 'N' ? 7 * mn : 3 * sq + 4 * mn;
     I lwmin = 0;
-    if (mx >= I(mn * 11.0 / 6.0))
+    if (kIsComplex<T>)  // the documented minimums, at or above every path's own (cgesdd's MINWRK)
+      lwmin = jz == 'N' ? 2 * mn + mx : jz == 'O' ? 2 * sq + 2 * mn + mx : jz == 'S' ? sq + 3 * mn : sq + 2 * mn + mx;
+    else if (mx >= I(mn * 11.0 / 6.0))
       lwmin = jz == 'N' ? bdspac + mn : jz == 'O' ? bdspac + 2 * sq + 3 * mn : bdspac + sq + 3 * mn;
     else
       lwmin = 3 * mn + std::max<I>(mx, jz == 'O' ? sq + bdspac : bdspac);

@@ -47,7 +47,7 @@ struct Getri {
 
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return getri_work(double(c.n)); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
   static constexpr ShapeClassInfo kClasses[] = {{"getri", 2, false}};
   static int shape_class(const bo_call&) { return 0; }
   static double class_size(const bo_call& c) { return flops(c); }

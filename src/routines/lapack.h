@@ -95,14 +95,25 @@ inline double potri_work(double n) { return n * n * n / 3.0; }
 // never uses the caller's workspace (device workspace is the module's), so any legal LWORK is enough there; after it,
 // WORK(1) (and IWORK(1)) hold what the CPU LAPACK's query answers, as they would after the CPU's own call.
 //
-// A descriptor names its workspace arguments: kWorkArg, kLworkArg, and kIworkArg, kLiworkArg (-1: none).
+// A descriptor names its workspace arguments: kWorkArg, kLworkArg, and kIworkArg, kLiworkArg (-1: none); a complex
+// routine whose real workspace has a query of its own (?heevd, ?heevr: LRWORK) also kRworkArg, kLrworkArg.
+template <class D, class = void>
+struct RworkArgs {
+  static constexpr int kRwork = -1, kLrwork = -1;
+};
+template <class D>
+struct RworkArgs<D, std::void_t<decltype(D::kLrworkArg)>> {
+  static constexpr int kRwork = D::kRworkArg, kLrwork = D::kLrworkArg;
+};
 template <class D, class Q>
 void answer_workspace(const typename D::Args& x, Q&& cpu) {
   using Args = typename D::Args;
   using T = std::remove_pointer_t<std::tuple_element_t<D::kWorkArg, Args>>;
   using I = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<D::kLworkArg, Args>>>;
+  constexpr int kRw = RworkArgs<D>::kRwork, kLrw = RworkArgs<D>::kLrwork;
   Args q = x;
   T work = 0;
+  RealOf<T> rwork = 0;
   I minus1 = -1, iwork = 0, info = 0;
   std::get<D::kWorkArg>(q) = &work;
   std::get<D::kLworkArg>(q) = &minus1;
@@ -110,11 +121,32 @@ void answer_workspace(const typename D::Args& x, Q&& cpu) {
     std::get<D::kIworkArg>(q) = &iwork;
     if constexpr (D::kLiworkArg >= 0) std::get<D::kLiworkArg>(q) = &minus1;
   }
+  if constexpr (kLrw >= 0) std::get<kRw>(q) = &rwork, std::get<kLrw>(q) = &minus1;
   std::get<D::INFO>(q) = &info;
   cpu(q);
   if (info != 0) return;
   *std::get<D::kWorkArg>(x) = work;
   if constexpr (D::kIworkArg >= 0 && D::kLiworkArg >= 0) *std::get<D::kIworkArg>(x) = iwork;
+  if constexpr (kLrw >= 0) *std::get<kRw>(x) = rwork;
+}
+
+// The real routine whose GPU steps, time model and value order a complex one of part 2 shares (cungqr: orgqr, cheevd:
+// syevd ...); every other kind is its own.
+constexpr bo_routine_kind real_counterpart(bo_routine_kind k) {
+  switch (k) {
+    case BO_KIND_UNGQR:
+      return BO_KIND_ORGQR;
+    case BO_KIND_UNMQR:
+      return BO_KIND_ORMQR;
+    case BO_KIND_HEEVD:
+      return BO_KIND_SYEVD;
+    case BO_KIND_HEEV:
+      return BO_KIND_SYEV;
+    case BO_KIND_HEEVR:
+      return BO_KIND_SYEVR;
+    default:
+      return k;
+  }
 }
 
 // A descriptor with answer_workspace's arguments (the part-2 routines).

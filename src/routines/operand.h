@@ -29,6 +29,7 @@ struct Operand {
   Access access;
   std::int64_t rows, cols, ld;
   Field field = kSlotLd;
+  bool real = false;  // real values of a complex call (eigenvalues, singular values): half the element's size
 
   bool read() const { return access != kOut; }
   bool written() const { return access != kIn; }

@@ -1,4 +1,5 @@
-// ?ORGQR: the m x n matrix Q with orthonormal columns from the first k reflectors of ?GEQRF (A and TAU).
+// ?ORGQR and ?UNGQR (its complex form): the m x n matrix Q with orthonormal columns from the first k reflectors of
+// ?GEQRF (A and TAU).
 #pragma once
 
 #include <cstdio>
@@ -9,14 +10,17 @@
 #define BO_ORGQR_PARAMS(T, I) \
   (const I* m, const I* n, const I* k, T* a, const I* lda, const T* tau, T* work, const I* lwork, I* info)
 #define BO_ORGQR_ARGS (m, n, k, a, lda, tau, work, lwork, info)
+#define BO_UNGQR_RESULT BO_ORGQR_RESULT
+#define BO_UNGQR_PARAMS BO_ORGQR_PARAMS
+#define BO_UNGQR_ARGS BO_ORGQR_ARGS
 
 namespace bo::routines {
 
-template <class T, class I = blas_int>
+template <class T, class I = blas_int, bo_routine_kind Kind = BO_KIND_ORGQR>
 struct Orgqr {
-  static constexpr bo_routine_kind kKind = BO_KIND_ORGQR;
+  static constexpr bo_routine_kind kKind = Kind;
   template <class J>
-  using WithInt = Orgqr<T, J>;
+  using WithInt = Orgqr<T, J, Kind>;
   static constexpr Interface kInterface = Interface::kLapack;
   using Fortran = BO_ORGQR_RESULT(T) BO_ORGQR_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
@@ -52,9 +56,9 @@ struct Orgqr {
 
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return orgqr_work(double(c.m), double(c.n), double(c.k)); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
 
-  static constexpr ShapeClassInfo kClasses[] = {{"orgqr", 2, false}};
+  static constexpr ShapeClassInfo kClasses[] = {{Kind == BO_KIND_ORGQR ? "orgqr" : "ungqr", 2, false}};
   static int shape_class(const bo_call&) { return 0; }
   static double class_size(const bo_call& c) { return flops(c); }
 
@@ -66,6 +70,8 @@ struct Orgqr {
 namespace by_name {
 template <class T, class I = blas_int>
 using orgqr = Orgqr<T, I>;
-}
+template <class T, class I = blas_int>
+using ungqr = Orgqr<T, I, BO_KIND_UNGQR>;
+}  // namespace by_name
 
 }  // namespace bo::routines

@@ -1,5 +1,5 @@
-// ?ORMQR: C := Q C, Q^T C, C Q or C Q^T for the Q of ?GEQRF's k reflectors (A and TAU); A is only read (LAPACK may
-// change and restore it, the GPU never writes it).
+// ?ORMQR and ?UNMQR (its complex form): C := Q C, Q^T C, C Q or C Q^T (Q^H, TRANS C, for the complex one) for the Q
+// of ?GEQRF's k reflectors (A and TAU); A is only read (LAPACK may change and restore it, the GPU never writes it).
 #pragma once
 
 #include <cstdio>
@@ -11,14 +11,17 @@
   (const char* side, const char* trans, const I* m, const I* n, const I* k, T* a, const I* lda, const T* tau, T* c, \
    const I* ldc, T* work, const I* lwork, I* info, fortran_strlen side_len, fortran_strlen trans_len)
 #define BO_ORMQR_ARGS (side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork, info, side_len, trans_len)
+#define BO_UNMQR_RESULT BO_ORMQR_RESULT
+#define BO_UNMQR_PARAMS BO_ORMQR_PARAMS
+#define BO_UNMQR_ARGS BO_ORMQR_ARGS
 
 namespace bo::routines {
 
-template <class T, class I = blas_int>
+template <class T, class I = blas_int, bo_routine_kind Kind = BO_KIND_ORMQR>
 struct Ormqr {
-  static constexpr bo_routine_kind kKind = BO_KIND_ORMQR;
+  static constexpr bo_routine_kind kKind = Kind;
   template <class J>
-  using WithInt = Ormqr<T, J>;
+  using WithInt = Ormqr<T, J, Kind>;
   static constexpr Interface kInterface = Interface::kLapack;
   using Fortran = BO_ORMQR_RESULT(T) BO_ORMQR_PARAMS(T, I);
   static constexpr int kRoutine = routine_id(kKind, Element<T>::kPrecision);
@@ -34,7 +37,7 @@ struct Ormqr {
             ldc = *std::get<LDC>(x), lwork = *std::get<LWORK>(x);
     const I nq = side == 'L' ? m : n, nw = side == 'L' ? n : m;
     if (!is_side(side)) return lapack_invalid(out, 1, info);
-    if (trans != 'N' && trans != 'T') return lapack_invalid(out, 2, info);
+    if (trans != 'N' && trans != (kIsComplex<T> ? 'C' : 'T')) return lapack_invalid(out, 2, info);
     if (m < 0) return lapack_invalid(out, 3, info);
     if (n < 0) return lapack_invalid(out, 4, info);
     if (k < 0 || k > nq) return lapack_invalid(out, 5, info);
@@ -62,9 +65,9 @@ struct Ormqr {
 
   static constexpr int kWorkDims = 3;
   static double work(const bo_call& c) { return ormqr_work(double(c.m), double(c.n), double(c.k), c.op[0] == 'L'); }
-  static double flops(const bo_call& c) { return 2 * work(c); }
+  static double flops(const bo_call& c) { return 2 * kFlopScale<T> * work(c); }
 
-  static constexpr ShapeClassInfo kClasses[] = {{"ormqr", 2, false}};
+  static constexpr ShapeClassInfo kClasses[] = {{Kind == BO_KIND_ORMQR ? "ormqr" : "unmqr", 2, false}};
   static int shape_class(const bo_call&) { return 0; }
   static double class_size(const bo_call& c) { return flops(c); }
 
@@ -77,6 +80,8 @@ struct Ormqr {
 namespace by_name {
 template <class T, class I = blas_int>
 using ormqr = Ormqr<T, I>;
-}
+template <class T, class I = blas_int>
+using unmqr = Ormqr<T, I, BO_KIND_UNMQR>;
+}  // namespace by_name
 
 }  // namespace bo::routines

@@ -125,15 +125,17 @@ class UploadClock {
 };
 
 // The largest magnitude of an operand's elements (its triangle's, for a triangle), as the bits of a non-negative double
-// (which order as unsigned integers): *out must be 0 first. NaNs are the non-finite scan's business and left out.
-template <class T>
-__global__ void max_abs_bits(const T* a, int64_t rows, int64_t cols, int64_t ld, int shape, unsigned long long* out) {
+// (which order as unsigned integers): *out must be 0 first. NaNs are the non-finite scan's business and left out. A
+// complex element (kParts = 2 reals) counts by its modulus, as LAPACK's CLANGE and CLANHE 'M' do.
+template <class R, int kParts>
+__global__ void max_abs_bits(const R* a, int64_t rows, int64_t cols, int64_t ld, int shape, unsigned long long* out) {
   for (int64_t j = blockIdx.x; j < cols; j += gridDim.x) {
     const int64_t r0 = shape == Operand::kLower ? j : 0;
     const int64_t r1 = shape == Operand::kUpper ? (j + 1 < rows ? j + 1 : rows) : rows;
     double m = 0;
     for (int64_t i = r0 + threadIdx.x; i < r1; i += blockDim.x) {
-      const double v = fabs(double(a[i + j * ld]));
+      const R* e = a + (i + j * ld) * kParts;
+      const double v = kParts == 1 ? fabs(double(e[0])) : hypot(double(e[0]), double(e[kParts - 1]));
       if (v > m) m = v;  // false for NaN
     }
     for (int off = 16; off > 0; off /= 2) m = fmax(m, __shfl_down_sync(0xffffffffu, m, off));
@@ -142,14 +144,15 @@ __global__ void max_abs_bits(const T* a, int64_t rows, int64_t cols, int64_t ld,
 }
 template <class T>
 cudaError_t max_abs(const T* dev, const Operand& o, int64_t ld, unsigned long long* out, cudaStream_t st) {
+  using P = Parts<T>;
   const int64_t cols = o.shape == Operand::kMatrix ? o.cols : o.rows;
   if (o.rows <= 0 || cols <= 0) return cudaSuccess;
   const unsigned blocks = unsigned(std::min<int64_t>(cols, 65535));
-  max_abs_bits<T><<<blocks, 256, 0, st>>>(dev, o.rows, cols, ld, int(o.shape), out);
+  max_abs_bits<typename P::Real, P::kCount>
+      <<<blocks, 256, 0, st>>>(reinterpret_cast<const typename P::Real*>(dev), o.rows, cols, ld, int(o.shape), out);
   return cudaGetLastError();
 }
-// Runs f(float()) or f(double()) for a call of a real precision (part 2's run<T>); a complex call is the CPU
-// LAPACK's (no complex routine of part 2 is in the symbol list).
+// Runs f(float()) or f(double()) for a call of a real precision; a complex call is not (BO_CUDA_UNSUPPORTED).
 template <class F>
 int by_real_precision(const bo_call& c, F&& f) {
   switch (bo_routine_precision(c.routine)) {
@@ -161,7 +164,7 @@ int by_real_precision(const bo_call& c, F&& f) {
       return BO_CUDA_UNSUPPORTED;
   }
 }
-// Runs f(T()) with the call's element type, of the four precisions (part 1's run<T>).
+// Runs f(T()) with the call's element type, of the four precisions (the run<T> of part 1 and part 2).
 template <class F>
 int by_precision(const bo_call& c, F&& f) {
   switch (bo_routine_precision(c.routine)) {
@@ -201,6 +204,16 @@ __global__ void copy_convert(To* dst, int64_t ldd, const From* src, int64_t lds,
     }
   }
 }
+// dst (leading dimension ldd, cols x rows) := the conjugate transpose of src (rows x cols, leading dimension lds), of
+// R's made of kParts parts: a complex matrix's adjoint, where put's shared tile cannot hold std::complex.
+template <class R, int kParts>
+__global__ void adjoint_parts(R* dst, int64_t ldd, const R* src, int64_t lds, int64_t rows, int64_t cols) {
+  for (int64_t j = blockIdx.y; j < cols; j += gridDim.y)
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows; i += int64_t(gridDim.x) * blockDim.x)
+      for (int p = 0; p < kParts; ++p)
+        dst[(j + i * ldd) * kParts + p] = p ? -src[(i + j * lds) * kParts + p] : src[(i + j * lds) * kParts];
+}
+
 template <class To, class From>
 cudaError_t put(To* dst, int64_t ldd, const From* src, int64_t lds, int64_t rows, int64_t cols, bool transposed,
                 cudaStream_t st) {
@@ -208,6 +221,21 @@ cudaError_t put(To* dst, int64_t ldd, const From* src, int64_t lds, int64_t rows
   const dim3 grid(unsigned((rows + 31) / 32), unsigned((cols + 31) / 32)), block(32, 8);
   copy_convert<To, From><<<grid, block, 0, st>>>(dst, ldd, src, lds, rows, cols, transposed);
   return cudaGetLastError();
+}
+
+// dst := src^H (src rows x cols): put's transpose for a real T, the conjugate transpose for a complex one.
+template <class T>
+cudaError_t put_adjoint(T* dst, int64_t ldd, const T* src, int64_t lds, int64_t rows, int64_t cols, cudaStream_t st) {
+  using P = Parts<T>;
+  if constexpr (P::kCount == 1) {
+    return put(dst, ldd, src, lds, rows, cols, true, st);
+  } else {
+    if (rows <= 0 || cols <= 0) return cudaSuccess;
+    const dim3 grid(unsigned(std::min<int64_t>((rows + 255) / 256, 1024)), unsigned(std::min<int64_t>(cols, 65535)));
+    adjoint_parts<typename P::Real, P::kCount><<<grid, 256, 0, st>>>(
+        reinterpret_cast<typename P::Real*>(dst), ldd, reinterpret_cast<const typename P::Real*>(src), lds, rows, cols);
+    return cudaGetLastError();
+  }
 }
 
 }  // namespace

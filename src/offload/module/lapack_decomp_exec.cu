@@ -1,5 +1,6 @@
 // The module's LAPACK path, part 2 (see lapack_decomp_exec.h): QR (geqrf orgqr ormqr gels), the symmetric
-// eigenproblem (syevd syev syevr), the SVD (gesvd gesdd) and the inverses (getri potri), either precision.
+// eigenproblem (syevd syev syevr), the SVD (gesvd gesdd) and the inverses (getri potri), in the four precisions (the
+// complex ones as ungqr unmqr heevd heev heevr and the same names: each runs as its real counterpart's steps).
 //
 // As part 1 (lapack_exec.cu): the host operands are staged through the calling thread's ring into packed device
 // images; cuSOLVER computes there; INFO, scans for non-finite values and the largest magnitudes come back first. Only
@@ -30,18 +31,23 @@ namespace {
 
 namespace vendor = bok::vendor;
 
-// The n x n identity (leading dimension n), the right-hand sides of getri's solve.
-template <class T>
-__global__ void identity(T* a, int64_t n) {
+// The n x n identity (leading dimension n), the right-hand sides of getri's solve; R the real type, kParts of them an
+// element (a complex one's imaginary part zero).
+template <class R, int kParts>
+__global__ void identity(R* a, int64_t n) {
   for (int64_t j = blockIdx.x; j < n; j += gridDim.x)
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) a[i + j * n] = i == j ? T(1) : T(0);
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+      for (int p = 0; p < kParts; ++p) a[(i + j * n) * kParts + p] = i == j && p == 0 ? R(1) : R(0);
 }
 
 // Sets *flag when a diagonal element of the n x n matrix is exactly zero (gels: R singular, INFO > 0 on the CPU).
-template <class T>
-__global__ void zero_diagonal(const T* a, int64_t n, int64_t ld, int* flag) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    if (a[i + i * ld] == T(0)) *flag = 1;
+template <class R, int kParts>
+__global__ void zero_diagonal(const R* a, int64_t n, int64_t ld, int* flag) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    bool zero = true;
+    for (int p = 0; p < kParts; ++p) zero &= a[(i + i * ld) * kParts + p] == R(0);
+    if (zero) *flag = 1;
+  }
 }
 
 // LAPACK's drivers scale a matrix whose largest magnitude lies outside [lo, hi] (and gels answers a zero A itself):
@@ -97,8 +103,10 @@ void support(const bo_call& c) {
 
 template <class T>
 int run(const bo_call& c) {
+  using R = typename Parts<T>::Real;  // the eigenvalues', singular values' type
+  constexpr int kParts = Parts<T>::kCount;
   const int es = int(sizeof(T));
-  const bo_routine_kind kind = bo_routine_kind_of(c.routine);
+  const bo_routine_kind kind = bo::routines::real_counterpart(bo_routine_kind_of(c.routine));
   const char* name = bo_routine_name(c.routine);
   Operand ops[bo::routines::kMaxOperands];
   const int nops = bo::routines::operands(c, ops);
@@ -110,6 +118,7 @@ int run(const bo_call& c) {
     if (p && on_device(p)) return BO_CUDA_UNSUPPORTED;  // LAPACK takes host memory: a CUDA program's is the CPU's
   if (!vendor::cusolver_available()) return BO_CUDA_UNSUPPORTED;
   if (kind == BO_KIND_GELS && !vendor::cublas_available()) return BO_CUDA_UNSUPPORTED;
+  if (kParts == 2 && !vendor::cusolver_complex_available()) return BO_CUDA_UNSUPPORTED;
   if ((kind == BO_KIND_GETRI || kind == BO_KIND_POTRI) && zero_on_diagonal<T>(c)) return BO_CUDA_CPU_ANSWERS;
 
   const int64_t m = c.m, n = c.n, k = std::min(c.m, c.n);
@@ -120,6 +129,7 @@ int run(const bo_call& c) {
   const bool svd = kind == BO_KIND_GESVD || kind == BO_KIND_GESDD;
   const bool wide = svd && m < n;  // the SVD of A^T: U and V^T trade places
   const char ju = c.op[0], jv = c.op[1];
+  const char ct = kParts == 2 ? 'C' : 'T';  // gels's transposes: the conjugate one for complex
   // Device buffers (elements). A: the packed matrix (syevr: the eigenvector work matrix); B, C, D: the other slots'
   // operands; extras: gels's and getri's internal ones, the wide SVD's transposes.
   size_t e_a = size_t(packed_elements(oa));
@@ -173,7 +183,7 @@ int run(const bo_call& c) {
         const int64_t ldb = std::max<int64_t>(m, 1);
         work = std::max(vendor::cusolver_geqrf_work(m, n, d0, lda, st, &err),
                         err ? 0
-                            : vendor::cusolver_ormqr_work('L', c.op[0] == 'N' ? 'T' : 'N', m, c.k, n, d0, lda, d0, d0,
+                            : vendor::cusolver_ormqr_work('L', c.op[0] == 'N' ? ct : 'N', m, c.k, n, d0, lda, d0, d0,
                                                           ldb, st, &err));
         break;
       }
@@ -181,7 +191,7 @@ int run(const bo_call& c) {
       case BO_KIND_SYEV:
       case BO_KIND_SYEVR:
         work = vendor::cusolver_syevd_work(c.op[0], kind == BO_KIND_SYEVR ? c.op[2] : c.op[1], n, d0,
-                                           std::max<int64_t>(n, 1), d0, st, &err);
+                                           std::max<int64_t>(n, 1), reinterpret_cast<R*>(d0), st, &err);
         break;
       case BO_KIND_GESVD:
       case BO_KIND_GESDD:
@@ -225,7 +235,7 @@ int run(const bo_call& c) {
     const Operand& o = ops[i];
     if (!o.read()) continue;
     const void* h = o.slot == 0 ? c.a : o.slot == 1 ? c.b : o.slot == 2 ? c.c : c.d;
-    e = ring_upload(ring, dslot[o.slot], h, o, es, st);
+    e = ring_upload(ring, dslot[o.slot], h, o, o.real ? int(sizeof(R)) : es, st);
     // What LAPACK reads: the eigenproblems' triangle only; gels's B with TRANS T only its first n rows.
     Operand read = o;
     if (o.slot == 0 && (kind == BO_KIND_SYEVD || kind == BO_KIND_SYEV))
@@ -253,20 +263,21 @@ int run(const bo_call& c) {
                                       dwork, work, dinfo, st));
         break;
       case BO_KIND_GELS: {
-        // QR of A (m >= n); TRANS N: X = R^-1 (Q^T B)(1:n); TRANS T: X = Q (R^-T B(1:n); 0).
+        // QR of A (m >= n); TRANS N: X = R^-1 (Q^T B)(1:n); TRANS T: X = Q (R^-T B(1:n); 0) (complex: Q^H, R^-H, C).
         const int64_t ldb = std::max<int64_t>(m, 1), nrhs = c.k;
         T* db = dslot[2];
         e = ok(vendor::cusolver_geqrf(m, n, da, lda, dextra, dwork, work, dinfo, st));
         if (!e) {
-          zero_diagonal<T><<<unsigned(std::min<int64_t>((n + 255) / 256, 1024)), 256, 0, st>>>(da, n, lda, dinfo + 3);
+          zero_diagonal<R, kParts><<<unsigned(std::min<int64_t>((n + 255) / 256, 1024)), 256, 0, st>>>(
+              reinterpret_cast<const R*>(da), n, lda, dinfo + 3);
           e = cudaGetLastError();
         }
         if (c.op[0] == 'N') {
           if (!e)
-            e = ok(vendor::cusolver_ormqr('L', 'T', m, nrhs, n, da, lda, dextra, db, ldb, dwork, work, dinfo + 1, st));
+            e = ok(vendor::cusolver_ormqr('L', ct, m, nrhs, n, da, lda, dextra, db, ldb, dwork, work, dinfo + 1, st));
           if (!e) e = ok(vendor::cublas_trsm('L', 'U', 'N', 'N', n, nrhs, T(1), da, lda, db, ldb, st));
         } else {
-          if (!e) e = ok(vendor::cublas_trsm('L', 'U', 'T', 'N', n, nrhs, T(1), da, lda, db, ldb, st));
+          if (!e) e = ok(vendor::cublas_trsm('L', 'U', ct, 'N', n, nrhs, T(1), da, lda, db, ldb, st));
           if (!e && m > n) e = cudaMemset2DAsync(db + n, size_t(ldb) * es, 0, size_t(m - n) * es, size_t(nrhs), st);
           if (!e)
             e = ok(vendor::cusolver_ormqr('L', 'N', m, nrhs, n, da, lda, dextra, db, ldb, dwork, work, dinfo + 1, st));
@@ -275,50 +286,55 @@ int run(const bo_call& c) {
       }
       case BO_KIND_SYEVD:
       case BO_KIND_SYEV:
-        e = ok(vendor::cusolver_syevd(c.op[0], c.op[1], n, da, lda, dslot[1], dwork, work, dinfo, st));
+        e = ok(vendor::cusolver_syevd(c.op[0], c.op[1], n, da, lda, reinterpret_cast<R*>(dslot[1]), dwork, work, dinfo,
+                                      st));
         break;
       case BO_KIND_SYEVR:
-        e = ok(vendor::cusolver_syevd(c.op[0], c.op[2], n, da, lda, dslot[1], dwork, work, dinfo, st));
+        e = ok(vendor::cusolver_syevd(c.op[0], c.op[2], n, da, lda, reinterpret_cast<R*>(dslot[1]), dwork, work, dinfo,
+                                      st));
         break;
       case BO_KIND_GESVD:
       case BO_KIND_GESDD: {
-        T* rwork = dwork + (work - k);
+        R* rwork = reinterpret_cast<R*>(dwork + (work - k));
+        R* ds = reinterpret_cast<R*>(dslot[1]);
         const int64_t lw = work - k;
         // cuSOLVER reads U's and VT's leading dimensions even for jobs that write neither.
         T* du = dslot[2] ? dslot[2] : dwork;
         T* dvt = dslot[3] ? dslot[3] : dwork;
         // The polar route first where it covers the jobs; gesvd when it does not, or its estimate misses LAPACK's
         // bound.
+        // The complex ones run gesvd (the polar route is real only).
         bool done = false;
-        if (polar_covers(c)) {
-          e = svd_polar<T>(c, da, dslot[1], dslot[2], dslot[3], da, &done, st);
-          if (!e && !done) log_line(BO_LOG_DEBUG, "%s: the polar SVD's error estimate missed the bound; gesvd", name);
+        if constexpr (kParts == 1) {
+          if (polar_covers(c)) {
+            e = svd_polar<T>(c, da, dslot[1], dslot[2], dslot[3], da, &done, st);
+            if (!e && !done) log_line(BO_LOG_DEBUG, "%s: the polar SVD's error estimate missed the bound; gesvd", name);
+          }
         }
         if (e || done) {
         } else if (!wide) {
           const int64_t ldu = at[2] >= 0 ? packed_ld(ops[at[2]]) : std::max<int64_t>(m, 1);
           const int64_t ldvt = at[3] >= 0 ? packed_ld(ops[at[3]]) : std::max<int64_t>(n, 1);
-          e = ok(
-              vendor::cusolver_gesvd(ju, jv, m, n, da, lda, dslot[1], du, ldu, dvt, ldvt, dwork, lw, rwork, dinfo, st));
+          e = ok(vendor::cusolver_gesvd(ju, jv, m, n, da, lda, ds, du, ldu, dvt, ldvt, dwork, lw, rwork, dinfo, st));
         } else {
           // A^T (n x m) = U' S V'^T, so A = V' S U'^T: U = (V'^T)^T (m x m) and V^T = U'^T (U' is n x n for job A,
-          // n x m for S). V'^T goes into A's image, free once A^T is made (m x n >= m x m elements).
+          // n x m for S). V'^T goes into A's image, free once A^T is made (m x n >= m x m elements). Complex: the
+          // conjugate transposes throughout (A^H = U' S V'^H).
           T* dat = dextra;
           T* du2 = dextra2;
           T* dvt2 = da;
           const int64_t ucols = jv == 'A' ? n : m;
-          e = put(dat, n, da, m, m, n, true, st);
+          e = put_adjoint(dat, n, da, m, m, n, st);
           if (!e)
-            e = ok(vendor::cusolver_gesvd(jv, ju, n, m, dat, std::max<int64_t>(n, 1), dslot[1], du2,
-                                          std::max<int64_t>(n, 1), dvt2, std::max<int64_t>(m, 1), dwork, lw, rwork,
-                                          dinfo, st));
-          if (!e && ju != 'N') e = put(dslot[2], m, dvt2, m, m, m, true, st);
-          if (!e && jv != 'N') e = put(dslot[3], ucols, du2, n, n, ucols, true, st);
+            e = ok(vendor::cusolver_gesvd(jv, ju, n, m, dat, std::max<int64_t>(n, 1), ds, du2, std::max<int64_t>(n, 1),
+                                          dvt2, std::max<int64_t>(m, 1), dwork, lw, rwork, dinfo, st));
+          if (!e && ju != 'N') e = put_adjoint(dslot[2], m, dvt2, m, m, m, st);
+          if (!e && jv != 'N') e = put_adjoint(dslot[3], ucols, du2, n, n, ucols, st);
         }
         break;
       }
       case BO_KIND_GETRI:
-        identity<T><<<unsigned(std::min<int64_t>(n, 65535)), 256, 0, st>>>(dextra, n);
+        identity<R, kParts><<<unsigned(std::min<int64_t>(n, 65535)), 256, 0, st>>>(reinterpret_cast<R*>(dextra), n);
         e = cudaGetLastError();
         if (!e) e = ok(vendor::cusolver_getrs('N', n, n, da, lda, dpiv, dextra, std::max<int64_t>(n, 1), dinfo, st));
         break;
@@ -330,8 +346,12 @@ int run(const bo_call& c) {
     }
   // The outputs: each scanned; getri's inverse is in the identity's image.
   T* out_image[4] = {kind == BO_KIND_GETRI ? dextra : da, dslot[1], dslot[2], dslot[3]};
-  for (int i = 0; i < nops && !e; ++i)
-    if (ops[i].written()) e = scan(out_image[ops[i].slot], ops[i], packed_ld(ops[i]), dinfo + 2, st);
+  for (int i = 0; i < nops && !e; ++i) {
+    if (!ops[i].written()) continue;
+    const Operand& o = ops[i];
+    e = o.real ? scan(reinterpret_cast<const R*>(out_image[o.slot]), o, packed_ld(o), dinfo + 2, st)
+               : scan(out_image[o.slot], o, packed_ld(o), dinfo + 2, st);
+  }
   if (!e && kind == BO_KIND_SYEVR && c.op[0] == 'V') {
     const Operand z{2, Operand::kMatrix, Operand::kOut, n, n, n};
     e = scan(da, z, std::max<int64_t>(n, 1), dinfo + 2, st);
@@ -343,7 +363,7 @@ int run(const bo_call& c) {
   clock.synchronised();
   if (pinfo[0] < 0 || pinfo[1] < 0) return BO_CUDA_UNSUPPORTED;  // cuSOLVER refused an argument: the CPU's business
   double lo = 0, hi = 0;
-  scaling_bounds<T>(kind, &lo, &hi);
+  scaling_bounds<R>(kind, &lo, &hi);
   const double amax = bits_to_double(pmax[0]), bmax = bits_to_double(pmax[1]);
   const bool scaled = (amax > 0 && (amax < lo || amax > hi)) ||
                       (kind == BO_KIND_GELS && (amax == 0 || (bmax > 0 && (bmax < lo || bmax > hi))));
@@ -363,12 +383,13 @@ int run(const bo_call& c) {
     const T* from = out_image[o.slot];
     if (kind == BO_KIND_SYEVR && o.slot == 2) from = da;  // the eigenvectors were computed in A's image
     bool touched = false;
-    if (cudaError_t err = ring_download(ring, h, from, o, es, st, &touched)) {
+    const int oes = o.real ? int(sizeof(R)) : es;
+    if (cudaError_t err = ring_download(ring, h, from, o, oes, st, &touched)) {
       if (touched || any) write_back_failed(name, err);
       return cs.fail(err);
     }
     any = true;
-    if (written) written->host_written(resident_view(h, o, es));
+    if (written) written->host_written(resident_view(h, o, oes));
   }
   if (put_in_lapack_order<T>(c, kind))
     log_line(BO_LOG_DEBUG, "%s n=%lld: values put in LAPACK's order", name, (long long)n);
@@ -393,7 +414,7 @@ int run(const bo_call& c) {
 }  // namespace
 
 bool is_decomp_kind(int kind) {
-  switch (kind) {
+  switch (bo::routines::real_counterpart(bo_routine_kind(kind))) {
     case BO_KIND_GEQRF:
     case BO_KIND_ORGQR:
     case BO_KIND_ORMQR:
@@ -412,7 +433,7 @@ bool is_decomp_kind(int kind) {
 }
 
 int decomp_call(const bo_call& c) {
-  return by_real_precision(c, [&](auto t) { return run<decltype(t)>(c); });
+  return by_precision(c, [&](auto t) { return run<decltype(t)>(c); });
 }
 
 }  // namespace bom

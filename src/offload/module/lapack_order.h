@@ -4,6 +4,7 @@
 #define BLASOFFLOAD_MODULE_LAPACK_ORDER_H
 
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <initializer_list>
 #include <numeric>
@@ -52,6 +53,16 @@ void permute_lines(T* x, const std::vector<int64_t>& p, int64_t stride, int64_t 
   }
 }
 
+// The values' type of an element type: a complex call's eigenvalues and singular values are real.
+template <class T>
+struct ValueOf {
+  using type = T;
+};
+template <class R>
+struct ValueOf<std::complex<R>> {
+  using type = R;
+};
+
 // A matrix's leading columns or rows to permute with the values (null: none).
 template <class T>
 struct Vectors {
@@ -62,7 +73,8 @@ struct Vectors {
 
 // Puts `count` values in LAPACK's order with each vector set; returns whether anything moved.
 template <class T>
-bool put_in_order(T* values, int64_t count, bool ascending, std::initializer_list<Vectors<T>> vectors) {
+bool put_in_order(typename ValueOf<T>::type* values, int64_t count, bool ascending,
+                  std::initializer_list<Vectors<T>> vectors) {
   const std::vector<int64_t> p = order_of(values, count, ascending);
   if (p.empty()) return false;
   permute_lines(values, p, 1, 1, 1);
@@ -77,11 +89,12 @@ bool put_in_order(T* values, int64_t count, bool ascending, std::initializer_lis
 }
 
 // The eigenvalues ascending, the singular values descending, their vectors alongside: a GPU call of syevd, syev,
-// syevr (RANGE A), gesvd or gesdd, once its outputs reached the program's memory. Returns whether anything moved.
+// syevr (RANGE A), gesvd or gesdd (kind: the complex heevd, heev, heevr as their real counterparts), once its outputs
+// reached the program's memory. Returns whether anything moved.
 template <class T>
 bool put_in_lapack_order(const bo_call& c, bo_routine_kind kind) {
   T* a = static_cast<T*>(const_cast<void*>(c.a));
-  T* w = static_cast<T*>(const_cast<void*>(c.b));
+  auto* w = static_cast<typename ValueOf<T>::type*>(const_cast<void*>(c.b));
   T* u = static_cast<T*>(c.c);
   T* vt = static_cast<T*>(c.d);
   const int64_t m = c.m, n = c.n, k = std::min(m, n);
