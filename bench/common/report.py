@@ -23,7 +23,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 KINDS = ("regret", "overhead", "lapack", "lapack_intercept", "lapack_complex", "pipeline", "residency", "host_gemm",
-         "multi_gpu", "level3", "kernels", "mix", "mix_isolate", "firstrun")
+         "multi_gpu", "level3", "kernels", "mix", "mix_isolate", "firstrun", "scalapack")
 PREFIX_KIND = {"dgemm_host": "host_gemm", "complex_host": "host_gemm", "level3_host_gemm": "level3",
                "isolate": "mix_isolate", "firstrun_idle": "firstrun",
                "firstrun_load": "firstrun"}  # result files named after their benchmark, not their report
