@@ -9,6 +9,8 @@
 # BO_LAPACK2_INPUTS: the xeigtst inputs (default "sep svd nep lse glm"). BO_LAPACK2_JOBS: only these jobs (names as in
 # the index, e.g. "xlintstd.dtest2 xeigtsts.svd"; default all). BO_LAPACK2_PROGRAMS: LAPACK_PROGRAMS for device-run.sh,
 # BO_LAPACK2_SIZES its sizes (default "300 2000").
+# BO_LAPACK2_PRECISIONS: the precisions (default "s d"; "c z" for the complex part 2: ungqr unmqr heevd heev heevr for
+# orgqr ormqr syevd syev syevr; device-lapack2-complex.sh runs that).
 # BO_LAPACK2_PARALLEL: programs run at once (default 8 for part2, 1 for all). Processes sharing the GPU take turns in
 # time slices: with ten of them each tiny call waited about 0.8 ms instead of the 15 us it takes alone, so with every
 # call on the GPU one program at a time finishes sooner (the user programs then run first, not beside the suites).
@@ -27,12 +29,13 @@ L=$(cd "$2" && pwd)/usr/lib/x86_64-linux-gnu
 P=${3:-}
 O=${OUT:-/tmp/blasoffload-lapack2}
 limit=${BO_DEVICE_LIMIT_S:-560}
+precs=${BO_LAPACK2_PRECISIONS:-s d}
 mkdir -p "$O/suites" "$O/inputs"
 start=$SECONDS
 trap 'pkill -P $$ 2>/dev/null; exit 130' INT TERM
 
 # Inputs: the linear-equation files cut to the paths that reach part 2 (the header's 16 lines, then the paths).
-for p in s d; do
+for p in $precs; do
   P_=${p^^}
   {
     head -16 "$L/lapack/${p}test.in"
@@ -40,15 +43,21 @@ for p in s d; do
   } >"$O/inputs/${p}test2.in"
 done
 
-part2=(geqrf orgqr ormqr gels syevd syev syevr gesvd gesdd getri potri)
+part2_of() {  # the part-2 routines of precision $1, without its letter
+  case $1 in
+    c | z) echo geqrf ungqr unmqr gels heevd heev heevr gesvd gesdd getri potri ;;
+    *) echo geqrf orgqr ormqr gels syevd syev syevr gesvd gesdd getri potri ;;
+  esac
+}
 mode_args=(--set BLASOFFLOAD_MODE=gpu --expect-mode gpu)
 if [ "${BO_LAPACK2_MODE:-part2}" = part2 ]; then
   mode_args=(--set BLASOFFLOAD_MODE=cpu --expect-mode cpu)
-  for p in S D; do
-    for r in "${part2[@]}"; do mode_args+=(--set "BLASOFFLOAD_$p${r^^}=gpu"); done
+  for p in $precs; do
+    for r in $(part2_of "$p"); do mode_args+=(--set "BLASOFFLOAD_${p^^}${r^^}=gpu"); done
   done
 fi
 declare -A need=([sep]=syevd,syev,syevr [svd]=gesvd,gesdd [nep]=- [lse]=- [glm]=-)
+declare -A need_cx=([sep]=heevd,heev,heevr [svd]=gesvd,gesdd [nep]=- [lse]=- [glm]=-)
 
 # name program input routines-that-must-run-on-the-GPU
 jobs_list() {
@@ -57,10 +66,14 @@ jobs_list() {
   done
 }
 all_jobs() {
-  for p in s d; do
-    echo "xlintst$p.${p}test2 $L/lapack/xlintst$p $O/inputs/${p}test2.in geqrf,orgqr,ormqr,gels,getri,potri"
+  for p in $precs; do
+    local q=orgqr,ormqr n
+    [[ $p == [cz] ]] && q=ungqr,unmqr
+    echo "xlintst$p.${p}test2 $L/lapack/xlintst$p $O/inputs/${p}test2.in geqrf,$q,gels,getri,potri"
     for i in ${BO_LAPACK2_INPUTS:-sep svd nep lse glm}; do
-      echo "xeigtst$p.$i $L/lapack/xeigtst$p $L/lapack/$i.in ${need[$i]}"
+      n=${need[$i]}
+      [[ $p == [cz] ]] && n=${need_cx[$i]}
+      echo "xeigtst$p.$i $L/lapack/xeigtst$p $L/lapack/$i.in $n"
     done
   done
 }
@@ -77,7 +90,7 @@ run_one() {  # name program input routines (without the precision letter, or -)
   rc=$?
   # Summary rows: routine calls cpu gpu fallback ...; the part-2 rows as calls/gpu.
   local rows missing=""
-  rows=$(awk '$1 ~ /^[sd](geqrf|orgqr|ormqr|gels|syevd|syev|syevr|gesvd|gesdd|getri|potri)$/ {printf " %s=%s/%s", $1, $2, $4}' \
+  rows=$(awk '$1 ~ /^[sdcz](geqrf|orgqr|ormqr|ungqr|unmqr|gels|syevd|syev|syevr|heevd|heev|heevr|gesvd|gesdd|getri|potri)$/ {printf " %s=%s/%s", $1, $2, $4}' \
     "$d/blasoffload.log" 2>/dev/null)
   if [ "$need" != "-" ]; then
     for r in ${need//,/ }; do

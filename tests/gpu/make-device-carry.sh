@@ -20,6 +20,8 @@ cp "$b/examples/solve_demo" "$k/unit/"
 [ -x "$b/tests/gpu/blasoffload_device_operands" ] && cp "$b/tests/gpu/blasoffload_device_operands" "$k/gpu/"
 # The LAPACKE and Fortran programs of every LAPACK routine (tests/lapack_programs/device-run.sh).
 cp "$b/tests/lapack_programs/lapacke_check" "$b/tests/lapack_programs/lapack_check" "$k/bin/"
+# The complex part 2's program (tests/gpu/device-lapack2-complex.sh).
+[ -x "$b/tests/lapack_programs/lapack2_complex_check" ] && cp "$b/tests/lapack_programs/lapack2_complex_check" "$k/bin/"
 if [ -x "$b/bench/kernels/blasoffload_bench_kernels" ]; then
   cp "$b/bench/kernels/blasoffload_bench_kernels" "$b/bench/kernels/libbenchmark.so.1debian" "$k/bin/"
 fi
