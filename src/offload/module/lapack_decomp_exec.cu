@@ -236,11 +236,11 @@ int run(const bo_call& c) {
     if (!o.read()) continue;
     const void* h = o.slot == 0 ? c.a : o.slot == 1 ? c.b : o.slot == 2 ? c.c : c.d;
     e = ring_upload(ring, dslot[o.slot], h, o, o.real ? int(sizeof(R)) : es, st);
-    // What LAPACK reads: the eigenproblems' triangle only; gels's B with TRANS T only its first n rows.
+    // What LAPACK reads: the eigenproblems' triangle only; gels's B with TRANS T or C only its first n rows.
     Operand read = o;
     if (o.slot == 0 && (kind == BO_KIND_SYEVD || kind == BO_KIND_SYEV))
       read.shape = c.op[1] == 'L' ? Operand::kLower : Operand::kUpper;
-    if (o.slot == 2 && kind == BO_KIND_GELS && c.op[0] == 'T') read.rows = n;
+    if (o.slot == 2 && kind == BO_KIND_GELS && c.op[0] != 'N') read.rows = n;  // T (C: complex)
     if (!e) e = scan(dslot[o.slot], read, packed_ld(o), dinfo + 2, st);
     if (!e && o.slot == 0) e = max_abs(dslot[0], read, packed_ld(o), dmax, st);
     if (!e && o.slot == 2 && kind == BO_KIND_GELS) e = max_abs(dslot[2], read, packed_ld(o), dmax + 1, st);
