@@ -3,6 +3,7 @@
 // other operands untouched, and values already in order leave everything as it was.
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -146,6 +147,36 @@ TEST(LapackOrder, SyevrVectorsInZ) {
   ASSERT_TRUE(put_in_lapack_order<float>(c, BO_KIND_SYEVR));
   EXPECT_EQ(w, (std::vector<float>{0.5f, 1, 2}));
   EXPECT_EQ(z[0], 4.0f);  // jobz N: Z not touched
+}
+
+// A complex call (zheevd, zgesvd): real values sorted, complex vectors moved with them, both parts of every element.
+TEST(LapackOrder, ComplexVectorsMoveWithRealValues) {
+  using Z = std::complex<double>;
+  std::vector<double> w = {1, 0.5, 2};
+  std::vector<Z> a(4 * 3);
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 4; ++i) a[size_t(i + j * 4)] = Z(i + 10.0 * j, -(i + 10.0 * j));
+  const std::vector<Z> a0 = a;
+  bo_call c{};
+  c.routine = bo_routine_id(BO_KIND_HEEVD, BO_PREC_Z);
+  c.op[0] = 'V';
+  c.m = 3, c.n = 3, c.a = a.data(), c.lda = 4, c.b = w.data();
+  EXPECT_TRUE(put_in_lapack_order<Z>(c, BO_KIND_SYEVD));
+  EXPECT_EQ(w, (std::vector<double>{0.5, 1, 2}));
+  const int from[3] = {1, 0, 2};
+  for (int j = 0; j < 3; ++j)  // the n rows move, the padding row stays
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(a[size_t(i + j * 4)], a0[size_t(i + (i < 3 ? from[j] : j) * 4)]);
+  // The SVD's values descending, U's columns and V^H's rows with them.
+  std::vector<double> s = {1, 3};
+  std::vector<Z> u = {Z(1, 1), Z(2, 2), Z(3, 3), Z(4, 4)}, vt = {Z(5, -5), Z(6, -6), Z(7, -7), Z(8, -8)};
+  bo_call d{};
+  d.routine = bo_routine_id(BO_KIND_GESVD, BO_PREC_Z);
+  d.op[0] = 'S', d.op[1] = 'S';
+  d.m = 2, d.n = 2, d.a = nullptr, d.lda = 2, d.b = s.data(), d.c = u.data(), d.ldc = 2, d.d = vt.data(), d.ldd = 2;
+  EXPECT_TRUE(put_in_lapack_order<Z>(d, BO_KIND_GESVD));
+  EXPECT_EQ(s, (std::vector<double>{3, 1}));
+  EXPECT_EQ(u, (std::vector<Z>{Z(3, 3), Z(4, 4), Z(1, 1), Z(2, 2)}));
+  EXPECT_EQ(vt, (std::vector<Z>{Z(6, -6), Z(5, -5), Z(8, -8), Z(7, -7)}));
 }
 
 }  // namespace
