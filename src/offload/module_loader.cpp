@@ -13,12 +13,14 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <string>
 
 #include "dispatch/cpu_blas.h"
 #include "dispatch/log.h"
 #include "offload/gpu_diagnose.h"
 #include "policy/config.h"
 #include "policy/lent_core.h"
+#include "policy/measured_link.h"
 #include "policy/policy.h"
 #include "routines/all.h"
 
@@ -99,6 +101,27 @@ class AtProgramPriority {
   std::function<void()> job_;
 };
 thread_local AtProgramPriority* t_at_program_priority = nullptr;  // the start-up thread's, while it loads
+
+// The link's measurement at the start-up, once per node, GPU and MPI job (policy/measured_link.h): ranks of one node
+// start their GPUs at the same moment; ranks sharing one measured it side by side, each reading the other's traffic as
+// a slower link, and every rank paid 110-140 ms for what one measurement tells. The others wait up to kNodeLinkWaitMs
+// (the measurement alone takes 110-140 ms) for the first one's file.
+constexpr int kNodeLinkWaitMs = 1500;
+constexpr double kNodeLinkMaxAgeS = 3600;  // a later job's ranks measure again, at most hourly
+const bo_cuda_module* g_measured_module = nullptr;
+int measure_link_for_node(bo_cuda_rates* out) {
+  const bo_cuda_module* m = g_measured_module;
+  const std::string path = policy::node_link_path(m->name, policy::mpi_job());
+  if (path.empty()) return m->measure_link(out);  // not a rank of an MPI job: alone, as before
+  bool shared = false;
+  const int st = policy::measure_link_once_per_node(
+      path, kNodeLinkWaitMs, kNodeLinkMaxAgeS, [m](bo_cuda_rates* r) { return m->measure_link(r); }, out, &shared);
+  if (shared && st == BO_CUDA_OK)
+    log_info("GPU link: this node's measurement of the same GPU, from %s", path.c_str());
+  else if (shared)
+    log_debug("GPU link: another process of this node was measuring it (%s); the built-in numbers stay", path.c_str());
+  return st;
+}
 
 const char* status_name(int st) {
   switch (st) {
@@ -208,10 +231,14 @@ void load() {
   }
   g_bg_stage.store("measuring the link (no calibration of this GPU)");
   const auto t2 = Clock::now();
+  g_measured_module = m;
+  static bo_cuda_module node_module;  // the module as the policy's start-up sees it (measure_link_for_node)
+  node_module = *m;
+  if (m->measure_link) node_module.measure_link = &measure_link_for_node;
   if (t_at_program_priority)
-    t_at_program_priority->run([m] { policy::gpu_ready(m); });
+    t_at_program_priority->run([] { policy::gpu_ready(&node_module); });
   else
-    policy::gpu_ready(m);
+    policy::gpu_ready(&node_module);
   g_bg_stage.store("done");
   log_info(
       "GPU path ready: %s; start-up %.0f ms (loading the module %.0f, initialising %.0f, opening cuSOLVER %.0f, the "

@@ -135,9 +135,11 @@ std::vector<Knob> build() {
   v.push_back(integer("BLASOFFLOAD_PIPELINE_MIN_MB", O::kModule, "32", 0, kNoMax,
                       "MiB of host operands from which auto uses the tiled pipeline"));
   v.push_back(integer("BLASOFFLOAD_TILE", O::kModule, "2048", 1, kNoMax, "elements: edge of the pipeline's C tiles"));
-  v.push_back(typed("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", K::kBytes, O::kModule, "90% of free memory less 256 MiB",
+  v.push_back(typed("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", K::kBytes, O::kModule,
+                    "90% of free memory less 256 MiB (MPI ranks sharing a GPU: each its share of 90% of it)",
                     "a size such as 8G", "device memory the pipeline may use per GPU"));
-  v.push_back(integer("BLASOFFLOAD_STAGING_THREADS", O::kModule, "half the cores, at most 16", 1, 256,
+  v.push_back(integer("BLASOFFLOAD_STAGING_THREADS", O::kModule,
+                      "half the cores, at most 16 (an MPI rank: half its share of the node's cores)", 1, 256,
                       "host threads of the staging copies"));
   v.push_back(integer("BLASOFFLOAD_PINNED_MB", O::kModule, "256", 3, kNoMax,
                       "MiB: the most the ring of pinned staging chunks grows to, per GPU (it starts at two chunks and "
@@ -155,7 +157,8 @@ std::vector<Knob> build() {
   v.push_back(words("BLASOFFLOAD_RESIDENCY", O::kModule, {"auto", "on", "off"},
                     "device copies of operands reused across calls (auto: where write tracking works and no RDMA "
                     "library is loaded)"));
-  v.push_back(typed("BLASOFFLOAD_RESIDENCY_MEM", K::kBytes, O::kModule, "half the GPU's memory", "a size such as 8G",
+  v.push_back(typed("BLASOFFLOAD_RESIDENCY_MEM", K::kBytes, O::kModule,
+                    "half the GPU's memory (MPI ranks sharing a GPU: each its share of half)", "a size such as 8G",
                     "device memory for resident copies"));
   v.push_back(number_from("BLASOFFLOAD_STRSM_INV_MAX_COND", O::kModule, "1000", 0,
                           "the largest condition estimate of a diagonal block strsm uses inverted (0: always "

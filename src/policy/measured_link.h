@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -50,5 +51,23 @@ class MeasuredLink {
   std::atomic<std::int64_t> seen_{0};
   int updates_ = 0;
 };
+
+// Once per node and GPU: MPI ranks of one node each started the GPU and measured its link at the same moment, ranks
+// sharing a GPU disturbing each other's measurement and every rank paying it. The first process to take the lock file
+// (`path` + ".lock", flock) measures and writes `path`; the others wait for the lock up to `wait_ms` and read what it
+// wrote; a file younger than `max_age_s` (written by this user) is used as it is. Returns the measurement's status
+// (BO_CUDA_OK with *out filled), BO_CUDA_NO_DEVICE when the wait ended without rates (the built-in numbers stay and
+// the staged rate still follows the program's uploads). *shared: the rates came from the file.
+int measure_link_once_per_node(const std::string& path, int wait_ms, double max_age_s,
+                               const std::function<int(bo_cuda_rates*)>& measure, bo_cuda_rates* out, bool* shared);
+
+// The MPI job this process is a rank of, as its launcher tells (PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid,
+// SLURM_JOB_ID.SLURM_STEP_ID); "" outside one.
+std::string mpi_job();
+
+// Where a rank of MPI job `job` keeps the measurement of the GPU the module names (`module_name`: its index and
+// model) for the job's other ranks on this node: /dev/shm (node-local; /tmp where it is missing), one file per user,
+// job and GPU. "" outside a job (no job: the process measures alone, as every process did before).
+std::string node_link_path(const std::string& module_name, const std::string& job);
 
 }  // namespace blasoffload::policy

@@ -1,18 +1,25 @@
 // The module's device runtime (see device.h).
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 #include "offload/module/device.h"
+#include "offload/module/gpu_share.h"
+#include "offload/module/staging_pool.h"
 #include "offload/one_time_cost.h"
 
 namespace bom {
 namespace {
 
-const bo_cuda_host_services* g_host = nullptr;
+const bo_cuda_host_services* g_host = nullptr;             // the core's services as given
+bo_cuda_host_services g_shared_host{};                     // the same, config() answering shared_config
+char g_pipeline_limit[32] = "", g_residency_mem[32] = "";  // a rank's share of its GPU; "" when alone
 std::atomic<bool> g_forked{false};
 std::atomic<bool> g_broken{false};   // a sticky CUDA error happened: the device is no longer used
 std::atomic<bool> g_closing{false};  // shutdown() ran
@@ -38,6 +45,44 @@ long parse_long(const char* v, long dflt) {
                     e);
 }
 
+// The core's settings, except that a rank sharing its GPU with others of its node gets its share of the device memory
+// where the user set no limit: every rank's default (90% of the GPU for the pipeline, half for resident copies) would
+// ask, together, for several times what the GPU has, and the later ranks' allocations would fail or evict.
+const char* shared_config(const char* key) {
+  const char* v = g_host && g_host->config ? g_host->config(key) : nullptr;
+  if (v && *v) return v;
+  if (*g_pipeline_limit && std::strcmp(key, "BLASOFFLOAD_DEVICE_MEMORY_LIMIT") == 0) return g_pipeline_limit;
+  if (*g_residency_mem && std::strcmp(key, "BLASOFFLOAD_RESIDENCY_MEM") == 0) return g_residency_mem;
+  return v;
+}
+
+// The launcher's local size beside the local rank variable that chose the GPU (not blasoffload settings: read as the
+// environment has them, as choose_device reads the rank). SLURM_NTASKS_PER_NODE is set where --ntasks-per-node was.
+long local_size_for(const char* rank_var) {
+  const char* size_var = std::strcmp(rank_var, "OMPI_COMM_WORLD_LOCAL_RANK") == 0  ? "OMPI_COMM_WORLD_LOCAL_SIZE"
+                         : std::strcmp(rank_var, "MV2_COMM_WORLD_LOCAL_RANK") == 0 ? "MV2_COMM_WORLD_LOCAL_SIZE"
+                                                                                   : "SLURM_NTASKS_PER_NODE";
+  return parse_long(secure_getenv(size_var), 1);
+}
+
+// After the device is chosen by a local rank: how many of this node's ranks share it and the node's cores.
+void apply_node_share(const char* rank_var) {
+  const NodeShare s = node_share(local_size_for(rank_var), g_device_count, g_device);
+  set_node_ranks(s.node_ranks);
+  if (s.gpu_ranks <= 1) return;
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return;
+  const long long pipeline = shared_pipeline_bytes(int64_t(total_b), s.gpu_ranks);
+  const long long resident = shared_residency_bytes(int64_t(total_b), s.gpu_ranks);
+  std::snprintf(g_pipeline_limit, sizeof g_pipeline_limit, "%lld", pipeline);
+  std::snprintf(g_residency_mem, sizeof g_residency_mem, "%lld", resident);
+  log_line(BO_LOG_SUMMARY,
+           "GPU %d shared by %d of this node's %d ranks: this one uses at most %.1f GiB for the pipeline and %.1f "
+           "GiB for resident copies (unless set), and %ld staging threads",
+           g_device, s.gpu_ranks, s.node_ranks, pipeline / 1073741824.0, resident / 1073741824.0,
+           staging_threads_for(sysconf(_SC_NPROCESSORS_ONLN), s.node_ranks));
+}
+
 }  // namespace
 
 [[noreturn]] void fatal_gpu_failure(const char* routine, const char* what, const char* consequence, cudaError_t e) {
@@ -46,9 +91,15 @@ long parse_long(const char* v, long dflt) {
   std::abort();
 }
 
-const bo_cuda_host_services* host() { return g_host; }
-void set_host(const bo_cuda_host_services* h) { g_host = h; }
-const char* config(const char* key) { return g_host && g_host->config ? g_host->config(key) : nullptr; }
+const bo_cuda_host_services* host() { return g_host ? &g_shared_host : nullptr; }
+void set_host(const bo_cuda_host_services* h) {
+  g_host = h;
+  if (h) {
+    g_shared_host = *h;
+    g_shared_host.config = &shared_config;
+  }
+}
+const char* config(const char* key) { return shared_config(key); }
 long config_long(const char* key, long dflt) { return parse_long(config(key), dflt); }
 
 double config_number(const char* key, double dflt, double min) {
@@ -119,6 +170,7 @@ int choose_device(const char** how) {
     log_line(BO_LOG_DEBUG, "CUDA: device %d: %s", g_device, cudaGetErrorString(err));
     return BO_CUDA_NO_DEVICE;
   }
+  if (g_device_chosen && std::strcmp(*how, "BLASOFFLOAD_DEVICE") != 0) apply_node_share(*how);
   return BO_CUDA_OK;
 }
 

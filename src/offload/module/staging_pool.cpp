@@ -22,10 +22,13 @@
 #include <thread>
 #include <vector>
 
+#include "offload/module/gpu_share.h"
+
 namespace bom {
 namespace {
 
 std::atomic<long> g_threads_setting{0};  // 0: the default
+std::atomic<int> g_node_ranks{1};        // set_node_ranks: ranks of this node sharing its cores
 
 struct Job {
   const std::function<void(int64_t)>* fn;
@@ -55,7 +58,7 @@ class Pool {
  public:
   Pool() {
     const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-    long n = std::min(16L, std::max(1L, cores / 2));
+    long n = staging_threads_for(cores, g_node_ranks.load());
     if (const long r = g_threads_setting.load()) n = r;
     threads_ = int(n) - 1;  // the caller is one of them
     for (int i = 0; i < threads_; ++i) spawn_blocked(&Pool::main, this, "bo-stage");
@@ -240,6 +243,8 @@ void set_staging_threads_setting(const char* value) {
   const long r = std::strtol(value, &end, 10);
   if (end && *end == '\0' && r >= 1 && r <= 256) g_threads_setting.store(r);
 }
+
+void set_node_ranks(int ranks) { g_node_ranks.store(std::max(1, ranks)); }
 
 void pack_block(void* dst, const void* src, int64_t rows, int64_t cols, int64_t ld, int elem_size) {
   copy_block<true>(dst, src, rows, cols, ld, elem_size);
