@@ -5,7 +5,8 @@
 # a rank, so N <= 480); each must pass with every rank's summary showing GPU calls on its node-local GPU. Prints a
 # PASS/FAIL table; every run's output goes into one $OUT/scalapack-logs.tar.gz beside scalapack-table.md.
 # Usage (on the GPU machine, from the repository root): tests/gpu/device-scalapack.sh CARRY [MODE ...] [np=2,4]
-#   MODE: gpu, auto (default both), cpu (no GPU asked for: tries the carry anywhere); CARRY made by tests/mpi/make-mpi-carry.sh BUILD_DIR CARRY
+#   MODE: gpu, auto (default both), cpu (no GPU asked for: tries the carry anywhere)
+#   CARRY made by tests/mpi/make-mpi-carry.sh BUILD_DIR CARRY
 #   BO_DEVICE_LIMIT_S (default 560): no run starts after that many seconds; the rest report SKIP.
 set -u
 . tests/mpi/carry-env.sh "$1" || exit 2
@@ -72,7 +73,7 @@ for mode in "${modes[@]}"; do
         rc=$?
         end_session
         log=$W/$mode.np$np.$name.log
-        counts=$(sed -n 's/^tests: [0-9?]* run, \([0-9?]*\) passed, \([0-9?]*\) failed, \([0-9?]*\) skipped$/\1\/\2\/\3/p' "$log")
+        counts=$(awk '/^tests: / { gsub(",", ""); print $4 "/" $6 "/" $8 }' "$log")
         per_rank=""
         for ((r = 0; r < np; ++r)); do
           g=$(awk '$1 ~ /^[a-z][a-z0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 6 { g += $4 } END { print g + 0 }' \

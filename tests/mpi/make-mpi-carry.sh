@@ -11,9 +11,12 @@ set -euo pipefail
 b=$(cd "$1" && pwd)
 k=$2
 here=$(cd "$(dirname "$0")" && pwd)
-[ -x "$b/tests/mpi/mpi_gemm" ] || { echo "make-mpi-carry: build tests/mpi/mpi_gemm first (needs libopenmpi-dev)" >&2; exit 2; }
+if [ ! -x "$b/tests/mpi/mpi_gemm" ]; then
+  echo "make-mpi-carry: build tests/mpi/mpi_gemm first (needs libopenmpi-dev)" >&2
+  exit 2
+fi
 bench=$b/bench/scalapack/blasoffload_scalapack
-[ -x "$bench" ] || echo "make-mpi-carry: warning: no $bench (needs libscalapack-openmpi-dev): the benchmark cannot run" >&2
+[ -x "$bench" ] || echo "make-mpi-carry: warning: no $bench (libscalapack-openmpi-dev): no benchmark there" >&2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 s=$tmp/mpi   # what the tar holds

@@ -18,7 +18,8 @@
 #   --timeout S             seconds before mpirun and its ranks are killed (default 240)
 set -u
 
-mpiexec="" program="" input="" lib="" np="" mode="" workdir="" ldpath="" calls="" somewhere="" gpu_calls="" expect_cpu="" local_gpu=0
+mpiexec="" program="" input="" lib="" np="" mode="" workdir="" ldpath=""
+calls="" somewhere="" gpu_calls="" expect_cpu="" local_gpu=0
 limit=240 sets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -106,7 +107,10 @@ row() {
 for ((r = 0; r < np; ++r)); do
   sed -n "s/^\[1,$r\]<stderr>://p" out.txt >"summary.$r.txt"
   s=summary.$r.txt
-  grep -q "^blasoffload summary (pid [0-9]*, mode $mode)" "$s" || { problem "rank $r printed no summary (mode $mode)"; continue; }
+  if ! grep -q "^blasoffload summary (pid [0-9]*, mode $mode)" "$s"; then
+    problem "rank $r printed no summary (mode $mode)"
+    continue
+  fi
   if [ -n "$expect_cpu" ] && ! grep -Eq "$expect_cpu" "$s"; then
     problem "rank $r: CPU BLAS is $(grep -m1 'CPU BLAS:' "$s"), not /$expect_cpu/"
   fi
