@@ -135,28 +135,6 @@ template <class T>
 bool available() {
   return kCuComplex<T> ? cublas_complex_available() : cublas_available();
 }
-// The cuBLAS element type of ours: std::complex has cuComplex's layout.
-template <class T>
-struct Cu {
-  using type = T;
-};
-template <>
-struct Cu<bo_cfloat> {
-  using type = cuComplex;
-};
-template <>
-struct Cu<bo_cdouble> {
-  using type = cuDoubleComplex;
-};
-template <class T>
-const typename Cu<T>::type* cu(const T* p) {
-  return reinterpret_cast<const typename Cu<T>::type*>(p);
-}
-template <class T>
-typename Cu<T>::type* cu(T* p) {
-  return reinterpret_cast<typename Cu<T>::type*>(p);
-}
-
 }  // namespace
 
 void set_cublas_setting(const char* value) {

@@ -227,44 +227,21 @@ int potrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, T* b, int
            : int(cudaErrorUnknown);
 }
 
-// Part 2: a workspace size, then the routine, each with this thread's handle on `st`. Our element types map to
-// cuSOLVER's (std::complex has cuComplex's layout), and a complex one is refused without the complex group.
-template <class T>
-struct CuOf {
-  using type = T;
-};
-template <>
-struct CuOf<bo_cfloat> {
-  using type = cuComplex;
-};
-template <>
-struct CuOf<bo_cdouble> {
-  using type = cuDoubleComplex;
-};
-template <class T>
-using Cu = typename CuOf<T>::type;
-template <class T>
-Cu<T>* cu(T* p) {
-  return reinterpret_cast<Cu<T>*>(p);
-}
-template <class T>
-const Cu<T>* cu(const T* p) {
-  return reinterpret_cast<const Cu<T>*>(p);
-}
-
+// Part 2: a workspace size, then the routine, each with this thread's handle on `st`, on cuSOLVER's element type
+// (vendor_ops.h's CuType); a complex one is refused without the complex group.
 template <class T, class Q>
 int64_t ask_work(cudaStream_t st, int* err, Q&& q) {
-  if ((*err = refused<Cu<T>>())) return 0;
+  if ((*err = refused<CuType<T>>())) return 0;
   cusolverDnHandle_t h = cusolver_available() ? handle(st) : nullptr;
   int lw = 0;
-  *err = h ? status(q(h, g_api.of(Cu<T>()), &lw)) : int(cudaErrorUnknown);
+  *err = h ? status(q(h, g_api.of(CuType<T>()), &lw)) : int(cudaErrorUnknown);
   return *err ? 0 : lw;
 }
 template <class T, class Q>
 int run_routine(cudaStream_t st, Q&& q) {
-  if (int r = refused<Cu<T>>()) return r;
+  if (int r = refused<CuType<T>>()) return r;
   cusolverDnHandle_t h = handle(st);
-  return h ? status(q(h, g_api.of(Cu<T>()))) : int(cudaErrorUnknown);
+  return h ? status(q(h, g_api.of(CuType<T>()))) : int(cudaErrorUnknown);
 }
 cublasSideMode_t side_of(char s) { return s == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
 cusolverEigMode_t eig_mode(char jobz) { return jobz == 'V' ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR; }
@@ -301,7 +278,7 @@ template <class T>
 int64_t cusolver_ormqr_work(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                             const T* tau, const T* c, int64_t ldc, cudaStream_t st, int* err) {
   return ask_work<T>(st, err, [&](auto h, auto& r, int* lw) {
-    return r.ormqr_work(h, side_of(side), op<Cu<T>>(trans), int(m), int(n), int(k), cu(a), int(lda), cu(tau), cu(c),
+    return r.ormqr_work(h, side_of(side), op<CuType<T>>(trans), int(m), int(n), int(k), cu(a), int(lda), cu(tau), cu(c),
                         int(ldc), lw);
   });
 }
@@ -309,7 +286,7 @@ template <class T>
 int cusolver_ormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* tau, T* c,
                    int64_t ldc, T* work, int64_t lwork, int* info, cudaStream_t st) {
   return run_routine<T>(st, [&](auto h, auto& r) {
-    return r.ormqr(h, side_of(side), op<Cu<T>>(trans), int(m), int(n), int(k), cu(a), int(lda), cu(tau), cu(c),
+    return r.ormqr(h, side_of(side), op<CuType<T>>(trans), int(m), int(n), int(k), cu(a), int(lda), cu(tau), cu(c),
                    int(ldc), cu(work), int(lwork), info);
   });
 }
