@@ -38,7 +38,10 @@ void xerbla_(const char* name, const int* info, size_t len) {
 }
 
 static void report(int ok, long double ratio, const char* what) {
-  if (ok) ++passed; else ++failed;
+  if (ok)
+    ++passed;
+  else
+    ++failed;
   printf("%s %-60s ratio %.3Lg\n", ok ? "ok  " : "FAIL", what, ratio);
 }
 
