@@ -21,14 +21,18 @@ struct Replay {
   int64_t a_uploads = 0, b_uploads = 0;
   bool each_tile_once = true;
 };
-Replay replay(const Plan& p) {
+// One device's block (the whole of C by default); `seen` collects the tiles over several blocks.
+Replay replay(const Plan& p, const TileBlock* block = nullptr,
+              std::map<std::pair<int64_t, int64_t>, int>* all = nullptr) {
   Replay r;
   std::vector<int64_t> a_slot(size_t(p.a_slots), -1), b_slot(2, -1);
   int last_b = -1;
-  std::map<std::pair<int64_t, int64_t>, int> seen;
-  for (int64_t w = 0; w < p.items(); ++w) {
+  std::map<std::pair<int64_t, int64_t>, int> own;
+  std::map<std::pair<int64_t, int64_t>, int>& seen = all ? *all : own;
+  const TileBlock b = block ? *block : split_tiles(p, 1).at(0);
+  for (int64_t w = 0; w < b.items(); ++w) {
     int64_t i0, i1, j;
-    p.item(w, &i0, &i1, &j);
+    block_item(p, b, w, &i0, &i1, &j);
     int bs = -1;
     for (int q = 0; q < 2; ++q)
       if (b_slot[q] == j) bs = q;
@@ -217,6 +221,55 @@ TEST(ParseBytes, Suffixes) {
   EXPECT_EQ(parse_bytes("8Q"), -1);
   EXPECT_EQ(parse_bytes(""), -1);
   EXPECT_EQ(parse_bytes(nullptr), -1);
+}
+
+// Several devices: each device's block moves only its share of A and B, and the blocks cover C exactly once.
+TEST(TilePlan, SplitAmongDevicesMovesLessPerDevice) {
+  PlanInput in;
+  in.m = in.n = in.k = 32768;
+  in.elem_size = 8;
+  in.budget_bytes = 100 * 1024 * kMiB;
+  const Plan p = make_plan(in);
+  ASSERT_TRUE(p.ok) << p.why;
+  ASSERT_EQ(p.mt, 16);
+  ASSERT_EQ(p.a_slots, 16);
+  const std::vector<TileBlock> one = split_tiles(p, 1);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].items(), p.nt);  // one group of A, every B panel
+  for (int devices : {2, 3, 4, 6, 8}) {
+    const std::vector<TileBlock> blocks = split_tiles(p, devices);
+    ASSERT_EQ(int(blocks.size()), devices);
+    std::map<std::pair<int64_t, int64_t>, int> seen;
+    int64_t most = 0;
+    for (const TileBlock& b : blocks) {
+      const Replay r = replay(p, &b, &seen);
+      most = std::max(most, r.a_uploads + r.b_uploads);
+    }
+    EXPECT_EQ(int64_t(seen.size()), p.mt * p.nt) << devices;
+    for (auto& kv : seen) EXPECT_EQ(kv.second, 1) << devices;
+    // 4 devices: a 2 x 2 grid, 8 A and 8 B panels each (not all 16 A panels and 4 B panels).
+    if (devices == 4) EXPECT_EQ(most, 16);
+    if (devices == 2) EXPECT_EQ(most, 16 + 8);
+    EXPECT_LT(most, p.mt + p.nt) << devices;  // less than one device moving everything
+  }
+}
+
+TEST(TilePlan, SplitOfASmallTileGridLeavesDevicesToSteal) {
+  PlanInput in;
+  in.m = 4096;
+  in.n = 2048;
+  in.k = 512;
+  in.budget_bytes = 8 * 1024 * kMiB;
+  const Plan p = make_plan(in);
+  ASSERT_TRUE(p.ok) << p.why;
+  ASSERT_EQ(p.mt, 2);
+  ASSERT_EQ(p.nt, 1);
+  const std::vector<TileBlock> blocks = split_tiles(p, 4);
+  ASSERT_EQ(blocks.size(), 2u);  // one per tile row; the other two devices take items from these
+  std::map<std::pair<int64_t, int64_t>, int> seen;
+  for (const TileBlock& b : blocks) replay(p, &b, &seen);
+  EXPECT_EQ(int64_t(seen.size()), 2);
+  for (auto& kv : seen) EXPECT_EQ(kv.second, 1);
 }
 
 }  // namespace

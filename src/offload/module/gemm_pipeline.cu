@@ -297,13 +297,15 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
     s.pass = pass;
     s.beta_pass = pass == 0 ? gpu.beta : 1.0;
     s.beta_pass_i = pass == 0 ? gpu.beta_i : 0.0;
-    s.next_item.store(0);
+    s.blocks = split_tiles(p, int(devs.size()));
+    s.next_item.reset(new std::atomic<int64_t>[s.blocks.size()]);
+    for (size_t b = 0; b < s.blocks.size(); ++b) s.next_item[b].store(0);
     for (int64_t t = 0; t < p.mt * p.nt; ++t) s.written[t].store(0);
     std::vector<std::unique_ptr<Driver>> drivers;
     std::vector<std::function<void()>> tasks;
     for (Device* d : devs) {
       d->out_used = 0;
-      drivers.emplace_back(new Driver(s, *d));
+      drivers.emplace_back(new Driver(s, *d, int(drivers.size())));
       Driver* dr = drivers.back().get();
       dr->set_workspace(ws);
       tasks.push_back([dr, d, &s] {

@@ -89,6 +89,19 @@ cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t r
   return cudaSuccess;
 }
 
+bool Shared::take_item(int index, int64_t* i0, int64_t* i1, int64_t* j) {
+  const int nb = int(blocks.size());
+  for (int q = 0; q < nb; ++q) {
+    const int b = (index + q) % nb;
+    const int64_t w = next_item[b].fetch_add(1);
+    if (w < blocks[size_t(b)].items()) {
+      block_item(plan, blocks[size_t(b)], w, i0, i1, j);
+      return true;
+    }
+  }
+  return false;
+}
+
 Block a_panel(const Shared& s, int64_t i, int64_t k0, int64_t kc) {
   const int64_t r0 = i * s.plan.mb, rows = s.plan.tile_rows(i);
   const bo_call& g = s.g.c;
@@ -155,10 +168,8 @@ void Driver::run() {
 
   for (;;) {
     if (err_) break;
-    const int64_t w = s_.next_item.fetch_add(1);
-    if (w >= p.items()) break;
     int64_t i0, i1, j;
-    p.item(w, &i0, &i1, &j);
+    if (!s_.take_item(index_, &i0, &i1, &j)) break;
     // The B panel: reuse, or upload into the slot not used by the previous item.
     int bs = -1;
     for (int q = 0; q < p.b_slots; ++q)

@@ -93,8 +93,11 @@ struct Shared {
   int es = 4;  // element size
   Plan plan;
   int64_t pass = 0;
-  double beta_pass = 0, beta_pass_i = 0;  // this K pass's beta (complex: its imaginary part too)
-  std::atomic<int64_t> next_item{0};
+  double beta_pass = 0, beta_pass_i = 0;              // this K pass's beta (complex: its imaginary part too)
+  std::vector<TileBlock> blocks;                      // one per device (split_tiles), set per pass
+  std::unique_ptr<std::atomic<int64_t>[]> next_item;  // per block: its next work item
+  // Driver `index` takes its own block's items, then the other blocks' in turn.
+  bool take_item(int index, int64_t* i0, int64_t* i1, int64_t* j);
   std::unique_ptr<std::atomic<uint8_t>[]> written;  // per tile of this pass: 1 once its result is in C
   std::atomic<int64_t> issued{0};
   int64_t fail_after = -1;  // test hook
@@ -120,7 +123,7 @@ bo_call tile_call(const bo_call& g, int64_t rows, int64_t cols, int64_t kc, doub
 // One device's share of a pass: takes work items until none is left or the device fails.
 class Driver {
  public:
-  Driver(Shared& s, Device& d) : s_(s), d_(d) {}
+  Driver(Shared& s, Device& d, int index) : s_(s), d_(d), index_(index) {}
 
   // Takes work items until none is left or the device fails.
   void run();
@@ -171,6 +174,7 @@ class Driver {
  private:
   Shared& s_;
   Device& d_;
+  int index_ = 0;  // this driver's block
   cudaError_t err_ = cudaSuccess;
   int64_t last_b_ = -1;
   int64_t tiles_ = 0, panels_ = 0;

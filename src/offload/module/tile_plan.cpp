@@ -12,11 +12,41 @@ constexpr int64_t kAlign = 256;
 int64_t al(int64_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
-void Plan::item(int64_t w, int64_t* i0, int64_t* i1, int64_t* j) const {
-  const int64_t g = w / nt, c = w % nt;
-  *i0 = g * a_slots;
-  *i1 = std::min(mt, *i0 + a_slots);
-  *j = (g % 2 == 0) ? c : nt - 1 - c;
+std::vector<TileBlock> split_tiles(const Plan& p, int devices) {
+  int64_t best_r = 1, best_c = 1;
+  double best = -1;
+  for (int64_t pr = 1; pr <= devices; ++pr) {
+    if (devices % pr) continue;
+    const int64_t pc = devices / pr;
+    if (pr > p.mt || pc > p.nt) continue;
+    const double edge = double(p.m_) / double(pr) + double(p.n_) / double(pc);
+    if (best < 0 || edge < best) best = edge, best_r = pr, best_c = pc;
+  }
+  if (best < 0) {  // a tile grid too small for a block per device: blocks along its longer side, the rest steal
+    if (p.mt >= p.nt)
+      best_r = std::min<int64_t>(devices, p.mt), best_c = 1;
+    else
+      best_r = 1, best_c = std::min<int64_t>(devices, p.nt);
+  }
+  std::vector<TileBlock> out;
+  for (int64_t r = 0; r < best_r; ++r)
+    for (int64_t c = 0; c < best_c; ++c) {
+      TileBlock b;
+      b.r0 = p.mt * r / best_r;
+      b.r1 = p.mt * (r + 1) / best_r;
+      b.c0 = p.nt * c / best_c;
+      b.c1 = p.nt * (c + 1) / best_c;
+      b.groups = cdiv(b.r1 - b.r0, p.a_slots);
+      out.push_back(b);
+    }
+  return out;
+}
+
+void block_item(const Plan& p, const TileBlock& b, int64_t w, int64_t* i0, int64_t* i1, int64_t* j) {
+  const int64_t nc = b.c1 - b.c0, g = w / nc, c = w % nc;
+  *i0 = b.r0 + g * p.a_slots;
+  *i1 = std::min(b.r1, *i0 + p.a_slots);
+  *j = b.c0 + ((g % 2 == 0) ? c : nc - 1 - c);
 }
 
 Plan make_plan(const PlanInput& in) {

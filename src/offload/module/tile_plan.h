@@ -37,15 +37,27 @@ struct Plan {
   int64_t tile_cols(int64_t j) const { return j + 1 < nt ? nb : n_ - j * nb; }
   int64_t pass_k0(int64_t p) const { return p * kc; }
   int64_t pass_k(int64_t p) const { return p + 1 < passes ? kc : k_ - p * kc; }
-  int64_t items() const { return groups * nt; }
-  // Work item w: its group of A panels [i0, i1) and its B panel j. Columns snake from group to group so that
-  // consecutive items share a B panel.
-  void item(int64_t w, int64_t* i0, int64_t* i1, int64_t* j) const;
 
   int64_t m_ = 0, n_ = 0, k_ = 0;
 };
 
 Plan make_plan(const PlanInput& in);
+
+// Several devices share a call: C's tiles in a grid of blocks, one per device, so that a device moves only its
+// block's A and B panels. With one queue for all, 4 GPUs each moved all of A and a quarter of B (10 GiB apiece for a
+// double 32768 product, not 8), and each one's first work item waited on every A panel. A device that has finished
+// its block takes items from the others' (the same tiles, the same bits: a tile's result does not depend on the GPU).
+struct TileBlock {
+  int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;  // tile rows [r0, r1) x tile columns [c0, c1)
+  int64_t groups = 0;                      // ceil((r1 - r0) / a_slots)
+  int64_t items() const { return groups * (c1 - c0); }
+};
+// The blocks for `devices` devices: pr x pc of them (pr * pc = devices) with the least panel traffic (m / pr + n / pc
+// elements of panel edge per device), as many as the tile grid allows; one block (the whole of C) for one device.
+std::vector<TileBlock> split_tiles(const Plan& p, int devices);
+// Work item w of block b: its group of A panels [i0, i1) (a_slots consecutive rows of the block's tiles) and its B
+// panel j. Columns snake from group to group so that consecutive items share a B panel.
+void block_item(const Plan& p, const TileBlock& b, int64_t w, int64_t* i0, int64_t* i1, int64_t* j);
 
 // "8G", "512M", "300K", "123" (bytes); -1 when malformed.
 int64_t parse_bytes(const char* s);
