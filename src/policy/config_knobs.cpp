@@ -127,6 +127,9 @@ std::vector<Knob> build() {
   v.push_back(typed("BLASOFFLOAD_DEVICES", K::kIndices, O::kModule, "all visible", "a list of GPU indices such as 0,1",
                     "GPUs that share one large call (only the process's GPU when BLASOFFLOAD_DEVICE or an MPI local "
                     "rank chose one)"));
+  v.push_back(integer("BLASOFFLOAD_MULTI_GPU_MIN_N", O::kModule, "32768", 0, kNoMax,
+                      "order from which getrf (square) and potrf spread one matrix over BLASOFFLOAD_DEVICES' GPUs "
+                      "with cuSOLVERMg (0: never; needs two GPUs or more)"));
   v.push_back(integer("BLASOFFLOAD_PINNED_MAX_MB", O::kModule, "4096", 1, kNoMax,
                       "MiB: the largest pinned staging buffer per thread slot of whole-operand calls"));
   v.push_back(words("BLASOFFLOAD_PIPELINE", O::kModule, {"auto", "always", "off"},

@@ -3,6 +3,8 @@
 #include "gpu_test_support.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -12,11 +14,12 @@ namespace gt {
 int g_dev_shift = 0;
 
 namespace {
+std::atomic<int64_t> g_cpu_calls{0}, g_cpu_bad_calls{0}, g_multi_gpu_calls{0};
+
 void host_log(int level, const char* msg) {
+  if (std::strstr(msg, "(cuSOLVERMg)")) ++g_multi_gpu_calls;
   if (level <= BO_LOG_SUMMARY || bo_gpu::env_config("BO_GPU_TEST_VERBOSE")) std::fprintf(stderr, "[module] %s\n", msg);
 }
-
-std::atomic<int64_t> g_cpu_calls{0}, g_cpu_bad_calls{0};
 
 // The CPU BLAS's gemm as the module borrows it: plain column-major, accumulating in Real<T>::Acc so that the CPU's
 // share of a result is as exact as the test's reference. As in the reference BLAS, beta == 0 never reads C and
@@ -78,6 +81,7 @@ const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, bo_gpu::env_config, ho
 }  // namespace
 
 std::atomic<int64_t>& cpu_calls() { return g_cpu_calls; }
+std::atomic<int64_t>& multi_gpu_calls() { return g_multi_gpu_calls; }
 std::atomic<int64_t>& cpu_bad_calls() { return g_cpu_bad_calls; }
 
 int device_count() {

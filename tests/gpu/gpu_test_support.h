@@ -217,6 +217,8 @@ int device_count();
 // after a call; bad calls are those whose arguments break the BLAS rules or are no gemm (nothing is then written).
 std::atomic<int64_t>& cpu_calls();
 std::atomic<int64_t>& cpu_bad_calls();
+// Factorizations the module said it ran on several GPUs ("... (cuSOLVERMg)" in its log, any level).
+std::atomic<int64_t>& multi_gpu_calls();
 
 #define GPU_TEST_PREAMBLE()                                                   \
   do {                                                                        \

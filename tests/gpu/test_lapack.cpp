@@ -539,3 +539,45 @@ TEST(GpuLapackLink, LargeStagedUploadsAreTimed) {
 }
 
 }  // namespace
+
+// Several GPUs (lapack_mg.h): square getrf and potrf of every type spread over two GPUs (BLASOFFLOAD_MULTI_GPU_MIN_N
+// lowered to 64 for the test), within the same bounds, with padding and guard zones untouched, and INFO > 0 or a NaN
+// answered by the CPU with nothing written. Skipped on a machine of one GPU.
+class ScopedKnob {
+ public:
+  ScopedKnob(const char* key, const char* value) : key_(key) {
+    if (const char* v = std::getenv(key)) old_ = v, had_ = true;
+    setenv(key, value, 1);
+  }
+  ~ScopedKnob() { had_ ? setenv(key_, old_.c_str(), 1) : unsetenv(key_); }
+
+ private:
+  const char* key_;
+  std::string old_;
+  bool had_ = false;
+};
+
+TYPED_TEST(GpuLapack, SeveralGpusFactorWithinBounds) {
+  using T = TypeParam;
+  GPU_TEST_PREAMBLE();
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) GTEST_SKIP() << "one GPU: several are needed";
+  const ScopedKnob min_n("BLASOFFLOAD_MULTI_GPU_MIN_N", "64"), devs("BLASOFFLOAD_DEVICES", "0,1");
+  const int64_t before = gt::multi_gpu_calls().load();
+  for (int64_t n : {64, 333, 1000}) check_regular(make<T>(K::kGetrf, n, n, 0, n + 5, 1));
+  for (const char* u : {"UNN", "LNN"})
+    for (int64_t n : {100, 777}) check_regular(make<T>(K::kPotrf, n, n, 0, n + 3, 1, u));
+  EXPECT_EQ(gt::multi_gpu_calls().load() - before, 7) << "factorizations that ran on two GPUs";
+  const int64_t n = 500;
+  auto z = make<T>(K::kGetrf, n, n, 0, n + 1, 1);
+  for (int64_t i = 0; i < n; ++i) z.a[i + 200 * z.lda] = 0;
+  check_cpu_answers(z, "zero column, two GPUs");
+  for (const char* u : {"UNN", "LNN"}) {
+    auto p = make<T>(K::kPotrf, n, n, 0, n + 2, 1, u);
+    p.a[250 + 250 * p.lda] = -1;
+    check_cpu_answers(p, "indefinite, two GPUs");
+    auto q = make<T>(K::kPotrf, n, n, 0, n + 2, 1, u);
+    q.a[u[0] == 'U' ? 10 + 400 * q.lda : 400 + 10 * q.lda] = T(NAN);
+    check_cpu_answers(q, "NaN, two GPUs");
+  }
+}

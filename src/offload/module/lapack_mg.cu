@@ -1,0 +1,254 @@
+// LU and Cholesky of one host matrix over several GPUs (see lapack_mg.h).
+//
+// The matrix's columns go to the GPUs in blocks of 256, dealt round-robin (cuSOLVERMg's 1-D block-cyclic layout);
+// one host thread per GPU moves its blocks through a pinned ring of its own (ring_transfer.h), so the GPUs' links and
+// the staging threads work at once. As on one GPU: inputs and outputs are scanned for non-finite values, INFO > 0 or
+// a non-finite value leaves the call to the CPU LAPACK with nothing written, and the program's memory is written
+// only after every step succeeded. Cholesky writes back whole column blocks, so the triangle it does not factor is
+// checked unchanged on the GPUs first (a checksum of its bits before and after); were it changed, the call goes to the
+// one-GPU path instead.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "kernels/vendor_cusolvermg.h"
+#include "offload/module/device.h"
+#include "offload/module/lapack_common.cuh"
+#include "offload/module/lapack_mg.h"
+#include "offload/module/mg_layout.h"
+#include "offload/module/ring_transfer.h"
+#include "routines/all.h"
+
+namespace bom {
+namespace {
+
+constexpr int kMaxDevices = 16;
+
+// The bits of the elements of column block [j0, j0 + w) (leading dimension n) that the factorization must not change:
+// above the diagonal for lower (uplo L), below it for upper, summed as integers (a change of any bit shows).
+__global__ void other_triangle_sum(const unsigned* a, int words, int64_t n, int64_t j0, int64_t w, int lower,
+                                   unsigned long long* out) {
+  unsigned long long s = 0;
+  for (int64_t c = blockIdx.x; c < w; c += gridDim.x) {
+    const int64_t j = j0 + c;
+    const int64_t r0 = lower ? 0 : j + 1, r1 = lower ? j : n;
+    for (int64_t i = r0 + threadIdx.x; i < r1; i += blockDim.x)
+      for (int p = 0; p < words; ++p) s += (unsigned long long)a[(i + c * n) * words + p] * (2 * (i + j * n) + 1);
+  }
+  atomicAdd(out, s);
+}
+
+// One GPU's part: its blocks (global block b = q + t * ndev for its t-th local block), its stream, ring and arrays.
+struct GpuShare {
+  int dev = 0;
+  int64_t blocks = 0;  // local blocks
+  char* local = nullptr;
+  int* ipiv = nullptr;
+  int* flag = nullptr;  // [0] non-finite, [1..2] checksum words
+  char* pinned = nullptr;
+  size_t piece = 0;
+  cudaStream_t st = nullptr;
+  cudaError_t err = cudaSuccess;
+};
+
+template <class T>
+int run(const bo_call& c, const int* devs, int nd) {
+  const int es = int(sizeof(T));
+  constexpr bool kComplex = bo::routines::kIsComplex<T>;
+  const bool lu = bo_routine_kind_of(c.routine) == BO_KIND_GETRF;
+  const int64_t n = c.n, lda = c.lda;
+  const MgLayout lay = mg_layout(n, nd);
+  const int64_t kTile = lay.tile;
+  const char uplo = lu ? 'N' : c.op[0];
+  const bool lower = uplo == 'L' || uplo == 'l';
+  std::vector<GpuShare> parts(static_cast<size_t>(nd));
+  for (int q = 0; q < nd; ++q) {
+    parts[size_t(q)].dev = devs[q];
+    parts[size_t(q)].blocks = lay.local_blocks(q);
+  }
+  // Each GPU's share must fit with room to spare for cuSOLVERMg's workspace (about one block column more).
+  const Operand col{0, Operand::kMatrix, Operand::kInOut, n, kTile, lda};
+  // Pieces no larger than a block: a small matrix (the tests') pins kilobytes a call, not the ring's 64 MiB.
+  const size_t piece = std::min(ring_piece_bytes(col, es), size_t(es) * size_t(n) * size_t(kTile));
+  int old = -1;
+  cudaGetDevice(&old);
+  auto cleanup = [&] {
+    for (GpuShare& p : parts) {
+      cudaSetDevice(p.dev);
+      if (p.st) cudaStreamSynchronize(p.st), cudaStreamDestroy(p.st);
+      cudaFree(p.local), cudaFree(p.ipiv), cudaFree(p.flag), cudaFreeHost(p.pinned);
+    }
+    if (old >= 0) cudaSetDevice(old);
+    cudaGetLastError();
+  };
+  for (GpuShare& p : parts) {
+    cudaSetDevice(p.dev);
+    const size_t local = size_t(es) * size_t(n) * size_t(p.blocks * kTile);
+    size_t free_b = 0, total = 0;
+    cudaError_t e = cudaMemGetInfo(&free_b, &total);
+    if (!e && free_b < local + local / 4 + (size_t(256) << 20)) e = cudaErrorMemoryAllocation;
+    if (!e) e = cudaMalloc(&p.local, local);
+    if (!e) e = cudaMalloc(&p.ipiv, sizeof(int) * size_t(p.blocks * kTile));
+    if (!e) e = cudaMalloc(&p.flag, 4 * sizeof(unsigned long long));
+    if (!e) e = cudaHostAlloc(&p.pinned, size_t(kRingSlots) * piece, cudaHostAllocDefault);
+    if (!e) e = cudaStreamCreateWithFlags(&p.st, cudaStreamNonBlocking);
+    if (!e) e = cudaMemsetAsync(p.flag, 0, 4 * sizeof(unsigned long long), p.st);
+    p.piece = piece;
+    if (e) {
+      log_line(BO_LOG_DEBUG, "%s n=%lld on %d GPUs: GPU %d cannot hold its share (%s); one GPU instead",
+               bo_routine_name(c.routine), (long long)n, nd, p.dev, cudaGetErrorString(e));
+      cleanup();
+      return BO_CUDA_UNSUPPORTED;
+    }
+  }
+  using R = typename Parts<T>::Real;
+  constexpr int kP = Parts<T>::kCount;
+  const int words = es / 4;  // 32-bit words of an element
+  // Per GPU, on its own thread: its blocks up (scanned), or down; `sum` slot 1 before, 2 after.
+  auto each = [&](auto&& body) {
+    std::vector<std::thread> th;
+    for (int q = 0; q < nd; ++q)
+      th.emplace_back([&, q] {
+        GpuShare& p = parts[size_t(q)];
+        cudaSetDevice(p.dev);
+        const Ring ring{p.pinned, p.piece, kRingSlots};
+        for (int64_t t = 0; t < p.blocks && !p.err; ++t) {
+          const int64_t b = lay.global_block(q, t), w = lay.block_cols(b);
+          p.err = body(p, ring, b, w, p.local + size_t(es) * size_t(n) * size_t(t * kTile));
+        }
+        if (!p.err) p.err = cudaStreamSynchronize(p.st);
+      });
+    for (auto& t : th) t.join();
+    for (GpuShare& p : parts)
+      if (p.err) return p.err;
+    return cudaSuccess;
+  };
+  auto scan_block = [&](GpuShare& p, int64_t b, int64_t w, char* d) {
+    const int64_t j0 = b * kTile;
+    const R* a = reinterpret_cast<const R*>(d);
+    int* flag = reinterpret_cast<int*>(p.flag);
+    if (lu) {
+      find_nonfinite<R, kP><<<unsigned(w), 256, 0, p.st>>>(a, n, w, n, Operand::kMatrix, 0, flag);
+    } else if (lower) {  // rows j0 .. n of the block: its diagonal block's lower triangle and what is below
+      find_nonfinite<R, kP><<<unsigned(w), 256, 0, p.st>>>(a + size_t(j0) * kP, n - j0, w, n, Operand::kLower, 0, flag);
+    } else {  // rows 0 .. j0 + w: what is above its diagonal block, and that block's upper triangle
+      if (j0 > 0) find_nonfinite<R, kP><<<unsigned(w), 256, 0, p.st>>>(a, j0, w, n, Operand::kMatrix, 0, flag);
+      find_nonfinite<R, kP><<<unsigned(w), 256, 0, p.st>>>(a + size_t(j0) * kP, w, w, n, Operand::kUpper, 0, flag);
+    }
+    return cudaGetLastError();
+  };
+  auto checksum = [&](GpuShare& p, int64_t b, int64_t w, char* d, int slot) {
+    if (lu) return cudaSuccess;
+    other_triangle_sum<<<unsigned(w), 256, 0, p.st>>>(reinterpret_cast<const unsigned*>(d), words, n, b * kTile, w,
+                                                      lower ? 1 : 0,
+                                                      reinterpret_cast<unsigned long long*>(p.flag) + slot);
+    return cudaGetLastError();
+  };
+  cudaError_t e = each([&](GpuShare& p, const Ring& ring, int64_t b, int64_t w, char* d) {
+    const Operand o{0, Operand::kMatrix, Operand::kIn, n, w, lda};
+    cudaError_t r =
+        ring_upload(ring, d, static_cast<const char*>(c.a) + size_t(es) * size_t(b * kTile * lda), o, es, p.st);
+    if (!r) r = scan_block(p, b, w, d);
+    if (!r) r = checksum(p, b, w, d, 1);
+    return r;
+  });
+  int info = 0;
+  if (!e) {
+    std::vector<void*> local(static_cast<size_t>(nd));
+    std::vector<int*> ipiv(static_cast<size_t>(nd));
+    for (int q = 0; q < nd; ++q) local[size_t(q)] = parts[size_t(q)].local, ipiv[size_t(q)] = parts[size_t(q)].ipiv;
+    const int r = lu ? bok::vendor::cusolvermg_getrf(nd, devs, n, kTile, es, kComplex, local.data(), ipiv.data(), &info)
+                     : bok::vendor::cusolvermg_potrf(nd, devs, uplo, n, kTile, es, kComplex, local.data(), &info);
+    if (r) {
+      log_line(BO_LOG_DEBUG, "%s n=%lld: cuSOLVERMg failed (%d); one GPU instead", bo_routine_name(c.routine),
+               (long long)n, r);
+      cleanup();
+      return BO_CUDA_UNSUPPORTED;
+    }
+  }
+  if (!e)
+    e = each([&](GpuShare& p, const Ring&, int64_t b, int64_t w, char* d) {
+      cudaError_t r = scan_block(p, b, w, d);
+      if (!r) r = checksum(p, b, w, d, 2);
+      return r;
+    });
+  bool bad = false, moved = false;
+  for (GpuShare& p : parts) {
+    unsigned long long f[3] = {0, 0, 0};
+    if (!e) e = cudaMemcpy(f, p.flag, sizeof f, cudaMemcpyDeviceToHost);
+    bad |= (f[0] & 0xffffffffull) != 0;
+    moved |= f[1] != f[2];
+  }
+  if (e) {
+    cleanup();
+    return e == cudaErrorMemoryAllocation ? BO_CUDA_UNSUPPORTED : BO_CUDA_LAUNCH_FAILED;
+  }
+  if (info < 0 || moved) {
+    log_line(BO_LOG_DEBUG, "%s n=%lld on %d GPUs: %s; one GPU instead", bo_routine_name(c.routine), (long long)n, nd,
+             moved ? "the unreferenced triangle changed" : "cuSOLVERMg refused an argument");
+    cleanup();
+    return BO_CUDA_UNSUPPORTED;
+  }
+  if (info > 0 || bad) {
+    log_line(BO_LOG_DEBUG, "%s n=%lld on %d GPUs: INFO = %d%s; the CPU LAPACK answers", bo_routine_name(c.routine),
+             (long long)n, nd, info, bad ? " and non-finite values" : "");
+    cleanup();
+    return BO_CUDA_CPU_ANSWERS;
+  }
+  // The pivots: local entry l of GPU q is the pivot of the matrix's column lay.global_column(q, l).
+  std::vector<int> piv(size_t(lu ? n : 0));
+  for (int q = 0; q < nd && lu && !e; ++q) {
+    GpuShare& p = parts[size_t(q)];
+    std::vector<int> h(size_t(p.blocks * kTile));
+    cudaSetDevice(p.dev);
+    e = cudaMemcpy(h.data(), p.ipiv, sizeof(int) * h.size(), cudaMemcpyDeviceToHost);
+    for (int64_t l = 0; l < int64_t(h.size()) && !e; ++l) {
+      const int64_t j = lay.global_column(q, l);
+      if (j < n) piv[size_t(j)] = h[size_t(l)];
+    }
+  }
+  if (e) {
+    cleanup();
+    return BO_CUDA_LAUNCH_FAILED;
+  }
+  // Past the first block written nothing can go back to the CPU LAPACK: a GPU failing now ends the process.
+  e = each([&](GpuShare& p, const Ring& ring, int64_t b, int64_t w, char* d) {
+    const Operand o{0, Operand::kMatrix, Operand::kInOut, n, w, lda};
+    bool touched = false;
+    const cudaError_t r =
+        ring_download(ring, static_cast<char*>(const_cast<void*>(c.a)) + size_t(es) * size_t(b * kTile * lda), d, o, es,
+                      p.st, &touched);
+    if (r && touched) write_back_failed(bo_routine_name(c.routine), r);
+    return r;
+  });
+  if (e) write_back_failed(bo_routine_name(c.routine), e);  // other GPUs' blocks may be written already
+  if (lu) copy_pivots_out(c, piv.data(), n);
+  if (c.int_bytes == 8)
+    *static_cast<int64_t*>(c.info) = 0;
+  else
+    *static_cast<int*>(c.info) = 0;
+  cleanup();
+  log_line(BO_LOG_DEBUG, "%s n=%lld: on %d GPUs (cuSOLVERMg)", bo_routine_name(c.routine), (long long)n, nd);
+  return BO_CUDA_OK;
+}
+
+}  // namespace
+
+int mg_factor_call(const bo_call& c) {
+  const bo_routine_kind kind = bo_routine_kind_of(c.routine);
+  if (!(kind == BO_KIND_GETRF && c.m == c.n) && kind != BO_KIND_POTRF) return BO_CUDA_UNSUPPORTED;
+  const long min_n = config_long("BLASOFFLOAD_MULTI_GPU_MIN_N", 32768);
+  if (min_n <= 0 || c.n < min_n || !fits_int(c.n) || on_device(c.a)) return BO_CUDA_UNSUPPORTED;
+  int devs[kMaxDevices];
+  const int nd = pipeline_devices(devs, kMaxDevices);
+  // One GPU too where the one-GPU path cannot take the matrix: its cuSOLVER interface indexes a matrix by int (an
+  // order above 46340), cuSOLVERMg by 64 bits.
+  const bool too_large_for_one = !fits_int(c.n * c.n);
+  if (nd < (too_large_for_one ? 1 : 2) || !bok::vendor::cusolvermg_available()) return BO_CUDA_UNSUPPORTED;
+  return by_precision(c, [&](auto t) { return run<decltype(t)>(c, devs, nd); });
+}
+
+}  // namespace bom
