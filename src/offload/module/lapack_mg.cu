@@ -248,6 +248,9 @@ int mg_factor_call(const bo_call& c) {
   // order above 46340), cuSOLVERMg by 64 bits.
   const bool too_large_for_one = !fits_int(c.n * c.n);
   if (nd < (too_large_for_one ? 1 : 2) || !bok::vendor::cusolvermg_available()) return BO_CUDA_UNSUPPORTED;
+  // A block of at least 32 columns for every GPU (mg_layout.h), as cuSOLVERMg's examples have: under xlintstd (orders
+  // up to 50) its workspace query failed for some of the small orders on the H200s (those calls took one GPU).
+  if (c.n < 32 * int64_t(nd)) return BO_CUDA_UNSUPPORTED;
   return by_precision(c, [&](auto t) { return run<decltype(t)>(c, devs, nd); });
 }
 
