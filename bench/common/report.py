@@ -24,9 +24,10 @@ sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 KINDS = ("regret", "overhead", "lapack", "lapack_intercept", "lapack_complex", "pipeline", "residency", "host_gemm",
          "multi_gpu", "level3", "kernels", "mix", "mix_isolate", "firstrun", "scalapack")
+# result files named after their benchmark, not their report
 PREFIX_KIND = {"dgemm_host": "host_gemm", "complex_host": "host_gemm", "level3_host_gemm": "level3",
-               "isolate": "mix_isolate", "firstrun_idle": "firstrun",
-               "firstrun_load": "firstrun"}  # result files named after their benchmark, not their report
+               "isolate": "mix_isolate", "firstrun_idle": "firstrun", "firstrun_load": "firstrun",
+               "lapack_multi_gpu": "multi_gpu"}
 # <kind>-<gpu>-<yyyy-mm-dd>-<commit>[-more].jsonl: the result files' names (bench/common/run.py writes them).
 NAME_RE = re.compile(r"^(?P<kind>[a-z0-9_]+?)-(?P<gpu>.+)-(?P<date>\d{4}-\d\d-\d\d)-(?P<commit>[0-9a-f]{7,})")
 

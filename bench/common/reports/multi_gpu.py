@@ -1,26 +1,39 @@
-"""Report of the several-GPU gemm benchmark (bench/pipeline/bench.ini, `pipeline:multi_gpu`): per precision and
-stack (1, 2 or 4 GPUs named by BLASOFFLOAD_DEVICES), the library's gemm_ on host operands as a program calls it, each
-round's median, the A/A spread between rounds, and the speedup over one GPU (median of the rounds' medians over the
-one-GPU stack's). Targets (issue 42): dgemm n = 32768 on 2 GPUs >= 1.8x one GPU, on 4 GPUs >= 3.2x.
+"""Report of the several-GPU benchmarks (`pipeline:multi_gpu`: gemm; `lapack:multi_gpu`: getrf and potrf): per
+routine, order and stack (1, 2 or 4 GPUs named by BLASOFFLOAD_DEVICES), the library's call on host operands as a
+program makes it, each round's time, the A/A spread between rounds, and the speedup over one GPU (median of the rounds
+over the one-GPU stack's). Targets (issue 42): dgemm n = 32768 on 2 GPUs >= 1.8x one GPU, on 4 GPUs >= 3.2x; dgetrf
+and dpotrf n = 65536 on 2 GPUs >= 1.6x.
 """
 import statistics
 
 import report as common
 
-TARGETS = {("dgemm", "gpus2"): 1.8, ("dgemm", "gpus4"): 3.2}
-TARGET_N = 32768
+TARGETS = {("dgemm", "gpus2", 32768): 1.8, ("dgemm", "gpus4", 32768): 3.2, ("dgetrf", "gpus2", 65536): 1.6,
+           ("dpotrf", "gpus2", 65536): 1.6}
+
+
+def normalise(r):
+    """A lapack_drivers line as a host_gemm one: routine, lib_median_ms, check."""
+    if "driver" in r and "seconds" in r:
+        r = dict(r, routine=r.get("precision", "d") + r["driver"], lib_median_ms=1e3 * r["seconds"],
+                 lib_gflops=r.get("gflops"), check_value=r.get("check_ratio"))
+        r["check"] = r.get("check") if r.get("info", 0) == 0 else "info %s" % r.get("info")
+    return r
 
 
 def render(rows, contexts, args):
-    points = [r for r in rows if r.get("bench") == "host_gemm"]
+    rows = [normalise(r) for r in rows]
+    points = [r for r in rows if r.get("bench") == "host_gemm" or "driver" in r and "seconds" in r]
     skipped = [r for r in rows if "skipped" in r]
     if not points:
         return ["report.py: no multi_gpu points in %s" % args.path], 2
-    devices = {c.get("stack"): (c.get("env") or {}).get("BLASOFFLOAD_DEVICES", "all") for c in contexts}
-    out = ["## gemm on several GPUs from host memory (bench/pipeline: multi_gpu)", "",
-           "C = A B (NN, square, beta 0) on malloc'd host memory rewritten before every call, wall clock per call, "
-           "BLASOFFLOAD_MODE=auto without a policy file; the stack names the GPUs (BLASOFFLOAD_DEVICES). check: two "
-           "columns of C against a long-double product, max difference / (k eps), limit 30.", ""]
+    # The GPUs a stack named (a program's context line carries its BLASOFFLOAD_* environment where it prints one).
+    devices = {c.get("stack"): (c.get("env") or {}).get("BLASOFFLOAD_DEVICES", "-") for c in contexts}
+    out = ["## Several GPUs from host memory (multi_gpu)", "",
+           "Wall clock per call on malloc'd host memory, BLASOFFLOAD_MODE=auto without a policy file; the stack names "
+           "the GPUs (BLASOFFLOAD_DEVICES). gemm: C = A B (NN, square, beta 0), operands rewritten before every call; "
+           "check: two columns of C against a long-double product, max difference / (k eps), limit 30. getrf, potrf: "
+           "bench/lapack's sampled residual checks, limit 30.", ""]
     groups = {}
     for r in points:
         groups.setdefault((r.get("routine"), r.get("n"), r.get("stack")), []).append(r)
@@ -39,8 +52,8 @@ def render(rows, contexts, args):
         body.append([routine, n, stack, devices.get(stack, "?"), ", ".join("%.0f" % m for m in meds),
                      "%.1f %%" % (100.0 * (max(meds) / min(meds) - 1)) if len(meds) > 1 else "-", common.fmt(g[0].get("lib_gflops"), "%.0f"),
                      "**%s**" % common.fmt_x(sp), checks])
-        target = TARGETS.get((routine, stack))
-        if target and n == TARGET_N:
+        target = TARGETS.get((routine, stack, n))
+        if target:
             met = sp is not None and sp >= target and all(r.get("check") == "ok" for r in g)
             ok = ok and met
             verdicts.append("- %s n=%d on %s (%s): %s one GPU, target >= %gx: %s" % (
@@ -57,5 +70,6 @@ def render(rows, contexts, args):
 
 
 def plot_points(rows):
+    rows = [normalise(r) for r in rows]
     return [("%s %s %s r%s" % (r.get("routine"), r.get("n"), r.get("stack"), r.get("round")),
-             {"lib ms": r.get("lib_median_ms") or 0}) for r in rows if r.get("bench") == "host_gemm"]
+             {"lib ms": r.get("lib_median_ms") or 0}) for r in rows if r.get("lib_median_ms")]
