@@ -129,8 +129,13 @@ std::string cusolvermg_description() {
   return g_desc;
 }
 
-int cusolvermg_getrf(int ndev, const int* devs, int64_t n, int64_t tile, int es, bool cplx, void** local, int** ipiv,
-                     int* info) {
+namespace {
+// One factorization: the handle of these devices, the matrix's descriptor, the workspace the query asks for on each
+// device, then the routine. query(h, desc, type, &lwork) and run(h, desc, type, work, lwork) are cuSOLVERMg's calls.
+// 0, or where it stopped: 1 no cuSOLVERMg, 1002 no handle, 1000/1001 grid/descriptor, 1003 the query, 1004 the
+// routine, or a CUDA error of the workspace's allocation.
+template <class Query, class Run>
+int factor(int ndev, const int* devs, int64_t n, int64_t tile, int es, bool cplx, Query query, Run run) {
   if (!cusolvermg_available()) return 1;
   std::lock_guard<std::mutex> lock(g_mu);
   cusolverMgHandle_t h = handle_for(ndev, devs);
@@ -139,27 +144,37 @@ int cusolvermg_getrf(int ndev, const int* devs, int64_t n, int64_t tile, int es,
   const cudaDataType t = type_of(es, cplx);
   if (int e = j.make(ndev, devs, n, tile, t)) return e;
   int64_t lwork = 0;
-  if (g_api.getrf_work(h, int(n), int(n), local, 1, 1, j.desc, ipiv, t, &lwork) != CUSOLVER_STATUS_SUCCESS) return 1003;
+  if (query(h, j.desc, t, &lwork) != CUSOLVER_STATUS_SUCCESS) return 1003;
   if (int e = j.alloc(lwork, es)) return e;
-  const cusolverStatus_t s = g_api.getrf(h, int(n), int(n), local, 1, 1, j.desc, ipiv, t, j.work.data(), lwork, info);
-  return s == CUSOLVER_STATUS_SUCCESS ? 0 : 1004;
+  return run(h, j.desc, t, j.work.data(), lwork) == CUSOLVER_STATUS_SUCCESS ? 0 : 1004;
+}
+}  // namespace
+
+int cusolvermg_getrf(int ndev, const int* devs, int64_t n, int64_t tile, int es, bool cplx, void** local, int** ipiv,
+                     int* info) {
+  const int m = int(n);
+  return factor(
+      ndev, devs, n, tile, es, cplx,
+      [&](cusolverMgHandle_t h, cudaLibMgMatrixDesc_t d, cudaDataType t, int64_t* lwork) {
+        return g_api.getrf_work(h, m, m, local, 1, 1, d, ipiv, t, lwork);
+      },
+      [&](cusolverMgHandle_t h, cudaLibMgMatrixDesc_t d, cudaDataType t, void** work, int64_t lwork) {
+        return g_api.getrf(h, m, m, local, 1, 1, d, ipiv, t, work, lwork, info);
+      });
 }
 
 int cusolvermg_potrf(int ndev, const int* devs, char uplo, int64_t n, int64_t tile, int es, bool cplx, void** local,
                      int* info) {
-  if (!cusolvermg_available()) return 1;
-  std::lock_guard<std::mutex> lock(g_mu);
-  cusolverMgHandle_t h = handle_for(ndev, devs);
-  if (!h) return 1002;
-  Job j;
-  const cudaDataType t = type_of(es, cplx);
-  if (int e = j.make(ndev, devs, n, tile, t)) return e;
+  const int m = int(n);
   const cublasFillMode_t fill = (uplo == 'U' || uplo == 'u') ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
-  int64_t lwork = 0;
-  if (g_api.potrf_work(h, fill, int(n), local, 1, 1, j.desc, t, &lwork) != CUSOLVER_STATUS_SUCCESS) return 1003;
-  if (int e = j.alloc(lwork, es)) return e;
-  const cusolverStatus_t s = g_api.potrf(h, fill, int(n), local, 1, 1, j.desc, t, j.work.data(), lwork, info);
-  return s == CUSOLVER_STATUS_SUCCESS ? 0 : 1004;
+  return factor(
+      ndev, devs, n, tile, es, cplx,
+      [&](cusolverMgHandle_t h, cudaLibMgMatrixDesc_t d, cudaDataType t, int64_t* lwork) {
+        return g_api.potrf_work(h, fill, m, local, 1, 1, d, t, lwork);
+      },
+      [&](cusolverMgHandle_t h, cudaLibMgMatrixDesc_t d, cudaDataType t, void** work, int64_t lwork) {
+        return g_api.potrf(h, fill, m, local, 1, 1, d, t, work, lwork, info);
+      });
 }
 
 }  // namespace bok::vendor
