@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "kernels/vendor_cusolvermg.h"
+#include "offload/module/call_plan.h"
 #include "offload/module/device.h"
 #include "offload/module/lapack_common.cuh"
 #include "offload/module/lapack_mg.h"
 #include "offload/module/mg_layout.h"
+#include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
 #include "routines/all.h"
 
@@ -225,6 +227,9 @@ int run(const bo_call& c, const int* devs, int nd) {
     return r;
   });
   if (e) write_back_failed(bo_routine_name(c.routine), e);  // other GPUs' blocks may be written already
+  // A device copy of the matrix (residency.h) is stale now: its pages go.
+  if (Residency* written = resident_copies(host(), device()))
+    written->host_written(resident_view(c.a, Operand{0, Operand::kMatrix, Operand::kInOut, n, n, lda}, es));
   if (lu) copy_pivots_out(c, piv.data(), n);
   if (c.int_bytes == 8)
     *static_cast<int64_t*>(c.info) = 0;
