@@ -128,6 +128,29 @@ TEST_F(HostPinsTest, RegisteredOnceStagingHasMovedItsSizeThePinAfterTimes) {
   munmap(q, kLen + 4096);
 }
 
+// Several GPUs stage a panel more than once a call (gemm_pipeline.cu credits what they staged beyond acquire's one
+// pass): the credit counts towards the rent; a credit for a mapping never used, or of nothing, changes nothing.
+TEST_F(HostPinsTest, StagingCreditedBeyondOnePassCountsTowardsTheRent) {
+  pins_->set_pin_after(3);
+  char* p = Map();
+  EXPECT_FALSE(Use(p, kLen));
+  pins_->credit_staged(p + 4096, kLen / 2, 2.0 * double(kLen));  // two more GPUs moved it too: 3 times its size
+  EXPECT_EQ(pins_->state(p, kLen), 2);
+  EXPECT_TRUE(Use(p, kLen)) << "the second call registers it";
+  EXPECT_EQ(g_pins.load(), 1);
+  char* q = Map();
+  pins_->credit_staged(q, kLen, 10.0 * double(kLen));  // never used yet: no rent to count towards
+  EXPECT_FALSE(Use(q, kLen)) << "a first use stages";
+  pins_->credit_staged(q, kLen, -5.0 * double(kLen));
+  pins_->credit_staged(q, kLen, 0.0);
+  EXPECT_FALSE(Use(q, kLen)) << "staged twice its size, not three times";
+  pins_->credit_staged(q, kLen, double(kLen));
+  EXPECT_TRUE(Use(q, kLen));
+  EXPECT_EQ(g_pins.load(), 2);
+  munmap(p, kLen + 4096);
+  munmap(q, kLen + 4096);
+}
+
 // The rent rule applies from a size on (set_pin_after's from_bytes): a smaller mapping is registered at its second use.
 TEST_F(HostPinsTest, MappingsUnderTheRentSizeAreRegisteredAtTheirSecondUse) {
   pins_->set_pin_after(3, int64_t(kLen));

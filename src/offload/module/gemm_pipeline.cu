@@ -260,7 +260,9 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   }
   // Registered host memory moves without staging copies (BLASOFFLOAD_PIN_HOST=off: always staged).
   HostPins::Lease la, lb, lc;
-  if (!call.stage_only && pinning_enabled(hs)) {
+  size_t a_len = 0, b_len = 0;  // the byte ranges of A and B that acquire counted once each
+  const bool pinning = !call.stage_only && pinning_enabled(hs);
+  if (pinning) {
     // Exactly the bytes the call may touch: a sub-block of a larger array (LAPACK's trailing matrix) ends well before
     // cols * ld. A 2D copy the driver still refuses (it may check the whole last pitch) is staged instead.
     auto span = [es](const void*, int64_t rows, int64_t cols, int64_t ld) {
@@ -270,8 +272,10 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
     const int64_t ar = gpu.op[0] == 'N' ? gpu.m : gpu.k, ac = gpu.op[0] == 'N' ? gpu.k : gpu.m;
     const int64_t br = gpu.op[1] == 'N' ? gpu.k : gpu.n, bc = gpu.op[1] == 'N' ? gpu.n : gpu.k;
     apply_pin_after_settings(pins);
-    la = pins.acquire(gpu.a, span(gpu.a, ar, ac, gpu.lda));
-    lb = pins.acquire(gpu.b, span(gpu.b, br, bc, gpu.ldb));
+    a_len = span(gpu.a, ar, ac, gpu.lda);
+    b_len = span(gpu.b, br, bc, gpu.ldb);
+    la = pins.acquire(gpu.a, a_len);
+    lb = pins.acquire(gpu.b, b_len);
     lc = pins.acquire(gpu.c, span(gpu.c, gpu.m, gpu.n, gpu.ldc));
     s.a_direct = la.direct;
     s.b_direct = lb.direct;
@@ -293,6 +297,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
 
   bool gpu_failed = false;
   double stage_sum[kStages] = {0, 0, 0};
+  double a_staged = 0, b_staged = 0;  // panel bytes the drivers staged, every GPU and K pass
   for (int64_t pass = 0; pass < p.passes && !gpu_failed; ++pass) {
     s.pass = pass;
     s.beta_pass = pass == 0 ? gpu.beta : 1.0;
@@ -335,6 +340,8 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
       stats->bytes_h2d += dr.h2d_bytes_;
       stats->bytes_d2h += dr.d2h_bytes_;
       stats->pack_ms += dr.pack_ms();
+      a_staged += dr.a_staged();
+      b_staged += dr.b_staged();
       stats->unpack_ms += dr.unpack_ms();
       if (dr.error()) {
         gpu_failed = true;
@@ -368,6 +375,12 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
     }
   }
   if (old_dev >= 0) cudaSetDevice(old_dev);
+  // Rent or buy counts what staging cost: several GPUs each staged their block's panels (4 GPUs: A and B twice a call),
+  // not the one pass acquire counted.
+  if (pinning) {
+    if (!la.direct) host_pins().credit_staged(gpu.a, a_len, a_staged - double(a_len));
+    if (!lb.direct) host_pins().credit_staged(gpu.b, b_len, b_staged - double(b_len));
+  }
   // Without a CPU BLAS (blasoffload-calibrate) a failure cannot be repaired: say so (C holds partial results).
   if (gpu_failed && !hs->cpu_call) return BO_CUDA_LAUNCH_FAILED;
   stats->h2d_busy_ms = stage_sum[kH2D];

@@ -179,6 +179,7 @@ void Driver::run() {
       const Block blk = b_panel(s_, j, k0, kc);
       if (b_used[bs]) check(cudaStreamWaitEvent(d_.st[kH2D], b_free[bs], 0));
       upload(blk, b_slot[bs], b_ready[bs], s_.b_direct);
+      if (!s_.b_direct) b_staged_ += double(s_.es) * double(blk.rows) * double(blk.cols);
       b_holds[bs] = err_ ? -1 : j;
       panels_++;
     }
@@ -187,7 +188,9 @@ void Driver::run() {
       const int as = int(i % p.a_slots);
       if (a_holds[as] != i) {
         if (a_used[as]) check(cudaStreamWaitEvent(d_.st[kH2D], a_free[as], 0));
-        upload(a_panel(s_, i, k0, kc), a_slot[as], a_ready[as], s_.a_direct);
+        const Block blk = a_panel(s_, i, k0, kc);
+        upload(blk, a_slot[as], a_ready[as], s_.a_direct);
+        if (!s_.a_direct) a_staged_ += double(s_.es) * double(blk.rows) * double(blk.cols);
         a_holds[as] = err_ ? -1 : i;
         panels_++;
       }

@@ -132,6 +132,9 @@ class Driver {
   bool real_error() const { return err_ && !s_.injected.load(); }
   int64_t tiles() const { return tiles_; }
   int64_t panels() const { return panels_; }
+  // Bytes of A's and of B's panels this driver staged (not DMA'd from registered memory).
+  double a_staged() const { return a_staged_; }
+  double b_staged() const { return b_staged_; }
   double pack_ms() const { return pack_ms_; }
   double unpack_ms() const { return unpack_ms_; }
   cudaEvent_t first_kernel() const { return first_kernel_; }
@@ -178,6 +181,7 @@ class Driver {
   cudaError_t err_ = cudaSuccess;
   int64_t last_b_ = -1;
   int64_t tiles_ = 0, panels_ = 0;
+  double a_staged_ = 0, b_staged_ = 0;
   int64_t ws_bytes_ = 0;
   double pack_ms_ = 0, unpack_ms_ = 0;
   cudaEvent_t first_kernel_ = nullptr;

@@ -239,6 +239,14 @@ HostPins::Lease HostPins::acquire(const void* p, size_t len) {
   return l;
 }
 
+void HostPins::credit_staged(const void* p, size_t len, double bytes) {
+  if (!p || len == 0 || !(bytes > 0)) return;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p), b = a + len;
+  std::lock_guard<std::mutex> g(mu_);
+  for (Seen& q : seen_)
+    if (q.lo <= a && b <= q.hi) q.staged += bytes;
+}
+
 int HostPins::state(const void* p, size_t len) {
   if (!p || len == 0) return 0;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p), b = a + len;

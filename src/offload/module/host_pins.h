@@ -54,6 +54,9 @@ class HostPins {
   // [p, p + len): pinned and valid (ours or the program's), else registered now if its staging has paid for it.
   Lease acquire(const void* p, size_t len);
   void release(const Lease& l);
+  // A call staged `bytes` more from [p, p + len) than acquire counted (one pass over the range): several GPUs each
+  // moving their share of a panel, K passes moving C again. Counts towards the rent like acquire's bytes.
+  void credit_staged(const void* p, size_t len, double bytes);
   // What a call on [p, p + len) would find: 1 registered (DMA without staging), 2 not yet, but the call registers it
   // (a private anonymous mapping whose changes can be tracked, and whose staging so far has cost what registering
   // it would), 0 neither (staged). Registers nothing; reads /proc/self/maps only for a mapping not seen before.
@@ -110,8 +113,8 @@ class HostPins {
   std::mutex mu_;
   std::atomic<bool> closing_{false};
   std::atomic<bool> unpinning_{false};  // written under mu_ by collect_locked, read without it
-  bool events_ = false;  // the process's userfaultfd delivers change events (uffd_watch.h)
-  uint64_t seq_ = 0;     // events applied so far
+  bool events_ = false;                 // the process's userfaultfd delivers change events (uffd_watch.h)
+  uint64_t seq_ = 0;                    // events applied so far
   std::mutex unpin_mu_;
   std::condition_variable unpin_cv_;
   bool unpin_due_ = false;
