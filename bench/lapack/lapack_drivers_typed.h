@@ -27,23 +27,42 @@ static P(wide) P(wconj)(P(wide) x) { return x; }
 static T P(hash_elem)(size_t k, uint64_t seed) { return hash_uniform(k, seed); }
 #endif
 
-// Matrices whose elimination really pivots: hash_uniform (bench/hash_uniform.h) entries.
+// Matrices whose elimination really pivots: hash_uniform (bench/hash_uniform.h) entries, on all cores.
+typedef struct {
+  T* a;
+  uint64_t seed;
+} P(FillJob);
+static void P(fill_range)(size_t lo, size_t hi, void* ctx) {
+  const P(FillJob)* j = (const P(FillJob)*)ctx;
+  for (size_t i = lo; i < hi; ++i) j->a[i] = P(hash_elem)(i, j->seed);
+}
 static void P(fill_uniform)(T* a, size_t count, uint64_t seed) {
-  for (size_t i = 0; i < count; ++i) a[i] = P(hash_elem)(i, seed);
+  P(FillJob) j = {a, seed};
+  parallel_ranges(count, count, P(fill_range), &j);
 }
 
 // Symmetric (Hermitian for a complex T: the upper triangle the conjugate of the lower), off-diagonal entries uniform
 // in (-1, 1) (each part), diagonal n + 1 (2n for a complex T, whose entries have moduli up to sqrt 2): strictly
 // diagonally dominant, hence positive definite; built element by element (no BLAS: the stack under test must not be
 // trusted to build its own input).
-static void P(fill_spd)(T* a, int n) {
+typedef struct {
+  T* a;
+  int n;
+} P(SpdJob);
+static void P(spd_columns)(size_t j0, size_t j1, void* ctx) {
+  const P(SpdJob)* job = (const P(SpdJob)*)ctx;
+  const int n = job->n;
   const T diag = BO_CPLX ? (T)(2 * n) : (T)n + 1;
-  for (size_t j = 0; j < (size_t)n; ++j)
+  for (size_t j = j0; j < j1; ++j)
     for (size_t i = 0; i < (size_t)n; ++i) {
       const size_t lo = i < j ? i : j, hi = i < j ? j : i;
       const T v = P(hash_elem)(lo + hi * (size_t)n, 3);
-      a[i + j * n] = i == j ? diag : i > j ? v : (T)P(wconj)(v);
+      job->a[i + j * n] = i == j ? diag : i > j ? v : (T)P(wconj)(v);
     }
+}
+static void P(fill_spd)(T* a, int n) {
+  P(SpdJob) job = {a, n};
+  parallel_ranges((size_t)n, (size_t)n * (size_t)n, P(spd_columns), &job);
 }
 
 // getrf: sampled entries of L*U against the same entries of P*A, each relative to sum_k |L_ik||U_kj| (the
@@ -192,7 +211,7 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
     if (!BUDGET_LEFT()) {
       print_skip("getrf", n, "budget");
     } else {
-      TIMED_CALLS(reps, memcpy(a, a0, nn * sizeof(T)), P(getrf_)(&n, &n, a, &n, ipiv, &info));
+      TIMED_CALLS(reps, par_copy(a, a0, nn * sizeof(T)), P(getrf_)(&n, &n, a, &n, ipiv, &info));
       const double ratio = info == 0 ? P(check_getrf)(a, a0, ipiv, n, 64) : NAN;
       print_point("getrf", n, calls, t, info, ratio, "max over 64 sampled entries |LU-PA|/(sum|L||U| n eps)");
       failures += !(info == 0 && ratio <= kThreshold);
@@ -207,9 +226,9 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
         print_skip("getrf_dominant", n, "allocation failed");
         ++failures;
       } else {
-        memcpy(d0, a0, nn * sizeof(T));
+        par_copy(d0, a0, nn * sizeof(T));
         for (int i = 0; i < n; ++i) d0[(size_t)i * (size_t)n + (size_t)i] += (T)n;
-        TIMED_CALLS(reps, memcpy(a, d0, nn * sizeof(T)), P(getrf_)(&n, &n, a, &n, ipiv, &info));
+        TIMED_CALLS(reps, par_copy(a, d0, nn * sizeof(T)), P(getrf_)(&n, &n, a, &n, ipiv, &info));
         int swaps = 0;
         for (int i = 0; i < n && info == 0; ++i) swaps += ipiv[i] != i + 1;
         const double ratio = info == 0 ? P(check_getrf)(a, d0, ipiv, n, 64) : NAN;
@@ -225,7 +244,7 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
     if (!BUDGET_LEFT()) {
       print_skip("gesv", n, "budget");
     } else {
-      TIMED_CALLS(reps, (memcpy(a, a0, nn * sizeof(T)), memcpy(b, b0, (size_t)n * sizeof(T))),
+      TIMED_CALLS(reps, (par_copy(a, a0, nn * sizeof(T)), memcpy(b, b0, (size_t)n * sizeof(T))),
                   P(gesv_)(&n, &one, a, &n, ipiv, b, &n, &info));
       const double ratio = info == 0 ? P(check_gesv)(a0, b, b0, n) : NAN;
       print_point("gesv", n, calls, t, info, ratio, "||b-Ax||inf/(||A||inf ||x||inf n eps), nrhs 1");
@@ -238,7 +257,7 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
     } else {
       // The factors once (not timed), then repeated solves on them: only B changes between calls, so a library
       // that keeps the factors on the GPU moves B alone after the first solve.
-      memcpy(a, a0, nn * sizeof(T));
+      par_copy(a, a0, nn * sizeof(T));
       P(getrf_)(&n, &n, a, &n, ipiv, &info);
       if (info == 0)
         TIMED_CALLS(solve_reps, memcpy(b, b0, (size_t)n * sizeof(T)),
@@ -264,7 +283,7 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
         print_skip("geqrf", n, "allocation failed");
         ++failures;
       } else {
-        TIMED_CALLS(reps, memcpy(a, a0, nn * sizeof(T)), P(geqrf_)(&n, &n, a, &n, tau, work, &lwork, &info));
+        TIMED_CALLS(reps, par_copy(a, a0, nn * sizeof(T)), P(geqrf_)(&n, &n, a, &n, tau, work, &lwork, &info));
         const double ratio = info == 0 ? P(check_geqrf)(a, a0, n) : NAN;
         print_point("geqrf", n, calls, t, info, ratio, "max over columns | ||R_j|| - ||A_j|| | / (||A_j|| n eps)");
         failures += !(info == 0 && ratio <= kThreshold);
@@ -277,7 +296,7 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
       print_skip("potrf", n, "budget");
     } else {
       if (!spd) P(fill_spd)(a0, n), spd = 1;
-      TIMED_CALLS(reps, memcpy(a, a0, nn * sizeof(T)), P(potrf_)("L", &n, a, &n, &info, 1));
+      TIMED_CALLS(reps, par_copy(a, a0, nn * sizeof(T)), P(potrf_)("L", &n, a, &n, &info, 1));
       const double ratio = info == 0 ? P(check_potrf)(a, a0, n, 64) : NAN;
       print_point("potrf", n, calls, t, info, ratio, "max over 64 sampled entries |LL^T-A|/(sum|L||L| n eps)");
       failures += !(info == 0 && ratio <= kThreshold);
@@ -288,7 +307,7 @@ static int P(run_order)(int n, int reps, const Wanted* w, double budget, double 
       print_skip("potrs", n, "budget");
     } else {
       if (!spd) P(fill_spd)(a0, n), spd = 1;
-      memcpy(a, a0, nn * sizeof(T));
+      par_copy(a, a0, nn * sizeof(T));
       P(potrf_)("L", &n, a, &n, &info, 1);
       if (info == 0)
         TIMED_CALLS(solve_reps, memcpy(b, b0, (size_t)n * sizeof(T)), P(potrs_)("L", &n, &one, a, &n, b, &n, &info, 1));
