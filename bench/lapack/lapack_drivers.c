@@ -97,57 +97,6 @@ static void print_skip(const char* driver, int n, const char* why) {
   fflush(stdout);
 }
 
-// Runs fn(lo, hi, ctx) over [0, count) in contiguous ranges on all cores (at most 64 threads): filling and restoring
-// a matrix of order 65536 (32 GiB) on one thread took most of a two-minute process. Each element's value depends only
-// on its index, so the matrices are the same whatever the thread count.
-typedef struct {
-  void (*fn)(size_t, size_t, void*);
-  void* ctx;
-  size_t lo, hi;
-} Range;
-
-static void* run_range(void* p) {
-  const Range* r = (const Range*)p;
-  r->fn(r->lo, r->hi, r->ctx);
-  return NULL;
-}
-
-// `work`: about how many elements all of it touches; under 4 Mi the caller's thread alone (the small orders' restores
-// run between timed calls hundreds of times).
-static void parallel_ranges(size_t count, size_t work, void (*fn)(size_t, size_t, void*), void* ctx) {
-  enum { kMaxThreads = 64 };
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t threads = work < ((size_t)1 << 22) || cores < 2 ? 1 : cores > kMaxThreads ? kMaxThreads : (size_t)cores;
-  if (threads > count) threads = count > 0 ? count : 1;
-  pthread_t tid[kMaxThreads];
-  Range r[kMaxThreads];
-  int started[kMaxThreads] = {0};
-  for (size_t i = 0; i < threads; ++i) {
-    r[i] = (Range){fn, ctx, count * i / threads, count * (i + 1) / threads};
-    if (i > 0) started[i] = pthread_create(&tid[i], NULL, run_range, &r[i]) == 0;
-    if (i > 0 && !started[i]) run_range(&r[i]);
-  }
-  run_range(&r[0]);
-  for (size_t i = 1; i < threads; ++i)
-    if (started[i]) pthread_join(tid[i], NULL);
-}
-
-typedef struct {
-  char* dst;
-  const char* src;
-} CopyJob;
-
-static void copy_range(size_t lo, size_t hi, void* ctx) {
-  const CopyJob* j = (const CopyJob*)ctx;
-  memcpy(j->dst + lo, j->src + lo, hi - lo);
-}
-
-// memcpy on all cores (the untimed restores of a large matrix between calls).
-static void par_copy(void* dst, const void* src, size_t bytes) {
-  CopyJob j = {(char*)dst, (const char*)src};
-  parallel_ranges(bytes, bytes / 8, copy_range, &j);
-}
-
 #define BO_TYPED_BODY "../lapack/lapack_drivers_typed.h"
 #define BO_TYPED_COMPLEX  // c and z too (cgetrf_ ... zpotrs_)
 #include "../common/each_precision.h"

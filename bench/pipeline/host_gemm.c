@@ -11,7 +11,6 @@
 #include <dlfcn.h>
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench_util.h"
 #include "../hash_uniform.h"
 
 typedef void gemm_fn(const char* ta, const char* tb, const int* m, const int* n, const int* k, const void* alpha,
@@ -60,17 +60,6 @@ typedef struct {
   const char* stack;
 } Options;
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
 static double median_of(const double* v, int n) {
   double s[256];
   memcpy(s, v, sizeof(double) * (size_t)n);
@@ -82,38 +71,24 @@ static double median_of(const double* v, int n) {
 
 typedef struct {
   void* p;
-  int64_t begin, end;
   uint64_t seed;
   int dbl;
 } FillJob;
 
-static void* fill_part(void* arg) {
-  const FillJob* j = (const FillJob*)arg;
-  for (int64_t i = j->begin; i < j->end; ++i) {
+static void fill_range(size_t lo, size_t hi, void* ctx) {
+  const FillJob* j = (const FillJob*)ctx;
+  for (size_t i = lo; i < hi; ++i) {
     const float v = hash_uniform((uint64_t)i, j->seed);
     if (j->dbl)
       ((double*)j->p)[i] = v;
     else
       ((float*)j->p)[i] = v;
   }
-  return NULL;
 }
 
 static void fill(void* p, int64_t count, uint64_t seed, int dbl) {
-  enum { kMaxThreads = 64 };
-  long t = sysconf(_SC_NPROCESSORS_ONLN);
-  const int threads = t < 1 ? 1 : t > kMaxThreads ? kMaxThreads : (int)t;
-  pthread_t tid[kMaxThreads];
-  FillJob job[kMaxThreads];
-  for (int i = 0; i < threads; ++i) {
-    job[i] = (FillJob){p, count * i / threads, count * (i + 1) / threads, seed, dbl};
-    if (pthread_create(&tid[i], NULL, fill_part, &job[i]) != 0) {
-      fill_part(&job[i]);
-      tid[i] = 0;
-    }
-  }
-  for (int i = 0; i < threads; ++i)
-    if (tid[i]) pthread_join(tid[i], NULL);
+  FillJob job = {p, seed, dbl};
+  parallel_ranges((size_t)count, (size_t)count, fill_range, &job);
 }
 
 // ---- The CPU BLAS and the context line ----

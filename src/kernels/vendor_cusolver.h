@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "abi/blas_types.h"
+#include "routines/descriptor.h"
 
 namespace bok::vendor {
 
@@ -43,21 +44,10 @@ BO_CUSOLVER_PART1_DECL(bo_cfloat)
 BO_CUSOLVER_PART1_DECL(bo_cdouble)
 #undef BO_CUSOLVER_PART1_DECL
 
-// The real type beneath an element type: the eigenvalues', singular values' and gesvd's RWORK's.
+// The real type beneath an element type (the descriptors' RealOf): the eigenvalues', singular values' and gesvd's
+// RWORK's.
 template <class T>
-struct SolverRealOf {
-  using type = T;
-};
-template <>
-struct SolverRealOf<bo_cfloat> {
-  using type = float;
-};
-template <>
-struct SolverRealOf<bo_cdouble> {
-  using type = double;
-};
-template <class T>
-using SolverReal = typename SolverRealOf<T>::type;
+using SolverReal = bo::routines::RealOf<T>;
 
 // Part 2 (QR, the symmetric and Hermitian eigenproblem, the SVD, the Cholesky inverse), for T of the four element types
 // (instantiated for each): the workspace in elements (0 with *err set on failure), then the routine. The complex ones

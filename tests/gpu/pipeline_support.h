@@ -36,6 +36,7 @@ inline constexpr const char* kKnobNames[] = {"BLASOFFLOAD_PIPELINE",
                                              "BLASOFFLOAD_DEVICES",
                                              "BLASOFFLOAD_STAGING_THREADS",
                                              "BLASOFFLOAD_PIN_HOST",
+                                             "BLASOFFLOAD_MULTI_GPU_MIN_N",
                                              "BLASOFFLOAD_TEST_FAIL_AFTER_TILES"};
 
 // The engine's knobs for one test. All are cleared first, so that a knob left in the environment of the run cannot

@@ -15,6 +15,7 @@
 #include "offload/cuda_module_api.h"
 #include "offload/module/device.h"
 #include "offload/module/staged_seen.h"
+#include "routines/descriptor.h"
 #include "routines/operand.h"
 
 namespace bom {
@@ -59,13 +60,8 @@ __global__ void find_nonfinite(const R* a, int64_t rows, int64_t cols, int64_t l
 // The real type of an element type and its parts (std::complex is two reals, as cuComplex is).
 template <class T>
 struct Parts {
-  using Real = T;
-  static constexpr int kCount = 1;
-};
-template <class R>
-struct Parts<std::complex<R>> {
-  using Real = R;
-  static constexpr int kCount = 2;
+  using Real = bo::routines::RealOf<T>;
+  static constexpr int kCount = bo::routines::kIsComplex<T> ? 2 : 1;
 };
 
 template <class T>

@@ -50,8 +50,7 @@ struct GpuShare {
   char* local = nullptr;
   int* ipiv = nullptr;
   int* flag = nullptr;  // [0] non-finite, [1..2] checksum words
-  char* pinned = nullptr;
-  size_t piece = 0;
+  char* pinned = nullptr;  // its ring's pieces
   cudaStream_t st = nullptr;
   cudaError_t err = cudaSuccess;
 };
@@ -63,7 +62,7 @@ int run(const bo_call& c, const int* devs, int nd) {
   const bool lu = bo_routine_kind_of(c.routine) == BO_KIND_GETRF;
   const int64_t n = c.n, lda = c.lda;
   const MgLayout lay = mg_layout(n, nd);
-  const int64_t kTile = lay.tile;
+  const int64_t tile = lay.tile;
   const char uplo = lu ? 'N' : c.op[0];
   const bool lower = uplo == 'L' || uplo == 'l';
   std::vector<GpuShare> parts(static_cast<size_t>(nd));
@@ -71,10 +70,9 @@ int run(const bo_call& c, const int* devs, int nd) {
     parts[size_t(q)].dev = devs[q];
     parts[size_t(q)].blocks = lay.local_blocks(q);
   }
-  // Each GPU's share must fit with room to spare for cuSOLVERMg's workspace (about one block column more).
-  const Operand col{0, Operand::kMatrix, Operand::kInOut, n, kTile, lda};
   // Pieces no larger than a block: a small matrix (the tests') pins kilobytes a call, not the ring's 64 MiB.
-  const size_t piece = std::min(ring_piece_bytes(col, es), size_t(es) * size_t(n) * size_t(kTile));
+  const Operand col{0, Operand::kMatrix, Operand::kInOut, n, tile, lda};
+  const size_t piece = std::min(ring_piece_bytes(col, es), size_t(es) * size_t(n) * size_t(tile));
   int old = -1;
   cudaGetDevice(&old);
   auto cleanup = [&] {
@@ -88,17 +86,17 @@ int run(const bo_call& c, const int* devs, int nd) {
   };
   for (GpuShare& p : parts) {
     cudaSetDevice(p.dev);
-    const size_t local = size_t(es) * size_t(n) * size_t(p.blocks * kTile);
+    const size_t local = size_t(es) * size_t(n) * size_t(p.blocks * tile);
     size_t free_b = 0, total = 0;
     cudaError_t e = cudaMemGetInfo(&free_b, &total);
+    // Its share with room to spare for cuSOLVERMg's workspace (about one block column more).
     if (!e && free_b < local + local / 4 + (size_t(256) << 20)) e = cudaErrorMemoryAllocation;
     if (!e) e = cudaMalloc(&p.local, local);
-    if (!e) e = cudaMalloc(&p.ipiv, sizeof(int) * size_t(p.blocks * kTile));
+    if (!e) e = cudaMalloc(&p.ipiv, sizeof(int) * size_t(p.blocks * tile));
     if (!e) e = cudaMalloc(&p.flag, 4 * sizeof(unsigned long long));
     if (!e) e = cudaHostAlloc(&p.pinned, size_t(kRingSlots) * piece, cudaHostAllocDefault);
     if (!e) e = cudaStreamCreateWithFlags(&p.st, cudaStreamNonBlocking);
     if (!e) e = cudaMemsetAsync(p.flag, 0, 4 * sizeof(unsigned long long), p.st);
-    p.piece = piece;
     if (e) {
       log_line(BO_LOG_DEBUG, "%s n=%lld on %d GPUs: GPU %d cannot hold its share (%s); one GPU instead",
                bo_routine_name(c.routine), (long long)n, nd, p.dev, cudaGetErrorString(e));
@@ -116,10 +114,10 @@ int run(const bo_call& c, const int* devs, int nd) {
       th.emplace_back([&, q] {
         GpuShare& p = parts[size_t(q)];
         cudaSetDevice(p.dev);
-        const Ring ring{p.pinned, p.piece, kRingSlots};
+        const Ring ring{p.pinned, piece, kRingSlots};
         for (int64_t t = 0; t < p.blocks && !p.err; ++t) {
           const int64_t b = lay.global_block(q, t), w = lay.block_cols(b);
-          p.err = body(p, ring, b, w, p.local + size_t(es) * size_t(n) * size_t(t * kTile));
+          p.err = body(p, ring, b, w, p.local + size_t(es) * size_t(n) * size_t(t * tile));
         }
         if (!p.err) p.err = cudaStreamSynchronize(p.st);
       });
@@ -129,7 +127,7 @@ int run(const bo_call& c, const int* devs, int nd) {
     return cudaSuccess;
   };
   auto scan_block = [&](GpuShare& p, int64_t b, int64_t w, char* d) {
-    const int64_t j0 = b * kTile;
+    const int64_t j0 = b * tile;
     const R* a = reinterpret_cast<const R*>(d);
     int* flag = reinterpret_cast<int*>(p.flag);
     if (lu) {
@@ -144,7 +142,7 @@ int run(const bo_call& c, const int* devs, int nd) {
   };
   auto checksum = [&](GpuShare& p, int64_t b, int64_t w, char* d, int slot) {
     if (lu) return cudaSuccess;
-    other_triangle_sum<<<unsigned(w), 256, 0, p.st>>>(reinterpret_cast<const unsigned*>(d), words, n, b * kTile, w,
+    other_triangle_sum<<<unsigned(w), 256, 0, p.st>>>(reinterpret_cast<const unsigned*>(d), words, n, b * tile, w,
                                                       lower ? 1 : 0,
                                                       reinterpret_cast<unsigned long long*>(p.flag) + slot);
     return cudaGetLastError();
@@ -152,7 +150,7 @@ int run(const bo_call& c, const int* devs, int nd) {
   cudaError_t e = each([&](GpuShare& p, const Ring& ring, int64_t b, int64_t w, char* d) {
     const Operand o{0, Operand::kMatrix, Operand::kIn, n, w, lda};
     cudaError_t r =
-        ring_upload(ring, d, static_cast<const char*>(c.a) + size_t(es) * size_t(b * kTile * lda), o, es, p.st);
+        ring_upload(ring, d, static_cast<const char*>(c.a) + size_t(es) * size_t(b * tile * lda), o, es, p.st);
     if (!r) r = scan_block(p, b, w, d);
     if (!r) r = checksum(p, b, w, d, 1);
     return r;
@@ -162,8 +160,8 @@ int run(const bo_call& c, const int* devs, int nd) {
     std::vector<void*> local(static_cast<size_t>(nd));
     std::vector<int*> ipiv(static_cast<size_t>(nd));
     for (int q = 0; q < nd; ++q) local[size_t(q)] = parts[size_t(q)].local, ipiv[size_t(q)] = parts[size_t(q)].ipiv;
-    const int r = lu ? bok::vendor::cusolvermg_getrf(nd, devs, n, kTile, es, kComplex, local.data(), ipiv.data(), &info)
-                     : bok::vendor::cusolvermg_potrf(nd, devs, uplo, n, kTile, es, kComplex, local.data(), &info);
+    const int r = lu ? bok::vendor::cusolvermg_getrf(nd, devs, n, tile, es, kComplex, local.data(), ipiv.data(), &info)
+                     : bok::vendor::cusolvermg_potrf(nd, devs, uplo, n, tile, es, kComplex, local.data(), &info);
     if (r) {
       log_line(BO_LOG_DEBUG, "%s n=%lld: cuSOLVERMg failed (%d); one GPU instead", bo_routine_name(c.routine),
                (long long)n, r);
@@ -204,7 +202,7 @@ int run(const bo_call& c, const int* devs, int nd) {
   std::vector<int> piv(size_t(lu ? n : 0));
   for (int q = 0; q < nd && lu && !e; ++q) {
     GpuShare& p = parts[size_t(q)];
-    std::vector<int> h(size_t(p.blocks * kTile));
+    std::vector<int> h(size_t(p.blocks * tile));
     cudaSetDevice(p.dev);
     e = cudaMemcpy(h.data(), p.ipiv, sizeof(int) * h.size(), cudaMemcpyDeviceToHost);
     for (int64_t l = 0; l < int64_t(h.size()) && !e; ++l) {
@@ -221,7 +219,7 @@ int run(const bo_call& c, const int* devs, int nd) {
     const Operand o{0, Operand::kMatrix, Operand::kInOut, n, w, lda};
     bool touched = false;
     const cudaError_t r =
-        ring_download(ring, static_cast<char*>(const_cast<void*>(c.a)) + size_t(es) * size_t(b * kTile * lda), d, o, es,
+        ring_download(ring, static_cast<char*>(const_cast<void*>(c.a)) + size_t(es) * size_t(b * tile * lda), d, o, es,
                       p.st, &touched);
     if (r && touched) write_back_failed(bo_routine_name(c.routine), r);
     return r;

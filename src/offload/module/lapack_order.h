@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "routines/call.h"
+#include "routines/descriptor.h"
 #include "routines/routine_ids.h"
 
 namespace bom {
@@ -53,16 +54,6 @@ void permute_lines(T* x, const std::vector<int64_t>& p, int64_t stride, int64_t 
   }
 }
 
-// The values' type of an element type: a complex call's eigenvalues and singular values are real.
-template <class T>
-struct ValueOf {
-  using type = T;
-};
-template <class R>
-struct ValueOf<std::complex<R>> {
-  using type = R;
-};
-
 // A matrix's leading columns or rows to permute with the values (null: none).
 template <class T>
 struct Vectors {
@@ -71,9 +62,10 @@ struct Vectors {
   bool rows = false;
 };
 
-// Puts `count` values in LAPACK's order with each vector set; returns whether anything moved.
+// Puts `count` values in LAPACK's order with each vector set; returns whether anything moved. The values are real
+// (a complex call's eigenvalues and singular values too).
 template <class T>
-bool put_in_order(typename ValueOf<T>::type* values, int64_t count, bool ascending,
+bool put_in_order(bo::routines::RealOf<T>* values, int64_t count, bool ascending,
                   std::initializer_list<Vectors<T>> vectors) {
   const std::vector<int64_t> p = order_of(values, count, ascending);
   if (p.empty()) return false;
@@ -94,7 +86,7 @@ bool put_in_order(typename ValueOf<T>::type* values, int64_t count, bool ascendi
 template <class T>
 bool put_in_lapack_order(const bo_call& c, bo_routine_kind kind) {
   T* a = static_cast<T*>(const_cast<void*>(c.a));
-  auto* w = static_cast<typename ValueOf<T>::type*>(const_cast<void*>(c.b));
+  auto* w = static_cast<bo::routines::RealOf<T>*>(const_cast<void*>(c.b));
   T* u = static_cast<T*>(c.c);
   T* vt = static_cast<T*>(c.d);
   const int64_t m = c.m, n = c.n, k = std::min(m, n);
