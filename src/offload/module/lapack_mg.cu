@@ -6,10 +6,13 @@
 // a non-finite value leaves the call to the CPU LAPACK with nothing written, and the program's memory is written
 // only after every step succeeded. Cholesky writes back whole column blocks, so the triangle it does not factor is
 // checked unchanged on the GPUs first (a checksum of its bits before and after); were it changed, the call goes to the
-// one-GPU path instead.
+// one-GPU path instead. cuSOLVERMg's Cholesky is used for the lower triangle only (on two H200s no upper call
+// completed: each went on to one GPU), so an upper one factors A^T (A^H) = U^T U (U^H U) as its lower triangle: each
+// GPU takes row blocks of A and transposes them on the way up and down.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -43,13 +46,41 @@ __global__ void other_triangle_sum(const unsigned* a, int words, int64_t n, int6
   atomicAdd(out, s);
 }
 
+// dst (cols x rows, leading dimension dld) = src (rows x cols, leading dimension sld) transposed, each element kP
+// values of R; with `conj`, every element off the diagonal (where r + roff == c + coff: its place in the whole matrix)
+// is conjugated by flipping its imaginary part's sign, so that twice is the identity bit for bit and the diagonal,
+// whose imaginary part LAPACK ignores and the factorization leaves zero, keeps its bits. Blocks of 32 x 8 threads,
+// tiles 32^2.
+template <class R, int kP>
+__global__ void transpose_block(const R* src, int64_t sld, R* dst, int64_t dld, int64_t rows, int64_t cols,
+                                int64_t roff, int64_t coff, int conj) {
+  __shared__ R t[32][32 * kP + 1];
+  const int64_t r0 = int64_t(blockIdx.y) * 32, c0 = int64_t(blockIdx.x) * 32;
+  for (int j = threadIdx.y; j < 32; j += 8) {
+    const int64_t r = r0 + threadIdx.x, c = c0 + j;
+    if (r < rows && c < cols)
+      for (int p = 0; p < kP; ++p) t[j][threadIdx.x * kP + p] = src[(r + c * sld) * kP + p];
+  }
+  __syncthreads();
+  for (int j = threadIdx.y; j < 32; j += 8) {
+    const int64_t r = r0 + j, c = c0 + threadIdx.x;
+    if (r >= rows || c >= cols) continue;
+    for (int p = 0; p < kP; ++p) {
+      R v = t[threadIdx.x][j * kP + p];
+      if (p == 1 && conj && r + roff != c + coff) v = -v;
+      dst[(c + r * dld) * kP + p] = v;
+    }
+  }
+}
+
 // One GPU's part: its blocks (global block b = q + t * ndev for its t-th local block), its stream, ring and arrays.
 struct GpuShare {
   int dev = 0;
   int64_t blocks = 0;  // local blocks
   char* local = nullptr;
   int* ipiv = nullptr;
-  int* flag = nullptr;  // [0] non-finite, [1..2] checksum words
+  char* rows = nullptr;    // an upper Cholesky's row block of A, as it comes and goes (tile x n)
+  int* flag = nullptr;     // [0] non-finite, [1..2] checksum words
   char* pinned = nullptr;  // its ring's pieces
   cudaStream_t st = nullptr;
   cudaError_t err = cudaSuccess;
@@ -64,7 +95,9 @@ int run(const bo_call& c, const int* devs, int nd) {
   const MgLayout lay = mg_layout(n, nd);
   const int64_t tile = lay.tile;
   const char uplo = lu ? 'N' : c.op[0];
-  const bool lower = uplo == 'L' || uplo == 'l';
+  // An upper Cholesky runs as the lower one of A^T (A^H): on the GPUs everything is lower.
+  const bool flip = !lu && (uplo == 'U' || uplo == 'u');
+  const bool lower = uplo == 'L' || uplo == 'l' || flip;
   std::vector<GpuShare> parts(static_cast<size_t>(nd));
   for (int q = 0; q < nd; ++q) {
     parts[size_t(q)].dev = devs[q];
@@ -79,7 +112,7 @@ int run(const bo_call& c, const int* devs, int nd) {
     for (GpuShare& p : parts) {
       cudaSetDevice(p.dev);
       if (p.st) cudaStreamSynchronize(p.st), cudaStreamDestroy(p.st);
-      cudaFree(p.local), cudaFree(p.ipiv), cudaFree(p.flag), cudaFreeHost(p.pinned);
+      cudaFree(p.local), cudaFree(p.ipiv), cudaFree(p.rows), cudaFree(p.flag), cudaFreeHost(p.pinned);
     }
     if (old >= 0) cudaSetDevice(old);
     cudaGetLastError();
@@ -87,11 +120,13 @@ int run(const bo_call& c, const int* devs, int nd) {
   for (GpuShare& p : parts) {
     cudaSetDevice(p.dev);
     const size_t local = size_t(es) * size_t(n) * size_t(p.blocks * tile);
+    const size_t row_block = flip ? size_t(es) * size_t(n) * size_t(tile) : 0;
     size_t free_b = 0, total = 0;
     cudaError_t e = cudaMemGetInfo(&free_b, &total);
     // Its share with room to spare for cuSOLVERMg's workspace (about one block column more).
-    if (!e && free_b < local + local / 4 + (size_t(256) << 20)) e = cudaErrorMemoryAllocation;
+    if (!e && free_b < local + local / 4 + row_block + (size_t(256) << 20)) e = cudaErrorMemoryAllocation;
     if (!e) e = cudaMalloc(&p.local, local);
+    if (!e && flip) e = cudaMalloc(&p.rows, row_block);
     if (!e) e = cudaMalloc(&p.ipiv, sizeof(int) * size_t(p.blocks * tile));
     if (!e) e = cudaMalloc(&p.flag, 4 * sizeof(unsigned long long));
     if (!e) e = cudaHostAlloc(&p.pinned, size_t(kRingSlots) * piece, cudaHostAllocDefault);
@@ -147,21 +182,45 @@ int run(const bo_call& c, const int* devs, int nd) {
                                                       reinterpret_cast<unsigned long long*>(p.flag) + slot);
     return cudaGetLastError();
   };
+  // Each phase's wall time, for the summary-level line at the end: what bounds a call (staging or cuSOLVERMg).
+  using Clock = std::chrono::steady_clock;
+  const auto secs = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  const Clock::time_point t_up = Clock::now();
+  // An upper Cholesky's block b of A^T: rows b * tile .. + w of A, up as a w x n matrix, transposed into place.
+  const auto flip_grid = [](int64_t rows, int64_t cols) {
+    return dim3(unsigned((cols + 31) / 32), unsigned((rows + 31) / 32));
+  };
+  const auto rows_of = [&](int64_t b) {
+    return static_cast<char*>(const_cast<void*>(c.a)) + size_t(es) * size_t(b * tile);
+  };
   cudaError_t e = each([&](GpuShare& p, const Ring& ring, int64_t b, int64_t w, char* d) {
-    const Operand o{0, Operand::kMatrix, Operand::kIn, n, w, lda};
-    cudaError_t r =
-        ring_upload(ring, d, static_cast<const char*>(c.a) + size_t(es) * size_t(b * tile * lda), o, es, p.st);
+    cudaError_t r;
+    if (flip) {
+      r = ring_upload(ring, p.rows, rows_of(b), Operand{0, Operand::kMatrix, Operand::kIn, w, n, lda}, es, p.st);
+      if (!r) {
+        transpose_block<R, kP><<<flip_grid(w, n), dim3(32, 8), 0, p.st>>>(
+            reinterpret_cast<const R*>(p.rows), w, reinterpret_cast<R*>(d), n, w, n, b * tile, 0, kComplex ? 1 : 0);
+        r = cudaGetLastError();
+      }
+    } else {
+      const Operand o{0, Operand::kMatrix, Operand::kIn, n, w, lda};
+      r = ring_upload(ring, d, static_cast<const char*>(c.a) + size_t(es) * size_t(b * tile * lda), o, es, p.st);
+    }
     if (!r) r = scan_block(p, b, w, d);
     if (!r) r = checksum(p, b, w, d, 1);
     return r;
   });
   int info = 0;
+  const Clock::time_point t_factor = Clock::now();
   if (!e) {
     std::vector<void*> local(static_cast<size_t>(nd));
     std::vector<int*> ipiv(static_cast<size_t>(nd));
     for (int q = 0; q < nd; ++q) local[size_t(q)] = parts[size_t(q)].local, ipiv[size_t(q)] = parts[size_t(q)].ipiv;
-    const int r = lu ? bok::vendor::cusolvermg_getrf(nd, devs, n, tile, es, kComplex, local.data(), ipiv.data(), &info)
-                     : bok::vendor::cusolvermg_potrf(nd, devs, uplo, n, tile, es, kComplex, local.data(), &info);
+    const int r =
+        lu ? bok::vendor::cusolvermg_getrf(nd, devs, n, tile, es, kComplex, local.data(), ipiv.data(), &info)
+           : bok::vendor::cusolvermg_potrf(nd, devs, flip ? 'L' : uplo, n, tile, es, kComplex, local.data(), &info);
     if (r) {
       log_line(BO_LOG_DEBUG, "%s n=%lld: cuSOLVERMg failed (%d); one GPU instead", bo_routine_name(c.routine),
                (long long)n, r);
@@ -169,6 +228,7 @@ int run(const bo_call& c, const int* devs, int nd) {
       return BO_CUDA_UNSUPPORTED;
     }
   }
+  const Clock::time_point t_scan = Clock::now();
   if (!e)
     e = each([&](GpuShare& p, const Ring&, int64_t b, int64_t w, char* d) {
       cudaError_t r = scan_block(p, b, w, d);
@@ -215,12 +275,22 @@ int run(const bo_call& c, const int* devs, int nd) {
     return BO_CUDA_LAUNCH_FAILED;
   }
   // Past the first block written nothing can go back to the CPU LAPACK: a GPU failing now ends the process.
+  const Clock::time_point t_down = Clock::now();
   e = each([&](GpuShare& p, const Ring& ring, int64_t b, int64_t w, char* d) {
-    const Operand o{0, Operand::kMatrix, Operand::kInOut, n, w, lda};
     bool touched = false;
-    const cudaError_t r =
-        ring_download(ring, static_cast<char*>(const_cast<void*>(c.a)) + size_t(es) * size_t(b * tile * lda), d, o, es,
-                      p.st, &touched);
+    cudaError_t r;
+    if (flip) {
+      transpose_block<R, kP><<<flip_grid(n, w), dim3(32, 8), 0, p.st>>>(
+          reinterpret_cast<const R*>(d), n, reinterpret_cast<R*>(p.rows), w, n, w, 0, b * tile, kComplex ? 1 : 0);
+      r = cudaGetLastError();
+      if (!r)
+        r = ring_download(ring, rows_of(b), p.rows, Operand{0, Operand::kMatrix, Operand::kInOut, w, n, lda}, es, p.st,
+                          &touched);
+    } else {
+      const Operand o{0, Operand::kMatrix, Operand::kInOut, n, w, lda};
+      r = ring_download(ring, static_cast<char*>(const_cast<void*>(c.a)) + size_t(es) * size_t(b * tile * lda), d, o,
+                        es, p.st, &touched);
+    }
     if (r && touched) write_back_failed(bo_routine_name(c.routine), r);
     return r;
   });
@@ -233,8 +303,12 @@ int run(const bo_call& c, const int* devs, int nd) {
     *static_cast<int64_t*>(c.info) = 0;
   else
     *static_cast<int*>(c.info) = 0;
+  const Clock::time_point t_end = Clock::now();
   cleanup();
-  log_line(BO_LOG_DEBUG, "%s n=%lld: on %d GPUs (cuSOLVERMg)", bo_routine_name(c.routine), (long long)n, nd);
+  // At summary level: a call of seconds over several GPUs, and where its time went, is worth a line.
+  log_line(BO_LOG_SUMMARY, "%s n=%lld: on %d GPU%s (cuSOLVERMg): up %.3f s, factor %.3f s, checks %.3f s, down %.3f s",
+           bo_routine_name(c.routine), (long long)n, nd, nd > 1 ? "s" : "", secs(t_up, t_factor),
+           secs(t_factor, t_scan), secs(t_scan, t_down), secs(t_down, t_end));
   return BO_CUDA_OK;
 }
 
