@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Issue 42's LAPACK acceptance on a machine of two GPUs or more: Debian's xlintst[dsz] in gpu mode with every square
-# getrf and every potrf spread over two GPUs (BLASOFFLOAD_MULTI_GPU_MIN_N=1, BLASOFFLOAD_DEVICES=0,1: cuSOLVERMg); each
-# must pass, with the summary showing getrf/potrf on the GPU and the debug log counting the calls that ran on two.
+# getrf and every potrf of order 64 or more spread over two GPUs (BLASOFFLOAD_MULTI_GPU_MIN_N=1,
+# BLASOFFLOAD_DEVICES=0,1: cuSOLVERMg; smaller orders keep one GPU, 32 columns a GPU at least); each must pass, with the
+# summary showing getrf/potrf on the GPU and the log counting the calls that ran on two. The input is ours
+# (tests/gpu/multi-gpu/?test-2gpu.in: orders 0 1 64 132, the GE and PO paths): Debian's goes to order 50, which no
+# longer reaches two GPUs.
 # Usage (GPU machine, repository root): tests/gpu/device-multi-gpu.sh LIB_DIR BLAS_CARRY [PRECISIONS]
 #   LIB_DIR: libblasoffload.so with libblasoffload_cuda.so beside it; BLAS_CARRY: prepare-carry.sh's folder with the
 #   LAPACK test programs; PRECISIONS: default "d s z". Results: $OUT/multi-gpu-index.txt and one folder per suite.
@@ -16,7 +19,8 @@ for p in ${3:-d s z}; do
   name=xlintst$p-2gpu
   s=$SECONDS
   timeout -k 5 "${BO_SUITE_LIMIT_S:-240}" bash "$root/tests/lapack/run_suite.sh" --workdir "$O/$name" \
-    --lib "$K/libblasoffload.so" --program "$L/lapack/xlintst$p" --stdin "$L/lapack/${p}test.in" --format lapack \
+    --lib "$K/libblasoffload.so" --program "$L/lapack/xlintst$p" --stdin "$root/tests/gpu/multi-gpu/${p}test-2gpu.in" \
+    --format lapack \
     --ld-library-path "$L/blas:$L/lapack:$L" --set BLASOFFLOAD_MODE=gpu --expect-mode gpu \
     --set BLASOFFLOAD_MULTI_GPU_MIN_N=1 --set BLASOFFLOAD_DEVICES=0,1 --set BLASOFFLOAD_LOG=debug \
     --min-calls "${p}getrf=1" --min-calls "${p}potrf=1" >"$O/$name.result" 2>&1
