@@ -1,6 +1,7 @@
 // Opens libcublas with dlopen on first use and calls it with one handle per thread (handles are not
 // thread-safe); cuBLAS is a tuning candidate, so its absence only removes that candidate.
 #include <cublas_api.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +37,7 @@ struct Routines {
 
 struct Api {
   cublasStatus_t (*create)(cublasHandle_t*);
+  cublasStatus_t (*destroy)(cublasHandle_t);
   cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
   cublasStatus_t (*set_pointer_mode)(cublasHandle_t, cublasPointerMode_t);
   cublasStatus_t (*get_version)(cublasHandle_t, int*);
@@ -75,14 +77,15 @@ void open_cublas() {
     return;
   }
   Api a{};
-  if (!sym(h, "cublasCreate_v2", a.create) || !sym(h, "cublasSetStream_v2", a.set_stream) ||
-      !sym(h, "cublasSetPointerMode_v2", a.set_pointer_mode) || !sym(h, "cublasGetVersion_v2", a.get_version) ||
-      !sym(h, "cublasSnrm2_v2", a.s.nrm2) || !sym(h, "cublasSgemv_v2", a.s.gemv) ||
-      !sym(h, "cublasStrsv_v2", a.s.trsv) || !sym(h, "cublasSgemm_v2", a.s.gemm) ||
-      !sym(h, "cublasStrsm_v2", a.s.trsm) || !sym(h, "cublasSsyrk_v2", a.s.syrk) ||
-      !sym(h, "cublasDnrm2_v2", a.d.nrm2) || !sym(h, "cublasDgemv_v2", a.d.gemv) ||
-      !sym(h, "cublasDtrsv_v2", a.d.trsv) || !sym(h, "cublasDgemm_v2", a.d.gemm) ||
-      !sym(h, "cublasDtrsm_v2", a.d.trsm) || !sym(h, "cublasDsyrk_v2", a.d.syrk)) {
+  if (!sym(h, "cublasCreate_v2", a.create) || !sym(h, "cublasDestroy_v2", a.destroy) ||
+      !sym(h, "cublasSetStream_v2", a.set_stream) || !sym(h, "cublasSetPointerMode_v2", a.set_pointer_mode) ||
+      !sym(h, "cublasGetVersion_v2", a.get_version) || !sym(h, "cublasSnrm2_v2", a.s.nrm2) ||
+      !sym(h, "cublasSgemv_v2", a.s.gemv) || !sym(h, "cublasStrsv_v2", a.s.trsv) ||
+      !sym(h, "cublasSgemm_v2", a.s.gemm) || !sym(h, "cublasStrsm_v2", a.s.trsm) ||
+      !sym(h, "cublasSsyrk_v2", a.s.syrk) || !sym(h, "cublasDnrm2_v2", a.d.nrm2) ||
+      !sym(h, "cublasDgemv_v2", a.d.gemv) || !sym(h, "cublasDtrsv_v2", a.d.trsv) ||
+      !sym(h, "cublasDgemm_v2", a.d.gemm) || !sym(h, "cublasDtrsm_v2", a.d.trsm) ||
+      !sym(h, "cublasDsyrk_v2", a.d.syrk)) {
     g_desc = "cuBLAS: " + used + " lacks a needed symbol";
     return;
   }
@@ -108,19 +111,32 @@ void open_cublas() {
   g_complex_ok = complex_ok;
 }
 
-// One handle per thread, created on first use and kept for the process (the driver reclaims it).
+// One handle per thread and device, created on first use. A thread of the several-GPU paths (level3_mg.cu) lives for
+// one call: its handles go with it. The process's main thread keeps its own to the end (the driver reclaims them:
+// destroying them from exit handlers could meet a CUDA already shut down).
+struct ThreadHandles {
+  static constexpr int kDevices = 64;
+  cublasHandle_t h[kDevices] = {};
+  ~ThreadHandles() {
+    if (gettid() == getpid() || !g_api.destroy) return;
+    for (cublasHandle_t x : h)
+      if (x) g_api.destroy(x);
+  }
+};
 cublasHandle_t handle(cudaStream_t st) {
-  thread_local cublasHandle_t h = nullptr;
-  thread_local int dev = -1;
+  thread_local ThreadHandles hs;
+  thread_local cublasHandle_t other = nullptr;  // a device beyond kDevices: one handle, replaced on a change
+  thread_local int other_dev = -1;
   int cur = 0;
   cudaGetDevice(&cur);
-  if (!h || dev != cur) {
+  cublasHandle_t* h = cur >= 0 && cur < ThreadHandles::kDevices ? &hs.h[cur] : &other;
+  if (!*h || (h == &other && other_dev != cur)) {
     bo::one_time::Timer one_time;  // once per thread and device
-    if (g_api.create(&h) != CUBLAS_STATUS_SUCCESS) return nullptr;
-    dev = cur;
+    if (g_api.create(h) != CUBLAS_STATUS_SUCCESS) return *h = nullptr;
+    if (h == &other) other_dev = cur;
   }
-  g_api.set_stream(h, st);
-  return h;
+  g_api.set_stream(*h, st);
+  return *h;
 }
 
 int status(cublasStatus_t s) {

@@ -1,6 +1,6 @@
 // The level-3 GPU tests' common part (test_trsm.cpp, test_syrk.cpp): the per-runner tally each test prints and checks
-// (every entry must run some case), the check that only an output block was written, and the check that select()
-// names an entry that takes a case.
+// (every entry must run some case), the check that only an output block was written, the check that select() names an
+// entry that takes a case, and the knobs of the trsm/syrk lane path.
 #pragma once
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpu_test_support.h"
+#include "pipeline_support.h"  // Knobs
 
 namespace gt::level3 {
 
@@ -61,6 +62,23 @@ template <typename T>
   }
   if (changed) return ::testing::AssertionFailure() << changed << " elements outside the output changed:" << msg.str();
   return ::testing::AssertionSuccess();
+}
+// The trsm/syrk lane path (level3_mg.h) for one test: two shares of GPU 0 (BLASOFFLOAD_DEVICES=0,0, the several-GPU
+// split, from small sizes on), or one share (operands beyond a 1 MiB staging limit go through rings).
+inline void set_lane_knobs(gt::pipe::Knobs& knobs, int lanes) {
+  if (lanes == 2) {
+    knobs.set("BLASOFFLOAD_DEVICES", "0,0");
+    knobs.set("BLASOFFLOAD_MULTI_GPU_MIN_N", "64");
+  } else {
+    knobs.set("BLASOFFLOAD_PINNED_MAX_MB", "1");
+  }
+}
+// The module's call() on host operands alone (the path under test takes host operands only).
+inline std::vector<Runner> host_runner(int routine) {
+  std::vector<Runner> rs;
+  for (const Runner& r : runners_for(routine))
+    if (r.mode == Mode::kModuleHost) rs.push_back(r);
+  return rs;
 }
 inline bool has_host_mode(const std::vector<Runner>& rs) {
   return std::any_of(rs.begin(), rs.end(), [](const Runner& r) { return r.mode == Mode::kModuleHost; });

@@ -37,6 +37,7 @@ inline constexpr const char* kKnobNames[] = {"BLASOFFLOAD_PIPELINE",
                                              "BLASOFFLOAD_STAGING_THREADS",
                                              "BLASOFFLOAD_PIN_HOST",
                                              "BLASOFFLOAD_MULTI_GPU_MIN_N",
+                                             "BLASOFFLOAD_PINNED_MAX_MB",
                                              "BLASOFFLOAD_TEST_FAIL_AFTER_TILES"};
 
 // The engine's knobs for one test. All are cleared first, so that a knob left in the environment of the run cannot

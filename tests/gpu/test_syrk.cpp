@@ -224,6 +224,40 @@ void rank_k_nan(bo_routine_kind kind) {
   report(std::string(Real<T>::name) + " " + bo_routine_name(routine_of<T>(kind)) + " with NaN in A", rs, tally);
 }
 
+// Shared among GPU lanes (level3_mg.h), on one GPU: BLASOFFLOAD_DEVICES=0,0 gives two lanes (C's triangle cut into
+// two column ranges of equal area, each a diagonal block by syrk/herk and a rectangle by gemm;
+// BLASOFFLOAD_MULTI_GPU_MIN_N lowered to 64 so that these sizes take it), and BLASOFFLOAD_PINNED_MAX_MB=1 one lane
+// (operands too large for whole-operand staging go through rings). Both triangles, every trans, beta = 0 with NaN in
+// C among the scalars, a NaN row in A; the same checks as above, and every call must have taken the path.
+template <typename T>
+void rank_k_lanes(bo_routine_kind kind, int lanes) {
+  gt::pipe::Knobs knobs(0, nullptr);
+  set_lane_knobs(knobs, lanes);
+  const std::vector<Runner> rs = host_runner(routine_of<T>(kind));
+  ASSERT_EQ(rs.size(), 1u);
+  // (n, k): two lanes need n >= 512 (lanes take 256 columns at the least); each case moves more than 1 MiB.
+  const int64_t shapes[][2] = {{777, 300}, {600, 40}, {1030, 64}};
+  const auto ab = rank_k_scalars<T>(kind);
+  const int64_t before = split_calls(lanes).load();
+  int64_t calls = 0, h = 0;
+  Tally tally;
+  for (char uplo : {'U', 'L'})
+    for (char trans : rank_k_transposes<T>(kind))
+      for (const auto& sh : shapes) {
+        ++h;
+        const auto& s = ab[size_t(h) % ab.size()];
+        SyrkCase c{kind, uplo, trans, sh[0], sh[1], s[0], s[1], 0, 0};
+        c.lda = h % 2 ? c.arows() + 1 : round_up(c.arows() + 1, 4);
+        c.ldc = h % 3 ? c.n + 2 : round_up(c.n + 1, 4);
+        check_syrk_case<T>(c, rs, tally, h % 4 == 0 ? c.n / 3 : -1);
+        calls += 2;  // the case runs twice (the bits must agree)
+      }
+  EXPECT_EQ(split_calls(lanes).load() - before, calls) << "calls split over " << lanes << " lane(s)";
+  report(std::string(Real<T>::name) + " " + bo_routine_name(routine_of<T>(kind)) + " over " + std::to_string(lanes) +
+             " lane(s)",
+         rs, tally);
+}
+
 GPU_TYPED_SUITE_ALL(Level3Syrk);
 
 TYPED_TEST(Level3Syrk, BothTrianglesAllEntries) {
@@ -233,6 +267,14 @@ TYPED_TEST(Level3Syrk, BothTrianglesAllEntries) {
 TYPED_TEST(Level3Syrk, NanInAReachesOnlyItsRowAndColumn) {
   GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_SYRK));
   rank_k_nan<TypeParam>(BO_KIND_SYRK);
+}
+TYPED_TEST(Level3Syrk, SharedOverTwoLanesOfOneGpu) {
+  GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_SYRK));
+  rank_k_lanes<TypeParam>(BO_KIND_SYRK, 2);
+}
+TYPED_TEST(Level3Syrk, BeyondWholeOperandStagingThroughRings) {
+  GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_SYRK));
+  rank_k_lanes<TypeParam>(BO_KIND_SYRK, 1);
 }
 
 GPU_TYPED_SUITE_COMPLEX(Level3Herk);
@@ -244,6 +286,14 @@ TYPED_TEST(Level3Herk, BothTrianglesAllEntries) {
 TYPED_TEST(Level3Herk, NanInAReachesOnlyItsRowAndColumn) {
   GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_HERK));
   rank_k_nan<TypeParam>(BO_KIND_HERK);
+}
+TYPED_TEST(Level3Herk, SharedOverTwoLanesOfOneGpu) {
+  GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_HERK));
+  rank_k_lanes<TypeParam>(BO_KIND_HERK, 2);
+}
+TYPED_TEST(Level3Herk, BeyondWholeOperandStagingThroughRings) {
+  GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_HERK));
+  rank_k_lanes<TypeParam>(BO_KIND_HERK, 1);
 }
 
 }  // namespace

@@ -448,6 +448,57 @@ TYPED_TEST(Level3Trsm, Large16384x16) {
   }
 }
 
+// Shared among GPU lanes (level3_mg.h), on one GPU: BLASOFFLOAD_DEVICES=0,0 gives two lanes (the several-GPU split,
+// each lane a range of B's systems; BLASOFFLOAD_MULTI_GPU_MIN_N lowered to 64 so that these sizes take it), and
+// BLASOFFLOAD_PINNED_MAX_MB=1 one lane (operands too large for whole-operand staging go through rings). Every uplo,
+// transa and diag on both sides, within the same bounds, B's padding and guards untouched, A unchanged, two runs bit
+// for bit; every call must have taken the path (counted from the module's log lines).
+template <typename T>
+void trsm_lanes(int lanes) {
+  gt::pipe::Knobs knobs(0, nullptr);
+  set_lane_knobs(knobs, lanes);
+  const std::vector<Runner> rs = host_runner(routine_of<T>(BO_KIND_TRSM));
+  ASSERT_EQ(rs.size(), 1u);
+  // (order t, systems): two lanes need 512 systems (lanes take 256 at the least); one lane more than 1 MiB of operands.
+  const int64_t shapes[][2] = {{300, 777}, {513, 520}, {40, 600}};
+  const int64_t before = split_calls(lanes).load();
+  int64_t calls = 0, combo = 0;
+  Tally tally;
+  for (char side : {'L', 'R'})
+    for (char uplo : {'U', 'L'})
+      for (char trans : transposes<T>())
+        for (char diag : {'N', 'U'})
+          for (const auto& sh : shapes) {
+            if (lanes == 1 && sh[0] == 40) continue;  // its operands fit the whole-operand staging
+            ++combo;
+            const int64_t t = sh[0], ns = sh[1], m = side == 'L' ? t : ns, n = side == 'L' ? ns : t;
+            const Scalar alpha = combo % 2 ? sc<T>({-0.75, 0.5}, -0.75) : sc<T>(combo % 3 ? kI : Scalar(1.0), 1.0);
+            TrsmCase c{side,
+                       uplo,
+                       trans,
+                       diag,
+                       m,
+                       n,
+                       alpha,
+                       combo % 4 == 1,
+                       combo % 2 ? t + 3 : round_up(t + 1, 4),
+                       combo % 3 ? m + 1 : round_up(m + 1, 4)};
+            check_trsm_case<T>(c, rs, tally);
+            calls += 2;  // the case runs twice (the bits must agree)
+          }
+  EXPECT_EQ(split_calls(lanes).load() - before, calls) << "calls split over " << lanes << " lane(s)";
+  print_tally(std::string(Real<T>::name) + " trsm over " + std::to_string(lanes) + " lane(s)", tally);
+}
+
+TYPED_TEST(Level3Trsm, SharedOverTwoLanesOfOneGpu) {
+  GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_TRSM));
+  trsm_lanes<TypeParam>(2);
+}
+TYPED_TEST(Level3Trsm, BeyondWholeOperandStagingThroughRings) {
+  GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_TRSM));
+  trsm_lanes<TypeParam>(1);
+}
+
 // A NaN and an Inf in B, in different systems: they stay in their system (column for side L, row for side R), the
 // NaN gives NaN (the Inf a non-finite value) wherever the substitution carries it, every other system is correct.
 TYPED_TEST(Level3Trsm, NanAndInfInBStayInTheirSystem) {

@@ -178,7 +178,8 @@ int device() { return g_device; }
 int device_count() { return g_device_count; }
 void set_pinned_max(size_t bytes) { g_pinned_max = bytes; }
 
-int pipeline_devices(int* out, int cap) {
+namespace {
+int device_list(int* out, int cap, bool repeats) {
   const char* v = config("BLASOFFLOAD_DEVICES");
   int n = 0;
   if (v && *v) {
@@ -195,7 +196,7 @@ int pipeline_devices(int* out, int cap) {
         return 1;
       }
       bool dup = false;
-      for (int i = 0; i < n; ++i) dup |= out[i] == int(d);
+      for (int i = 0; i < n && !repeats; ++i) dup |= out[i] == int(d);
       if (!dup) out[n++] = int(d);
       q = *end == ',' ? end + 1 : end;
       if (*end && *end != ',') break;
@@ -208,6 +209,10 @@ int pipeline_devices(int* out, int cap) {
       if (d != g_device) out[n++] = d;
   return n;
 }
+}  // namespace
+
+int pipeline_devices(int* out, int cap) { return device_list(out, cap, false); }
+int pipeline_lanes(int* out, int cap) { return device_list(out, cap, true); }
 
 namespace {
 // Growth prices measured by reserve() (ns a byte; a quarter of the way toward each new measurement), for growth_us.

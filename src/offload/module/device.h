@@ -46,6 +46,9 @@ int device_count();  // visible GPUs
 // The tiled pipeline's GPUs into out (at most cap): BLASOFFLOAD_DEVICES, else all visible ones (the process's own GPU
 // first), else only the chosen one when it was chosen for this process (ranks must not share every GPU).
 int pipeline_devices(int* out, int cap);
+// The same list with its repeats kept: a GPU listed twice (BLASOFFLOAD_DEVICES=0,0) takes two shares of a trsm or
+// syrk (level3_mg.h), which tries the several-GPU split on a machine of one GPU.
+int pipeline_lanes(int* out, int cap);
 // Pinned staging memory a slot may hold (BLASOFFLOAD_PINNED_MAX_MB, read at init).
 void set_pinned_max(size_t bytes);
 

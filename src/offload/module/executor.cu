@@ -19,6 +19,7 @@
 #include "offload/module/executor.h"
 #include "offload/module/gemm_pipeline.h"
 #include "offload/module/lapack_exec.h"
+#include "offload/module/level3_mg.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/staging.h"
 #include "routines/all.h"
@@ -170,6 +171,8 @@ int call(const bo_call* c, double cpu_share) {
   if (!c || c->routine < 0 || c->routine >= BO_R_COUNT) return BO_CUDA_UNSUPPORTED;
   if (bo_routine_kind_of(c->routine) == BO_KIND_GEMM) return gemm(*c, cpu_share);
   if (bo::routines::is_lapack(c->routine)) return lapack_call(*c);
+  // A large trsm or syrk over several GPUs, or too large for whole-operand staging (level3_mg.h).
+  if (int r = level3_mg_call(*c); r != BO_CUDA_UNSUPPORTED) return r;
   ExecReport rep;
   return execute(*c, ExecOptions{}, &rep);
 }

@@ -1,4 +1,6 @@
 // Ring transfers of host operands (see ring_transfer.h).
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -31,9 +33,20 @@ std::vector<Span> spans(const Operand& o, int es, size_t piece_bytes) {
   return out;
 }
 
-// Per thread: the ring's events (one per slot), created once.
+// Per thread: the ring's events (one per slot), created once, on the device current then: the several-GPU paths
+// (lapack_mg.cu, level3_mg.cu) move each GPU's operands on a thread of its own that lives for one call, and its events
+// go with it. The process's main thread keeps its own to the end (destroying them from exit handlers could meet a
+// CUDA already shut down).
+struct ThreadEvents {
+  std::vector<cudaEvent_t> ev;
+  ~ThreadEvents() {
+    if (gettid() == getpid()) return;
+    for (cudaEvent_t e : ev) cudaEventDestroy(e);
+  }
+};
 cudaEvent_t* ring_events(int slots) {
-  thread_local std::vector<cudaEvent_t> ev;
+  thread_local ThreadEvents t;
+  std::vector<cudaEvent_t>& ev = t.ev;
   while (int(ev.size()) < slots) {
     cudaEvent_t e = nullptr;
     if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) return nullptr;

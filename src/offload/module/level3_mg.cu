@@ -1,0 +1,318 @@
+// trsm and syrk/herk of large host operands shared among the process's GPUs (see level3_mg.h).
+//
+// trsm: B's independent systems (its columns for side L, its rows for side R) are cut into one contiguous range per
+// GPU; each GPU takes A's triangle whole and its range of B. syrk/herk: C's triangle is cut into column ranges of
+// about equal area (lane_split.h); each GPU computes its range's diagonal block with syrk/herk and the rest of its
+// columns with one gemm, from the rows of op(A) they need. Each GPU has a host thread of its own that moves its
+// operands through a pinned ring of its own (ring_transfer.h), so that the GPUs' links and the staging threads work
+// at once, and its own cuBLAS handle. The program's memory is written only after every GPU has finished computing.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "kernels/vendor_cublas.h"
+#include "offload/module/call_plan.h"
+#include "offload/module/device.h"
+#include "offload/module/lane_split.h"
+#include "offload/module/lapack_common.cuh"
+#include "offload/module/level3_mg.h"
+#include "offload/module/resident_copies.h"
+#include "offload/module/ring_transfer.h"
+#include "routines/all.h"
+
+namespace bom {
+namespace {
+
+constexpr int kMaxLanes = 16;
+// Columns (or rows) a GPU takes at the least: narrower shares cost more in fixed costs than they save.
+constexpr int64_t kAlign = 256;
+
+// One GPU's share: its range, its device images and their leading dimensions, its stream and ring.
+struct Lane {
+  int dev = 0;
+  LaneRange r;
+  char* a = nullptr;  // trsm: A's triangle (t x t); syrk: the rows of op(A) the range needs
+  char* b = nullptr;  // trsm: its part of B; syrk: its diagonal block of C (a w x w triangle)
+  char* c = nullptr;  // syrk: the rest of its columns of C (a rectangle)
+  char* pinned = nullptr;
+  cudaStream_t st = nullptr;
+  cudaError_t err = cudaSuccess;
+};
+
+// Where one lane's operands lie in the program's memory and on its GPU.
+struct Part {
+  const void* host;
+  Operand o;  // its shape and leading dimension in host memory; its device image has leading dimension o.rows
+};
+
+template <class T>
+T scalar_of(double re, double im) {
+  if constexpr (bo::routines::kIsComplex<T>)
+    return T(re, im);
+  else
+    return T(re);
+}
+
+template <class T>
+class Level3Mg {
+ public:
+  Level3Mg(const bo_call& c, const int* devs, int nd) : c_(c) {
+    const bo_routine_kind kind = bo_routine_kind_of(c.routine);
+    trsm_ = kind == BO_KIND_TRSM;
+    herk_ = kind == BO_KIND_HERK;
+    if (trsm_) {
+      side_l_ = c.op[0] == 'L';
+      t_ = side_l_ ? c.m : c.n;
+      ranges_ = split_even(side_l_ ? c.n : c.m, nd, kAlign);
+    } else {
+      lower_ = c.op[0] == 'L';
+      nt_ = c.op[1] == 'N';
+      ranges_ = split_triangle(c.n, nd, lower_, kAlign);
+    }
+    lanes_.resize(ranges_.size());
+    for (size_t q = 0; q < lanes_.size(); ++q) lanes_[q].dev = devs[q], lanes_[q].r = ranges_[q];
+  }
+  ~Level3Mg() { cleanup(); }
+
+  int run();
+
+ private:
+  static constexpr int es_ = int(sizeof(T));
+  char* host_at(const void* base, int64_t elements) const {
+    return static_cast<char*>(const_cast<void*>(base)) + size_t(es_) * size_t(elements);
+  }
+  // The lane's operands: [0] A (or op(A)'s rows), [1] B's range (or C's diagonal block), [2] C's rectangle (syrk;
+  // o.rows == 0 when there is none).
+  void parts(const Lane& l, Part* p) const;
+  cudaError_t compute(Lane& l) const;
+  void cleanup();
+  // Runs body(lane) on one host thread per lane (its device current); the first error.
+  template <class F>
+  cudaError_t each(F&& body);
+
+  const bo_call& c_;
+  bool trsm_ = false, herk_ = false, side_l_ = false, lower_ = false, nt_ = false;
+  int64_t t_ = 0;  // trsm: A's order
+  std::vector<LaneRange> ranges_;
+  std::vector<Lane> lanes_;
+};
+
+template <class T>
+void Level3Mg<T>::parts(const Lane& l, Part* p) const {
+  const int64_t s0 = l.r.s0, w = l.r.width();
+  if (trsm_) {
+    const Operand::Shape tri = c_.op[1] == 'L' ? Operand::kLower : Operand::kUpper;
+    p[0] = {c_.a, Operand{0, tri, Operand::kIn, t_, t_, c_.lda}};
+    p[1] = side_l_ ? Part{host_at(c_.c, s0 * c_.ldc), Operand{2, Operand::kMatrix, Operand::kInOut, c_.m, w, c_.ldc}}
+                   : Part{host_at(c_.c, s0), Operand{2, Operand::kMatrix, Operand::kInOut, w, c_.n, c_.ldc}};
+    p[2] = {nullptr, Operand{2, Operand::kMatrix, Operand::kInOut, 0, 0, c_.ldc}};
+    return;
+  }
+  const int64_t n = c_.n, k = c_.k, s1 = l.r.s1;
+  // Rows of op(A) the range needs: lower [s0, n) (its diagonal block and the rows below), upper [0, s1).
+  const int64_t r0 = lower_ ? s0 : 0, h = lower_ ? n - s0 : s1;
+  p[0] = nt_ ? Part{host_at(c_.a, r0), Operand{0, Operand::kMatrix, Operand::kIn, h, k, c_.lda}}
+             : Part{host_at(c_.a, r0 * c_.lda), Operand{0, Operand::kMatrix, Operand::kIn, k, h, c_.lda}};
+  const auto access = bo::routines::beta_is_zero(c_) ? Operand::kOut : Operand::kInOut;
+  p[1] = {host_at(c_.c, s0 + s0 * c_.ldc),
+          Operand{2, lower_ ? Operand::kLower : Operand::kUpper, access, w, w, c_.ldc}};
+  // The rectangle: lower rows [s1, n), upper rows [0, s0), of the range's columns.
+  p[2] = lower_ ? Part{host_at(c_.c, s1 + s0 * c_.ldc), Operand{2, Operand::kMatrix, access, n - s1, w, c_.ldc}}
+                : Part{host_at(c_.c, s0 * c_.ldc), Operand{2, Operand::kMatrix, access, s0, w, c_.ldc}};
+}
+
+template <class T>
+cudaError_t Level3Mg<T>::compute(Lane& l) const {
+  namespace v = bok::vendor;
+  const int64_t w = l.r.width();
+  const T alpha = scalar_of<T>(c_.alpha, c_.alpha_i);
+  if (trsm_) {
+    const int64_t rows = side_l_ ? c_.m : w, cols = side_l_ ? w : c_.n;
+    return cudaError_t(v::cublas_trsm(c_.op[0], c_.op[1], c_.op[2], c_.op[3], rows, cols, alpha,
+                                      reinterpret_cast<const T*>(l.a), t_, reinterpret_cast<T*>(l.b), rows, l.st));
+  }
+  const int64_t n = c_.n, k = c_.k, s0 = l.r.s0, s1 = l.r.s1;
+  const int64_t h = lower_ ? n - s0 : s1, lda = nt_ ? h : k;
+  // op(A)'s rows in the lane's image: its diagonal block's, and the rectangle's (lower: after them; upper: first).
+  const int64_t diag_row = lower_ ? 0 : s0, rect_row = lower_ ? w : 0, rect_rows = lower_ ? n - s1 : s0;
+  const T* a = reinterpret_cast<const T*>(l.a);
+  const T* a_diag = a + (nt_ ? diag_row : diag_row * k);
+  const T* a_rect = a + (nt_ ? rect_row : rect_row * k);
+  T* cd = reinterpret_cast<T*>(l.b);
+  int r;
+  if constexpr (bo::routines::kIsComplex<T>) {
+    if (herk_) {
+      using R = bo::routines::RealOf<T>;
+      r = v::cublas_herk(c_.op[0], c_.op[1], w, k, R(c_.alpha), a_diag, lda, R(c_.beta), cd, w, l.st);
+    } else {
+      r = v::cublas_syrk(c_.op[0], c_.op[1], w, k, alpha, a_diag, lda, scalar_of<T>(c_.beta, c_.beta_i), cd, w, l.st);
+    }
+  } else {
+    r = v::cublas_syrk(c_.op[0], c_.op[1], w, k, alpha, a_diag, lda, T(c_.beta), cd, w, l.st);
+  }
+  if (r || rect_rows == 0) return cudaError_t(r);
+  // The rectangle: op(A)[rect] op(A)[diag]^T (^H for herk), as one gemm; herk's scalars are real.
+  const char tr = herk_ ? 'C' : 'T';
+  return cudaError_t(v::cublas_gemm(nt_ ? 'N' : tr, nt_ ? tr : 'N', rect_rows, w, k, alpha, a_rect, lda, a_diag, lda,
+                                    scalar_of<T>(c_.beta, herk_ ? 0.0 : c_.beta_i), reinterpret_cast<T*>(l.c),
+                                    rect_rows, l.st));
+}
+
+template <class T>
+template <class F>
+cudaError_t Level3Mg<T>::each(F&& body) {
+  std::vector<std::thread> th;
+  th.reserve(lanes_.size());
+  for (Lane& l : lanes_)
+    th.emplace_back([&body, &l] {
+      if (!l.err) l.err = cudaSetDevice(l.dev);
+      if (!l.err) l.err = body(l);
+    });
+  for (std::thread& t : th) t.join();
+  for (const Lane& l : lanes_)
+    if (l.err) return l.err;
+  return cudaSuccess;
+}
+
+template <class T>
+void Level3Mg<T>::cleanup() {
+  int old = -1;
+  cudaGetDevice(&old);
+  for (Lane& l : lanes_) {
+    cudaSetDevice(l.dev);
+    if (l.st) cudaStreamSynchronize(l.st), cudaStreamDestroy(l.st);
+    cudaFree(l.a), cudaFree(l.b), cudaFree(l.c), cudaFreeHost(l.pinned);
+    l = Lane{l.dev, l.r};
+  }
+  if (old >= 0) cudaSetDevice(old);
+  cudaGetLastError();
+}
+
+template <class T>
+int Level3Mg<T>::run() {
+  const char* name = bo_routine_name(c_.routine);
+  const size_t piece = kRingPieceBytes;
+  // Each GPU's images, allocated up front on the calling thread: a GPU without room for its share sends the call on.
+  for (Lane& l : lanes_) {
+    Part p[3];
+    parts(l, p);
+    auto bytes = [&](const Operand& o) { return size_t(es_) * size_t(o.rows) * size_t(o.cols); };
+    cudaError_t e = cudaSetDevice(l.dev);
+    size_t free_b = 0, total = 0;
+    if (!e) e = cudaMemGetInfo(&free_b, &total);
+    const size_t need = bytes(p[0].o) + bytes(p[1].o) + bytes(p[2].o);
+    // Room to spare for cuBLAS's workspace and the other users of the GPU.
+    if (!e && free_b < need + (size_t(512) << 20)) e = cudaErrorMemoryAllocation;
+    if (!e) e = cudaMalloc(&l.a, bytes(p[0].o));
+    if (!e) e = cudaMalloc(&l.b, bytes(p[1].o));
+    if (!e && p[2].o.rows > 0) e = cudaMalloc(&l.c, bytes(p[2].o));
+    if (!e) e = cudaHostAlloc(&l.pinned, size_t(kRingSlots) * piece, cudaHostAllocDefault);
+    if (!e) e = cudaStreamCreateWithFlags(&l.st, cudaStreamNonBlocking);
+    if (e) {
+      log_line(BO_LOG_DEBUG, "%s on %zu GPUs: GPU %d cannot hold its share (%s)", name, lanes_.size(), l.dev,
+               cudaGetErrorString(e));
+      cleanup();
+      return BO_CUDA_OUT_OF_MEMORY;
+    }
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto secs = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  const Clock::time_point t_up = Clock::now();
+  // Up and computed; everything finished before any GPU writes the program's memory.
+  cudaError_t e = each([&](Lane& l) {
+    Part p[3];
+    parts(l, p);
+    const Ring ring{l.pinned, piece, kRingSlots};
+    char* dev[3] = {l.a, l.b, l.c};
+    for (int i = 0; i < 3; ++i) {
+      if (p[i].o.rows == 0 || p[i].o.access == Operand::kOut) continue;  // kOut: beta = 0, C never read
+      if (cudaError_t r = ring_upload(ring, dev[i], p[i].host, p[i].o, es_, l.st)) return r;
+    }
+    if (cudaError_t r = compute(l)) return r;
+    return cudaStreamSynchronize(l.st);
+  });
+  const Clock::time_point t_down = Clock::now();
+  if (e) {
+    log_line(BO_LOG_DEBUG, "%s on %zu GPUs: %s before anything was written", name, lanes_.size(),
+             cudaGetErrorString(e));
+    cleanup();
+    // A GPU may be unusable now: the device check of the next one-GPU call decides; this call goes to the CPU.
+    return e == cudaErrorMemoryAllocation ? BO_CUDA_OUT_OF_MEMORY : BO_CUDA_LAUNCH_FAILED;
+  }
+  // Past the first piece written nothing can go back to the CPU BLAS: a GPU failing now ends the process.
+  e = each([&](Lane& l) {
+    Part p[3];
+    parts(l, p);
+    const Ring ring{l.pinned, piece, kRingSlots};
+    char* dev[3] = {nullptr, l.b, l.c};
+    for (int i = 1; i < 3; ++i) {
+      if (p[i].o.rows == 0) continue;
+      bool touched = false;
+      const cudaError_t r = ring_download(ring, const_cast<void*>(p[i].host), dev[i], p[i].o, es_, l.st, &touched);
+      if (r && touched) write_back_failed(name, r);
+      if (r) return r;
+    }
+    return cudaSuccess;
+  });
+  if (e) write_back_failed(name, e);  // other GPUs' shares may be written already
+  const Clock::time_point t_end = Clock::now();
+  // Device copies of the output (residency.h) are stale now.
+  if (Residency* written = resident_copies(host(), device())) {
+    const Operand out = trsm_ ? Operand{2, Operand::kMatrix, Operand::kInOut, c_.m, c_.n, c_.ldc}
+                              : Operand{2, Operand::kMatrix, Operand::kInOut, c_.n, c_.n, c_.ldc};
+    written->host_written(resident_view(c_.c, out, es_));
+  }
+  log_line(BO_LOG_DEBUG,
+           "%s %.4s m=%lld n=%lld k=%lld: split over %zu GPU%s (cuBLAS): up and compute %.3f s, down %.3f s", name,
+           c_.op, (long long)c_.m, (long long)c_.n, (long long)c_.k, lanes_.size(), lanes_.size() > 1 ? "s" : "",
+           secs(t_up, t_down), secs(t_down, t_end));
+  return BO_CUDA_OK;
+}
+
+// At most the bytes the one-GPU path would pin for the call's whole operands (in, and back out; a triangle counted
+// as its square).
+double whole_operand_pinned(const bo_call& c, int es) {
+  const bo_routine_kind kind = bo_routine_kind_of(c.routine);
+  if (kind == BO_KIND_TRSM) {
+    const double t = c.op[0] == 'L' ? double(c.m) : double(c.n);
+    return es * (t * t + 2 * double(c.m) * double(c.n));
+  }
+  const double a = double(c.n) * double(c.k), cn = double(c.n) * double(c.n);
+  return es * (a + cn * (bo::routines::beta_is_zero(c) ? 1 : 2));
+}
+
+}  // namespace
+
+int level3_mg_call(const bo_call& c) {
+  const bo_routine_kind kind = bo_routine_kind_of(c.routine);
+  if (kind != BO_KIND_TRSM && kind != BO_KIND_SYRK && kind != BO_KIND_HERK) return BO_CUDA_UNSUPPORTED;
+  const int es = bo_element_size(bo_routine_precision(c.routine));
+  const bool complex = bo_routine_precision(c.routine) == BO_PREC_C || bo_routine_precision(c.routine) == BO_PREC_Z;
+  if (!(complex ? bok::vendor::cublas_complex_available() : bok::vendor::cublas_available()))
+    return BO_CUDA_UNSUPPORTED;
+  // cuBLAS's 32-bit interface takes each dimension and leading dimension.
+  const int64_t dims[] = {c.m, c.n, c.k, c.lda, c.ldc};
+  for (int64_t d : dims)
+    if (!fits_int(d)) return BO_CUDA_UNSUPPORTED;
+  int devs[kMaxLanes];
+  const int nd = pipeline_lanes(devs, kMaxLanes);
+  // Several GPUs for a call whose order and other dimension both reach half of BLASOFFLOAD_MULTI_GPU_MIN_N; one GPU
+  // when the one-GPU path could not pin the operands whole (its calls would go to the CPU BLAS).
+  const long min_n = config_long("BLASOFFLOAD_MULTI_GPU_MIN_N", 32768);
+  const int64_t order = kind == BO_KIND_TRSM ? (c.op[0] == 'L' ? c.m : c.n) : c.n;
+  const int64_t other = kind == BO_KIND_TRSM ? (c.op[0] == 'L' ? c.n : c.m) : c.k;
+  const bool several = nd >= 2 && min_n > 0 && 2 * order >= min_n && 2 * other >= min_n;
+  const bool too_large =
+      whole_operand_pinned(c, es) > double(config_long("BLASOFFLOAD_PINNED_MAX_MB", 4096)) * double(1 << 20);
+  if (!several && !too_large) return BO_CUDA_UNSUPPORTED;
+  if (on_device(c.a) || on_device(c.c)) return BO_CUDA_UNSUPPORTED;
+  const int lanes = several ? nd : 1;
+  return by_precision(c, [&](auto t) { return Level3Mg<decltype(t)>(c, devs, lanes).run(); });
+}
+
+}  // namespace bom
