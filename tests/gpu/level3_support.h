@@ -63,11 +63,12 @@ template <typename T>
   if (changed) return ::testing::AssertionFailure() << changed << " elements outside the output changed:" << msg.str();
   return ::testing::AssertionSuccess();
 }
-// The trsm/syrk lane path (level3_mg.h) for one test: two shares of GPU 0 (BLASOFFLOAD_DEVICES=0,0, the several-GPU
-// split, from small sizes on), or one share (operands beyond a 1 MiB staging limit go through rings).
+// The trsm/syrk lane path (level3_mg.h) for one test: two lanes, the several-GPU split from small sizes on, on GPUs 0
+// and 1 where the machine has two (else two shares of GPU 0: BLASOFFLOAD_DEVICES=0,0), or one lane (operands beyond a
+// 1 MiB staging limit go through rings).
 inline void set_lane_knobs(gt::pipe::Knobs& knobs, int lanes) {
   if (lanes == 2) {
-    knobs.set("BLASOFFLOAD_DEVICES", "0,0");
+    knobs.set("BLASOFFLOAD_DEVICES", device_count() >= 2 ? "0,1" : "0,0");
     knobs.set("BLASOFFLOAD_MULTI_GPU_MIN_N", "64");
   } else {
     knobs.set("BLASOFFLOAD_PINNED_MAX_MB", "1");

@@ -268,7 +268,7 @@ TYPED_TEST(Level3Syrk, NanInAReachesOnlyItsRowAndColumn) {
   GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_SYRK));
   rank_k_nan<TypeParam>(BO_KIND_SYRK);
 }
-TYPED_TEST(Level3Syrk, SharedOverTwoLanesOfOneGpu) {
+TYPED_TEST(Level3Syrk, SharedOverTwoLanes) {
   GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_SYRK));
   rank_k_lanes<TypeParam>(BO_KIND_SYRK, 2);
 }
@@ -287,7 +287,7 @@ TYPED_TEST(Level3Herk, NanInAReachesOnlyItsRowAndColumn) {
   GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_HERK));
   rank_k_nan<TypeParam>(BO_KIND_HERK);
 }
-TYPED_TEST(Level3Herk, SharedOverTwoLanesOfOneGpu) {
+TYPED_TEST(Level3Herk, SharedOverTwoLanes) {
   GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_HERK));
   rank_k_lanes<TypeParam>(BO_KIND_HERK, 2);
 }

@@ -490,7 +490,7 @@ void trsm_lanes(int lanes) {
   print_tally(std::string(Real<T>::name) + " trsm over " + std::to_string(lanes) + " lane(s)", tally);
 }
 
-TYPED_TEST(Level3Trsm, SharedOverTwoLanesOfOneGpu) {
+TYPED_TEST(Level3Trsm, SharedOverTwoLanes) {
   GPU_ROUTINE_PREAMBLE(routine_of<TypeParam>(BO_KIND_TRSM));
   trsm_lanes<TypeParam>(2);
 }
