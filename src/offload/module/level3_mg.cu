@@ -313,7 +313,10 @@ int level3_mg_call(const bo_call& c) {
   const long min_n = config_long("BLASOFFLOAD_MULTI_GPU_MIN_N", 32768);
   const int64_t order = kind == BO_KIND_TRSM ? (c.op[0] == 'L' ? c.m : c.n) : c.n;
   const int64_t other = kind == BO_KIND_TRSM ? (c.op[0] == 'L' ? c.n : c.m) : c.k;
-  const bool several = nd >= 2 && min_n > 0 && 2 * order >= min_n && 2 * other >= min_n;
+  // ... and only where the split gives two GPUs work (each takes kAlign columns at the least): a small call under a
+  // lowered BLASOFFLOAD_MULTI_GPU_MIN_N (the test suites') keeps the one-GPU path, which does not pin a ring per call.
+  const int64_t split = kind == BO_KIND_TRSM ? other : c.n;
+  const bool several = nd >= 2 && min_n > 0 && 2 * order >= min_n && 2 * other >= min_n && split >= 2 * kAlign;
   const bool too_large =
       whole_operand_pinned(c, es) > double(config_long("BLASOFFLOAD_PINNED_MAX_MB", 4096)) * double(1 << 20);
   if (!several && !too_large) return BO_CUDA_UNSUPPORTED;
