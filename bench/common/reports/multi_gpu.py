@@ -1,8 +1,9 @@
-"""Report of the several-GPU benchmarks (`pipeline:multi_gpu`: gemm, trsm, syrk; `lapack:multi_gpu`: getrf and potrf):
-per routine, order and stack (1, 2 or 4 GPUs named by BLASOFFLOAD_DEVICES), the library's call on host operands as a
-program makes it, each round's time, the A/A spread between rounds, the speedup over one GPU (median of the rounds
-over the one-GPU stack's) and, where a run called the CPU BLAS too, over it. Targets (issue 42): dgemm n = 32768 on 2 GPUs >= 1.8x one GPU, on 4 GPUs >= 3.2x; dgetrf
-and dpotrf n = 65536 on 2 GPUs >= 1.6x.
+"""Report of the several-GPU benchmarks (`pipeline:multi_gpu`: gemm; `pipeline:multi_gpu_level3`: trsm, syrk;
+`lapack:multi_gpu`: getrf and potrf): per routine, order and stack (1, 2 or 4 GPUs named by BLASOFFLOAD_DEVICES), the
+library's call on host operands as a program makes it, each round's time, the A/A spread between rounds, the speedup
+over one GPU (median of the rounds over the one-GPU stack's) and, where a run called the CPU BLAS too, over it.
+Targets (issue 42): dgemm n = 32768 on 2 GPUs >= 1.8x one GPU, on 4 GPUs >= 3.2x; dgetrf and dpotrf n = 65536 on 2
+GPUs >= 1.6x.
 """
 import statistics
 
@@ -19,6 +20,13 @@ def normalise(r):
                  lib_gflops=r.get("gflops"), check_value=r.get("check_ratio"))
         r["check"] = r.get("check") if r.get("info", 0) == 0 else "info %s" % r.get("info")
     return r
+
+
+def timed_medians(g):
+    """The library's medians of a group's rounds: its lines without a CPU BLAS call (those time one call beside it),
+    or all of them where every line has one."""
+    meds = [r.get("lib_median_ms") for r in g if r.get("lib_median_ms")]
+    return [r.get("lib_median_ms") for r in g if r.get("lib_median_ms") and not r.get("cpu_reps")] or meds
 
 
 def render(rows, contexts, args):
@@ -42,23 +50,19 @@ def render(rows, contexts, args):
         groups.setdefault((r.get("routine"), r.get("n"), r.get("stack")), []).append(r)
     one = {}
     for (routine, n, stack), g in groups.items():
-        meds = [r.get("lib_median_ms") for r in g if r.get("lib_median_ms")]
+        meds = timed_medians(g)
         if stack == "gpus1" and meds:
-            timed = [r.get("lib_median_ms") for r in g if r.get("lib_median_ms") and not r.get("cpu_reps")]
-            one[(routine, n)] = statistics.median(timed or meds)
+            one[(routine, n)] = statistics.median(meds)
     body, ok, verdicts = [], True, []
     for (routine, n, stack), g in sorted(groups.items(), key=lambda kv: ("dzcs".find(kv[0][0][:1]), kv[0][1],
                                                                           kv[0][2])):
-        meds = [r.get("lib_median_ms") for r in g if r.get("lib_median_ms")]
+        meds = timed_medians(g)
         med = statistics.median(meds) if meds else None
         sp = common.ratio(one.get((routine, n)), med)
         checks = ", ".join("%s %s" % (r.get("check"), common.fmt(r.get("check_value"), "%.2g")) for r in g)
-        # The CPU BLAS's time where a run of the group called it (its own line, `level3_cpu`), against the rounds'.
+        # The CPU BLAS's time where a run of the group called it (its own line: multi_gpu_level3's `cpu` part).
         cpus = [r.get("cpu_median_ms") for r in g if r.get("cpu_reps")]
         cpu = statistics.median(cpus) if cpus else None
-        meds = [r.get("lib_median_ms") for r in g if r.get("lib_median_ms") and not r.get("cpu_reps")] or meds
-        med = statistics.median(meds) if meds else None
-        sp = common.ratio(one.get((routine, n)), med)
         body.append([routine, n, stack, devices.get(stack, "?"), ", ".join("%.0f" % m for m in meds),
                      "%.1f %%" % (100.0 * (max(meds) / min(meds) - 1)) if len(meds) > 1 else "-", common.fmt(g[0].get("lib_gflops"), "%.0f"),
                      "**%s**" % common.fmt_x(sp), common.fmt(cpu, "%.0f"), common.fmt_x(common.ratio(cpu, med)),

@@ -30,7 +30,7 @@ constexpr int kMaxLanes = 16;
 // Columns (or rows) a GPU takes at the least: narrower shares cost more in fixed costs than they save.
 constexpr int64_t kAlign = 256;
 
-// One GPU's share: its range, its device images and their leading dimensions, its stream and ring.
+// One GPU's share: its range, its device images, its stream and ring.
 struct Lane {
   int dev = 0;
   LaneRange r;
@@ -63,17 +63,18 @@ class Level3Mg {
     const bo_routine_kind kind = bo_routine_kind_of(c.routine);
     trsm_ = kind == BO_KIND_TRSM;
     herk_ = kind == BO_KIND_HERK;
+    std::vector<LaneRange> ranges;
     if (trsm_) {
       side_l_ = c.op[0] == 'L';
       t_ = side_l_ ? c.m : c.n;
-      ranges_ = split_even(side_l_ ? c.n : c.m, nd, kAlign);
+      ranges = split_even(side_l_ ? c.n : c.m, nd, kAlign);
     } else {
       lower_ = c.op[0] == 'L';
       nt_ = c.op[1] == 'N';
-      ranges_ = split_triangle(c.n, nd, lower_, kAlign);
+      ranges = split_triangle(c.n, nd, lower_, kAlign);
     }
-    lanes_.resize(ranges_.size());
-    for (size_t q = 0; q < lanes_.size(); ++q) lanes_[q].dev = devs[q], lanes_[q].r = ranges_[q];
+    lanes_.resize(ranges.size());
+    for (size_t q = 0; q < lanes_.size(); ++q) lanes_[q].dev = devs[q], lanes_[q].r = ranges[q];
   }
   ~Level3Mg() { cleanup(); }
 
@@ -96,7 +97,6 @@ class Level3Mg {
   const bo_call& c_;
   bool trsm_ = false, herk_ = false, side_l_ = false, lower_ = false, nt_ = false;
   int64_t t_ = 0;  // trsm: A's order
-  std::vector<LaneRange> ranges_;
   std::vector<Lane> lanes_;
 };
 
@@ -259,13 +259,13 @@ int Level3Mg<T>::run() {
     for (int i = 1; i < 3; ++i) {
       if (p[i].o.rows == 0) continue;
       bool touched = false;
-      const cudaError_t r = ring_download(ring, const_cast<void*>(p[i].host), dev[i], p[i].o, es_, l.st, &touched);
-      if (r && touched) write_back_failed(name, r);
-      if (r) return r;
+      if (cudaError_t r = ring_download(ring, const_cast<void*>(p[i].host), dev[i], p[i].o, es_, l.st, &touched))
+        return r;
     }
     return cudaSuccess;
   });
-  if (e) write_back_failed(name, e);  // other GPUs' shares may be written already
+  // Whether or not this GPU's share was touched, another's may be written already.
+  if (e) write_back_failed(name, e);
   const Clock::time_point t_end = Clock::now();
   // Device copies of the output (residency.h) are stale now.
   if (Residency* written = resident_copies(host(), device())) {
@@ -299,6 +299,19 @@ int level3_mg_call(const bo_call& c) {
   const bo_routine_kind kind = bo_routine_kind_of(c.routine);
   if (kind != BO_KIND_TRSM && kind != BO_KIND_SYRK && kind != BO_KIND_HERK) return BO_CUDA_UNSUPPORTED;
   const int es = bo_element_size(bo_routine_precision(c.routine));
+  // The sizes first (two settings read): every trsm and syrk the policy sends to the GPU passes here, and nearly all
+  // leave at this point. Several GPUs for a call whose order and other dimension both reach half of
+  // BLASOFFLOAD_MULTI_GPU_MIN_N, where the split gives two GPUs work (each takes kAlign columns at the least: a small
+  // call under a lowered BLASOFFLOAD_MULTI_GPU_MIN_N, the test suites', keeps the one-GPU path, which does not pin a
+  // ring per call); one GPU when the one-GPU path could not pin the operands whole.
+  const long min_n = config_long("BLASOFFLOAD_MULTI_GPU_MIN_N", 32768);
+  const int64_t order = kind == BO_KIND_TRSM ? (c.op[0] == 'L' ? c.m : c.n) : c.n;
+  const int64_t other = kind == BO_KIND_TRSM ? (c.op[0] == 'L' ? c.n : c.m) : c.k;
+  const int64_t split = kind == BO_KIND_TRSM ? other : c.n;
+  const bool large_for_several = min_n > 0 && 2 * order >= min_n && 2 * other >= min_n && split >= 2 * kAlign;
+  const bool too_large =
+      whole_operand_pinned(c, es) > double(config_long("BLASOFFLOAD_PINNED_MAX_MB", 4096)) * double(1 << 20);
+  if (!large_for_several && !too_large) return BO_CUDA_UNSUPPORTED;
   const bool complex = bo_routine_precision(c.routine) == BO_PREC_C || bo_routine_precision(c.routine) == BO_PREC_Z;
   if (!(complex ? bok::vendor::cublas_complex_available() : bok::vendor::cublas_available()))
     return BO_CUDA_UNSUPPORTED;
@@ -306,21 +319,11 @@ int level3_mg_call(const bo_call& c) {
   const int64_t dims[] = {c.m, c.n, c.k, c.lda, c.ldc};
   for (int64_t d : dims)
     if (!fits_int(d)) return BO_CUDA_UNSUPPORTED;
+  if (on_device(c.a) || on_device(c.c)) return BO_CUDA_UNSUPPORTED;
   int devs[kMaxLanes];
   const int nd = pipeline_lanes(devs, kMaxLanes);
-  // Several GPUs for a call whose order and other dimension both reach half of BLASOFFLOAD_MULTI_GPU_MIN_N; one GPU
-  // when the one-GPU path could not pin the operands whole (its calls would go to the CPU BLAS).
-  const long min_n = config_long("BLASOFFLOAD_MULTI_GPU_MIN_N", 32768);
-  const int64_t order = kind == BO_KIND_TRSM ? (c.op[0] == 'L' ? c.m : c.n) : c.n;
-  const int64_t other = kind == BO_KIND_TRSM ? (c.op[0] == 'L' ? c.n : c.m) : c.k;
-  // ... and only where the split gives two GPUs work (each takes kAlign columns at the least): a small call under a
-  // lowered BLASOFFLOAD_MULTI_GPU_MIN_N (the test suites') keeps the one-GPU path, which does not pin a ring per call.
-  const int64_t split = kind == BO_KIND_TRSM ? other : c.n;
-  const bool several = nd >= 2 && min_n > 0 && 2 * order >= min_n && 2 * other >= min_n && split >= 2 * kAlign;
-  const bool too_large =
-      whole_operand_pinned(c, es) > double(config_long("BLASOFFLOAD_PINNED_MAX_MB", 4096)) * double(1 << 20);
+  const bool several = large_for_several && nd >= 2;
   if (!several && !too_large) return BO_CUDA_UNSUPPORTED;
-  if (on_device(c.a) || on_device(c.c)) return BO_CUDA_UNSUPPORTED;
   const int lanes = several ? nd : 1;
   return by_precision(c, [&](auto t) { return Level3Mg<decltype(t)>(c, devs, lanes).run(); });
 }
