@@ -1,6 +1,7 @@
 // Opens libcusolver with dlopen on first use and calls its dense LAPACK routines with one handle per thread
 // and device (handles are not thread-safe); without it the module's LAPACK path declines and the CPU LAPACK runs.
 #include <cusolverDn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -55,6 +56,7 @@ struct Routines : Part1<T>, Part2<T, R> {};
 
 struct Api {
   cusolverStatus_t (*create)(cusolverDnHandle_t*);
+  cusolverStatus_t (*destroy)(cusolverDnHandle_t);
   cusolverStatus_t (*set_stream)(cusolverDnHandle_t, cudaStream_t);
   cusolverStatus_t (*get_version)(int*);
   Routines<float, float> s;
@@ -132,7 +134,8 @@ void open_cusolver() {
     return;
   }
   Api a{};
-  if (!sym(h, "cusolverDnCreate", a.create) || !sym(h, "cusolverDnSetStream", a.set_stream) ||
+  if (!sym(h, "cusolverDnCreate", a.create) || !sym(h, "cusolverDnDestroy", a.destroy) ||
+      !sym(h, "cusolverDnSetStream", a.set_stream) ||
       !sym(h, "cusolverGetVersion", a.get_version) || !routines(h, 'S', &a.s) || !routines(h, 'D', &a.d)) {
     g_desc = "cuSOLVER: " + used + " lacks a needed symbol; LAPACK calls run on the CPU LAPACK";
     return;
@@ -153,20 +156,32 @@ void open_cusolver() {
   if (g_polar_ok) g_polar = p;
 }
 
-// One handle per thread, created on first use on the current device and kept for the process.
+// One handle per thread and device, created on first use. A thread of the several-GPU QR (qr_mg.cu) lives for one
+// call: its handles go with it. The process's main thread keeps its own to the end (the driver reclaims them:
+// destroying them from exit handlers could meet a CUDA already shut down).
+struct ThreadHandles {
+  static constexpr int kDevices = 64;
+  cusolverDnHandle_t h[kDevices] = {};
+  ~ThreadHandles() {
+    if (gettid() == getpid() || !g_api.destroy) return;
+    for (cusolverDnHandle_t x : h)
+      if (x) g_api.destroy(x);
+  }
+};
 cusolverDnHandle_t handle(cudaStream_t st) {
-  thread_local cusolverDnHandle_t h = nullptr;
-  thread_local int dev = -1;
+  thread_local ThreadHandles hs;
+  thread_local cusolverDnHandle_t other = nullptr;  // a device beyond kDevices: one handle, replaced on a change
+  thread_local int other_dev = -1;
   int cur = 0;
   cudaGetDevice(&cur);
-  if (!h || dev != cur) {
+  cusolverDnHandle_t* h = cur >= 0 && cur < ThreadHandles::kDevices ? &hs.h[cur] : &other;
+  if (!*h || (h == &other && other_dev != cur)) {
     bo::one_time::Timer one_time;  // once per thread and device
-    h = nullptr;
-    if (g_api.create(&h) != CUSOLVER_STATUS_SUCCESS) return nullptr;
-    dev = cur;
+    if (g_api.create(h) != CUSOLVER_STATUS_SUCCESS) return *h = nullptr;
+    if (h == &other) other_dev = cur;
   }
-  g_api.set_stream(h, st);
-  return h;
+  g_api.set_stream(*h, st);
+  return *h;
 }
 
 int status(cusolverStatus_t s) {

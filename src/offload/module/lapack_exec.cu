@@ -23,6 +23,7 @@
 #include "offload/module/lapack_decomp_exec.h"
 #include "offload/module/lapack_exec.h"
 #include "offload/module/lapack_mg.h"
+#include "offload/module/qr_mg.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
 #include "offload/module/staged_seen.h"
@@ -227,7 +228,11 @@ int lapack_call(const bo_call& c) {
     const bool have = bok::vendor::cusolver_available();
     log_line(have ? BO_LOG_DEBUG : BO_LOG_SUMMARY, "%s", bok::vendor::cusolver_description());
   });
-  if (is_decomp_kind(bo_routine_kind_of(c.routine))) return decomp_call(c);
+  if (is_decomp_kind(bo_routine_kind_of(c.routine))) {
+    // A large QR over several GPUs, or one beyond the one-GPU path's 32-bit interface (qr_mg.h).
+    if (int r = mg_qr_call(c); r != BO_CUDA_UNSUPPORTED) return r;
+    return decomp_call(c);
+  }
   // A large factorization over several GPUs, where the process has them (lapack_mg.h); else one GPU.
   if (int r = mg_factor_call(c); r != BO_CUDA_UNSUPPORTED) return r;
   return by_precision(c, [&](auto t) { return run<decltype(t)>(c); });
