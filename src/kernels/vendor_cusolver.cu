@@ -135,8 +135,8 @@ void open_cusolver() {
   }
   Api a{};
   if (!sym(h, "cusolverDnCreate", a.create) || !sym(h, "cusolverDnDestroy", a.destroy) ||
-      !sym(h, "cusolverDnSetStream", a.set_stream) ||
-      !sym(h, "cusolverGetVersion", a.get_version) || !routines(h, 'S', &a.s) || !routines(h, 'D', &a.d)) {
+      !sym(h, "cusolverDnSetStream", a.set_stream) || !sym(h, "cusolverGetVersion", a.get_version) ||
+      !routines(h, 'S', &a.s) || !routines(h, 'D', &a.d)) {
     g_desc = "cuSOLVER: " + used + " lacks a needed symbol; LAPACK calls run on the CPU LAPACK";
     return;
   }

@@ -1,5 +1,5 @@
-// GPU tests of the tiled QR (offload/module/qr_mg.h) through the module's call(), typed suite GpuLapackQrMg over the four
-// types: geqrf over two lanes (GPUs 0 and 1 where the machine has two, else two shares of GPU 0) with
+// GPU tests of the tiled QR (offload/module/qr_mg.h) through the module's call(), typed suite GpuLapackQrMg over the
+// four types: geqrf over two lanes (GPUs 0 and 1 where the machine has two, else two shares of GPU 0) with
 // BLASOFFLOAD_MULTI_GPU_MIN_N lowered, square, tall and wide shapes with padding rows: A = Q R and Q^H Q = I within
 // LAPACK's xQRT01 bounds (each ratio / (m eps) < 30, Q formed from the reflectors in the wider type), nothing written
 // outside A's m x n part and TAU's min(m, n) elements (padding rows and guard zones keep their bits), two runs bit for
@@ -283,11 +283,11 @@ TEST(GpuLapackQrMgLarge, BeyondInt32OnOneLane) {
   const long double eps = kEps<double>;
   for (int c = 0; c < 4; ++c) {
     const long double r = resid[c] / (long double)m / anorm / eps;
-    std::printf("  column %lld: ||a - QR||_1 / (m ||A||_1 eps) = %.4f\n", (long long)cols[c], double(r));
+    std::printf("  column %lld: ||a - QR||_1 / (m ||A||_1 eps) = %.3g\n", (long long)cols[c], double(r));
     EXPECT_LT(r, kThresh) << "column " << cols[c];
   }
   const long double o = std::max({std::fabs(qq[0][0] - 1), std::fabs(qq[1][1] - 1), std::fabs(qq[0][1])}) / m / eps;
-  std::printf("  Q's columns 0 and %lld: |q^T q - I| / (m eps) = %.4f\n", (long long)(k - 1), double(o));
+  std::printf("  Q's columns 0 and %lld: |q^T q - I| / (m eps) = %.3g\n", (long long)(k - 1), double(o));
   EXPECT_LT(o, kThresh);
 }
 

@@ -109,8 +109,8 @@ struct QrLane {
   char* panel = nullptr;  // another lane's panel as received: m x nb, leading dimension m
   char* tau = nullptr;    // k elements
   char* work = nullptr;
-  int64_t lwork = 0;      // elements
-  int* flags = nullptr;   // [0] a non-finite value, [1] an argument refused, [2] cuSOLVER's INFO
+  int64_t lwork = 0;     // elements
+  int* flags = nullptr;  // [0] a non-finite value, [1] an argument refused, [2] cuSOLVER's INFO
   char* pinned = nullptr;
   cudaStream_t st = nullptr;
   cudaError_t err = cudaSuccess;
@@ -250,7 +250,7 @@ cudaError_t QrMg<T>::lane(int q) {
     const bool ahead = b + 1 < np && lay_.owner(b + 1) == q;
     int64_t c0 = owner == q ? lay_.local_col(b) + pw : lay_.first_after(q, b) * nb;
     if (!ahead && c0 >= lay_.local_cols(q)) continue;  // nothing of this lane's right of the panel
-    if (owner != q) {  // panel b from its owner: its columns (every row) and its TAU
+    if (owner != q) {                                  // panel b from its owner: its columns (every row) and its TAU
       cudaEvent_t ev = signals_.wait(b);
       if (!ev) {
         l.stopped = true;
@@ -369,8 +369,8 @@ int QrMg<T>::run() {
     return e == cudaErrorMemoryAllocation ? BO_CUDA_UNSUPPORTED : BO_CUDA_LAUNCH_FAILED;
   }
   if (refused) {
-    log_line(BO_LOG_DEBUG, "%s m=%lld n=%lld: cuSOLVER refused an argument; the CPU LAPACK answers", name,
-             (long long)m, (long long)n);
+    log_line(BO_LOG_DEBUG, "%s m=%lld n=%lld: cuSOLVER refused an argument; the CPU LAPACK answers", name, (long long)m,
+             (long long)n);
     cleanup();
     return BO_CUDA_UNSUPPORTED;
   }
@@ -411,8 +411,9 @@ int QrMg<T>::run() {
     *static_cast<int*>(c_.info) = 0;
   cleanup();
   // At summary level: a call of seconds over several GPUs, and where its time went, is worth a line.
-  log_line(BO_LOG_SUMMARY, "%s m=%lld n=%lld: on %zu GPU%s (tiled QR, blocks of %lld): up and factor %.3f s, down %.3f s",
-           name, (long long)m, (long long)n, lanes_.size(), lanes_.size() > 1 ? "s" : "", (long long)lay_.nb,
+  log_line(BO_LOG_SUMMARY,
+           "%s m=%lld n=%lld: on %zu GPU%s (tiled QR, blocks of %lld): up and factor %.3f s, down %.3f s", name,
+           (long long)m, (long long)n, lanes_.size(), lanes_.size() > 1 ? "s" : "", (long long)lay_.nb,
            secs(t_start, t_down), secs(t_down, t_end));
   return BO_CUDA_OK;
 }
