@@ -1,7 +1,6 @@
-// Opens libcublas with dlopen on first use and calls it with one handle per thread (handles are not
+// Opens libcublas with dlopen on first use and calls it with one handle per thread and device (handles are not
 // thread-safe); cuBLAS is a tuning candidate, so its absence only removes that candidate.
 #include <cublas_api.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,8 +10,8 @@
 
 #include "kernels/vendor_cublas.h"
 #include "kernels/vendor_dl.h"
+#include "kernels/vendor_handles.h"
 #include "kernels/vendor_ops.h"
-#include "offload/one_time_cost.h"
 
 namespace bok::vendor {
 namespace {
@@ -111,32 +110,14 @@ void open_cublas() {
   g_complex_ok = complex_ok;
 }
 
-// One handle per thread and device, created on first use. A thread of the several-GPU paths (level3_mg.cu) lives for
-// one call: its handles go with it. The process's main thread keeps its own to the end (the driver reclaims them:
-// destroying them from exit handlers could meet a CUDA already shut down).
-struct ThreadHandles {
-  static constexpr int kDevices = 64;
-  cublasHandle_t h[kDevices] = {};
-  ~ThreadHandles() {
-    if (gettid() == getpid() || !g_api.destroy) return;
-    for (cublasHandle_t x : h)
-      if (x) g_api.destroy(x);
-  }
-};
+// This thread's handle on the current device (vendor_handles.h), bound to `st`.
 cublasHandle_t handle(cudaStream_t st) {
-  thread_local ThreadHandles hs;
-  thread_local cublasHandle_t other = nullptr;  // a device beyond kDevices: one handle, replaced on a change
-  thread_local int other_dev = -1;
-  int cur = 0;
-  cudaGetDevice(&cur);
-  cublasHandle_t* h = cur >= 0 && cur < ThreadHandles::kDevices ? &hs.h[cur] : &other;
-  if (!*h || (h == &other && other_dev != cur)) {
-    bo::one_time::Timer one_time;  // once per thread and device
-    if (g_api.create(h) != CUBLAS_STATUS_SUCCESS) return *h = nullptr;
-    if (h == &other) other_dev = cur;
-  }
-  g_api.set_stream(*h, st);
-  return *h;
+  thread_local ThreadHandles<cublasHandle_t> hs([](cublasHandle_t x) {
+    if (g_api.destroy) g_api.destroy(x);
+  });
+  cublasHandle_t h = hs.current([](cublasHandle_t* x) { return g_api.create(x) == CUBLAS_STATUS_SUCCESS; });
+  if (h) g_api.set_stream(h, st);
+  return h;
 }
 
 int status(cublasStatus_t s) {

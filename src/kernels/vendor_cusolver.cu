@@ -1,7 +1,6 @@
 // Opens libcusolver with dlopen on first use and calls its dense LAPACK routines with one handle per thread
 // and device (handles are not thread-safe); without it the module's LAPACK path declines and the CPU LAPACK runs.
 #include <cusolverDn.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +13,7 @@
 
 #include "kernels/vendor_cusolver.h"
 #include "kernels/vendor_dl.h"
+#include "kernels/vendor_handles.h"
 #include "kernels/vendor_ops.h"
 #include "offload/one_time_cost.h"
 
@@ -156,32 +156,14 @@ void open_cusolver() {
   if (g_polar_ok) g_polar = p;
 }
 
-// One handle per thread and device, created on first use. A thread of the several-GPU QR (qr_mg.cu) lives for one
-// call: its handles go with it. The process's main thread keeps its own to the end (the driver reclaims them:
-// destroying them from exit handlers could meet a CUDA already shut down).
-struct ThreadHandles {
-  static constexpr int kDevices = 64;
-  cusolverDnHandle_t h[kDevices] = {};
-  ~ThreadHandles() {
-    if (gettid() == getpid() || !g_api.destroy) return;
-    for (cusolverDnHandle_t x : h)
-      if (x) g_api.destroy(x);
-  }
-};
+// This thread's handle on the current device (vendor_handles.h), bound to `st`.
 cusolverDnHandle_t handle(cudaStream_t st) {
-  thread_local ThreadHandles hs;
-  thread_local cusolverDnHandle_t other = nullptr;  // a device beyond kDevices: one handle, replaced on a change
-  thread_local int other_dev = -1;
-  int cur = 0;
-  cudaGetDevice(&cur);
-  cusolverDnHandle_t* h = cur >= 0 && cur < ThreadHandles::kDevices ? &hs.h[cur] : &other;
-  if (!*h || (h == &other && other_dev != cur)) {
-    bo::one_time::Timer one_time;  // once per thread and device
-    if (g_api.create(h) != CUSOLVER_STATUS_SUCCESS) return *h = nullptr;
-    if (h == &other) other_dev = cur;
-  }
-  g_api.set_stream(*h, st);
-  return *h;
+  thread_local ThreadHandles<cusolverDnHandle_t> hs([](cusolverDnHandle_t x) {
+    if (g_api.destroy) g_api.destroy(x);
+  });
+  cusolverDnHandle_t h = hs.current([](cusolverDnHandle_t* x) { return g_api.create(x) == CUSOLVER_STATUS_SUCCESS; });
+  if (h) g_api.set_stream(h, st);
+  return h;
 }
 
 int status(cusolverStatus_t s) {
