@@ -310,9 +310,12 @@ cudaError_t QrMg<T>::each(F&& body) {
 
 template <class T>
 void QrMg<T>::cleanup() {
+  // Every stream idle before any memory goes: a lane that stopped early may still be copying another's panel.
+  for (QrLane& l : lanes_)
+    if (l.st) cudaSetDevice(l.dev), cudaStreamSynchronize(l.st);
   for (QrLane& l : lanes_) {
     cudaSetDevice(l.dev);
-    if (l.st) cudaStreamSynchronize(l.st), cudaStreamDestroy(l.st);
+    if (l.st) cudaStreamDestroy(l.st);
     cudaFree(l.local), cudaFree(l.panel), cudaFree(l.tau), cudaFree(l.work), cudaFree(l.flags), cudaFreeHost(l.pinned);
     l = QrLane{l.dev};
   }
