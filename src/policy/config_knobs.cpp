@@ -124,11 +124,10 @@ std::vector<Knob> build() {
   v.push_back(integer("BLASOFFLOAD_DEVICE", O::kModule, "MPI local rank, else 0", 0, kNoMax,
                       "the GPU to use (default: the node-local MPI rank from OMPI_COMM_WORLD_LOCAL_RANK, "
                       "SLURM_LOCALID or MV2_COMM_WORLD_LOCAL_RANK, modulo the device count)"));
-  v.push_back(
-      typed("BLASOFFLOAD_DEVICES", K::kIndices, O::kModule, "all visible", "a list of GPU indices such as 0,1",
-            "GPUs that share one large call (only the process's GPU when BLASOFFLOAD_DEVICE or an MPI local "
-            "rank chose one); a GPU listed twice takes two shares of a trsm, syrk or geqrf (0,0 tries the split on "
-            "one GPU)"));
+  v.push_back(typed("BLASOFFLOAD_DEVICES", K::kIndices, O::kModule, "all visible", "a list of GPU indices such as 0,1",
+                    "GPUs that share one large call (only the process's GPU when BLASOFFLOAD_DEVICE or an MPI local "
+                    "rank chose one); a GPU listed twice takes two shares of a trsm, syrk, getrf, potrf or geqrf (0,0 "
+                    "tries the split on one GPU)"));
   v.push_back(integer("BLASOFFLOAD_MULTI_GPU_MIN_N", O::kModule, "32768", 0, kNoMax,
                       "order from which getrf (square) and potrf spread one matrix over BLASOFFLOAD_DEVICES' GPUs "
                       "with cuSOLVERMg, min(m, n) from which geqrf does with a tiled QR, and twice the order and other "

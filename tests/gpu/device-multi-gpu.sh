@@ -7,7 +7,8 @@
 #   132, the GE and PO paths): Debian's goes to order 50, which no longer reaches two GPUs.
 # - qr: cpu mode with geqrf forced onto the GPU (BLASOFFLOAD_<P>GEQRF=gpu: the paths' other calls stay on the CPU), the
 #   tiled QR (qr_mg.cu) on two lanes for every geqrf of two blocks or more; input ?test-qr-2gpu.in (the same orders, the
-#   QR and LS paths). The tiled QR takes a GPU listed twice as two lanes: BO_MG_DEVICES=0,0 runs it on one GPU.
+#   QR and LS paths).
+# cuSOLVERMg and the tiled QR take a GPU listed twice as two shares: BO_MG_DEVICES=0,0 runs both jobs on one GPU.
 # Usage (GPU machine, repository root): tests/gpu/device-multi-gpu.sh LIB_DIR BLAS_CARRY [PRECISIONS]
 #   LIB_DIR: libblasoffload.so with libblasoffload_cuda.so beside it; BLAS_CARRY: prepare-carry.sh's folder with the
 #   LAPACK test programs; PRECISIONS: default "d s z". Results: $OUT/multi-gpu-index.txt and one folder per suite.

@@ -320,7 +320,7 @@ int mg_factor_call(const bo_call& c) {
   const long min_n = config_long("BLASOFFLOAD_MULTI_GPU_MIN_N", 32768);
   if (min_n <= 0 || c.n < min_n || !fits_int(c.n) || on_device(c.a)) return BO_CUDA_UNSUPPORTED;
   int devs[kMaxDevices];
-  const int nd = pipeline_devices(devs, kMaxDevices);
+  const int nd = pipeline_lanes(devs, kMaxDevices);
   // One GPU too where the one-GPU path cannot take the matrix: its cuSOLVER interface indexes a matrix by int (an
   // order above 46340), cuSOLVERMg by 64 bits.
   const bool too_large_for_one = !fits_int(c.n * c.n);
