@@ -67,15 +67,7 @@ cusolverMgHandle_t handle_for(int ndev, const int* devs) {
   std::vector<int> key(devs, devs + ndev);
   auto it = handles.find(key);
   if (it != handles.end()) return it->second;
-  // Each GPU reads the others' panels: peer access both ways (already enabled is fine; without it the copies go
-  // through the host, slower but correct).
-  int old = -1;
-  cudaGetDevice(&old);
-  for (int a : key)
-    for (int b : key)
-      if (a != b && cudaSetDevice(a) == cudaSuccess) cudaDeviceEnablePeerAccess(b, 0);
-  cudaGetLastError();
-  if (old >= 0) cudaSetDevice(old);
+  enable_peer_access(ndev, devs);  // each GPU reads the others' panels
   cusolverMgHandle_t h = nullptr;
   if (g_api.create(&h) != CUSOLVER_STATUS_SUCCESS) return nullptr;
   if (g_api.select(h, ndev, key.data()) != CUSOLVER_STATUS_SUCCESS) return nullptr;  // kept: a handle is small
@@ -119,6 +111,20 @@ struct Job {
 };
 
 }  // namespace
+
+void enable_peer_access(int ndev, const int* devs) {
+  int old = -1;
+  cudaGetDevice(&old);
+  for (int i = 0; i < ndev; ++i)
+    for (int j = 0; j < ndev; ++j) {
+      int can = 0;
+      if (devs[i] != devs[j] && cudaDeviceCanAccessPeer(&can, devs[i], devs[j]) == cudaSuccess && can &&
+          cudaSetDevice(devs[i]) == cudaSuccess)
+        cudaDeviceEnablePeerAccess(devs[j], 0);
+    }
+  cudaGetLastError();  // already enabled, or refused: neither is the caller's error
+  if (old >= 0) cudaSetDevice(old);
+}
 
 bool cusolvermg_available() {
   std::call_once(g_once, open_mg);

@@ -33,6 +33,13 @@ void copy_pivots_in(int* to, const bo_call& c, int64_t n) {
     std::memcpy(to, c.ipiv, sizeof(int) * size_t(n));
   }
 }
+// INFO = 0 in the caller's integer width: a call the GPU completed.
+void set_info_zero(const bo_call& c) {
+  if (c.int_bytes == 8)
+    *static_cast<int64_t*>(c.info) = 0;
+  else
+    *static_cast<int*>(c.info) = 0;
+}
 void copy_pivots_out(const bo_call& c, const int* from, int64_t n) {
   if (c.int_bytes == 8) {
     auto* to = static_cast<int64_t*>(c.ipiv);

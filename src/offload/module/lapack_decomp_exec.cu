@@ -402,10 +402,7 @@ int run(const bo_call& c) {
       if (c.op[0] == 'V') support<int, T>(c);
     }
   }
-  if (c.int_bytes == 8)
-    *static_cast<int64_t*>(c.info) = 0;
-  else
-    *static_cast<int*>(c.info) = 0;
+  set_info_zero(c);
   log_line(BO_LOG_DEBUG, "%s %.3s m=%lld n=%lld k=%lld: on the GPU", name, c.op, (long long)m, (long long)n,
            (long long)c.k);
   return BO_CUDA_OK;

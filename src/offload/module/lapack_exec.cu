@@ -209,10 +209,7 @@ int run(const bo_call& c) {
     return cs.fail(e);
   }
   if (npiv && kind != BO_KIND_GETRS) copy_pivots_out(c, ppiv, npiv);
-  if (c.int_bytes == 8)
-    *static_cast<int64_t*>(c.info) = 0;
-  else
-    *static_cast<int*>(c.info) = 0;
+  set_info_zero(c);
   log_line(BO_LOG_DEBUG, "%s %.3s m=%lld n=%lld nrhs=%lld: on the GPU%s", name, c.op, (long long)c.m, (long long)c.n,
            (long long)c.k, lease.dev ? " (factors from their device copy)" : "");
   return BO_CUDA_OK;

@@ -299,10 +299,7 @@ int run(const bo_call& c, const int* devs, int nd) {
   if (Residency* written = resident_copies(host(), device()))
     written->host_written(resident_view(c.a, Operand{0, Operand::kMatrix, Operand::kInOut, n, n, lda}, es));
   if (lu) copy_pivots_out(c, piv.data(), n);
-  if (c.int_bytes == 8)
-    *static_cast<int64_t*>(c.info) = 0;
-  else
-    *static_cast<int*>(c.info) = 0;
+  set_info_zero(c);
   const Clock::time_point t_end = Clock::now();
   cleanup();
   // At summary level: a call of seconds over several GPUs, and where its time went, is worth a line.

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "kernels/vendor_cusolver.h"
+#include "kernels/vendor_cusolvermg.h"  // enable_peer_access
 #include "offload/module/call_plan.h"
 #include "offload/module/device.h"
 #include "offload/module/lapack_common.cuh"
@@ -138,7 +139,7 @@ class QrMg {
   char* host_block(int64_t b) const {
     return static_cast<char*>(const_cast<void*>(c_.a)) + size_t(es_) * size_t(b * lay_.nb) * size_t(c_.lda);
   }
-  cudaError_t allocate(QrLane& l, size_t piece);
+  cudaError_t allocate(int q, size_t piece);
   cudaError_t lane(int q);
   cudaError_t factor(QrLane& l, int64_t b);
   cudaError_t apply(QrLane& l, int64_t b, const T* v, int64_t c0, int64_t c1);
@@ -156,8 +157,8 @@ class QrMg {
 };
 
 template <class T>
-cudaError_t QrMg<T>::allocate(QrLane& l, size_t piece) {
-  const int q = int(&l - lanes_.data());
+cudaError_t QrMg<T>::allocate(int q, size_t piece) {
+  QrLane& l = lanes_[size_t(q)];
   const int64_t m = lay_.m, cols = lay_.local_cols(q);
   const size_t local = size_t(es_) * size_t(m) * size_t(cols);
   const size_t panel = lanes_.size() > 1 ? size_t(es_) * size_t(m) * size_t(lay_.nb) : 0;
@@ -332,8 +333,9 @@ int QrMg<T>::run() {
   const Operand col{0, Operand::kMatrix, Operand::kIn, m, lay_.nb, c_.lda};
   piece_ = std::min(ring_piece_bytes(col, es_), size_t(es_) * size_t(m) * size_t(lay_.nb));
   // Each lane's memory on the calling thread, up front: a GPU without room for its share sends the call on.
-  for (QrLane& l : lanes_) {
-    cudaError_t e = allocate(l, piece_);
+  for (int q = 0; q < int(lanes_.size()); ++q) {
+    const QrLane& l = lanes_[size_t(q)];
+    cudaError_t e = allocate(q, piece_);
     if (e) {
       log_line(BO_LOG_DEBUG, "%s m=%lld n=%lld on %zu GPUs: GPU %d cannot hold its share (%s)", name, (long long)m,
                (long long)n, lanes_.size(), l.dev, cudaGetErrorString(e));
@@ -341,16 +343,10 @@ int QrMg<T>::run() {
       return BO_CUDA_UNSUPPORTED;
     }
   }
-  // Each GPU reads the others' panels: peer access both ways where it can (already enabled is fine; without it the
-  // copies go through the host).
-  for (const QrLane& a : lanes_)
-    for (const QrLane& b : lanes_) {
-      int can = 0;
-      if (a.dev != b.dev && cudaDeviceCanAccessPeer(&can, a.dev, b.dev) == cudaSuccess && can &&
-          cudaSetDevice(a.dev) == cudaSuccess)
-        cudaDeviceEnablePeerAccess(b.dev, 0);
-    }
-  cudaGetLastError();
+  // Each GPU reads the others' panels.
+  std::vector<int> devs;
+  for (const QrLane& l : lanes_) devs.push_back(l.dev);
+  vendor::enable_peer_access(int(devs.size()), devs.data());
   using Clock = std::chrono::steady_clock;
   const auto secs = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
@@ -408,10 +404,7 @@ int QrMg<T>::run() {
     written->host_written(resident_view(c_.a, Operand{0, Operand::kMatrix, Operand::kInOut, m, n, c_.lda}, es_));
     written->host_written(resident_view(c_.b, Operand{1, Operand::kMatrix, Operand::kOut, lay_.k, 1, lay_.k}, es_));
   }
-  if (c_.int_bytes == 8)
-    *static_cast<int64_t*>(c_.info) = 0;
-  else
-    *static_cast<int*>(c_.info) = 0;
+  set_info_zero(c_);
   cleanup();
   // At summary level: a call of seconds over several GPUs, and where its time went, is worth a line.
   log_line(BO_LOG_SUMMARY,
