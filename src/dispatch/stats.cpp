@@ -16,6 +16,7 @@
 #include "offload/module_loader.h"
 #include "policy/config.h"
 #include "policy/policy.h"
+#include "scalapack/takeover.h"
 
 namespace blasoffload {
 namespace {
@@ -136,6 +137,9 @@ void print_summary() {
   }
   std::snprintf(line, sizeof line, "  total: %" PRIu64 " calls intercepted\n", intercepted);
   out += line;
+#ifndef BLASOFFLOAD_ILP64
+  out += scalapack::summary();
+#endif
   if (intercepted == 0) out += "  note: " + nothing_intercepted_note() + "\n";
   log_raw(out);
 }

@@ -84,6 +84,15 @@ std::vector<Knob> build() {
                     "freed), OpenBLAS (pthreads build) whose threads fill the process's CPUs runs one thread less, so "
                     "that our thread takes no slices from them: with 8 threads or more (auto), with 2 or more (on), "
                     "never (off)"));
+  v.push_back(words("BLASOFFLOAD_SCALAPACK", O::kCore, {"auto", "gather", "off"},
+                    "ScaLAPACK's p?getrf and p?potrf on a grid whose processes share one node: auto gathers the matrix "
+                    "onto process (0,0), factors it there (the GPU) and scatters it back when the policy sends the "
+                    "factorization to the GPU; gather always does (tests: the CPU factors where there is no GPU); off "
+                    "leaves every call to ScaLAPACK (its local BLAS calls still come here). Every process must have "
+                    "the same value"));
+  v.push_back(integer("BLASOFFLOAD_SCALAPACK_MIN_N", O::kCore, "4096", 0, kNoMax,
+                      "min(m, n) from which auto takes a ScaLAPACK factorization over (below it the gather and scatter "
+                      "cost more than ScaLAPACK's own)"));
   {
     Knob k{"BLASOFFLOAD_HYBRID",
            K::kNumber,

@@ -69,11 +69,15 @@ elif [ -n "$accel_missing" ]; then
   status=1
 fi
 
-# Every exported function is a reference name, a suffix64 name, or an accelerated routine's name in any spelling,
-# the pip wheels' scipy_ families included (abi/families.def; tests/lapack/check_exports.sh checks them one by one).
+# Every exported function is a reference name, a suffix64 name, an accelerated routine's name in any spelling,
+# the pip wheels' scipy_ families included (abi/families.def; tests/lapack/check_exports.sh checks them one by one), or
+# a ScaLAPACK routine the library takes over (src/scalapack/scalapack_list.h).
 accel_pattern=$(for a in $accelerated; do printf '%s\n' "$a"; done | paste -sd'|')
-extra=$(comm -23 <(echo "$our_functions") <(cat <(echo "$std_expected") <(echo "$s64_all") | sort -u) |
-  grep -viE "^(scipy_)?(cblas_)?(${accel_pattern})(_|_64_|64_)?$")
+scalapack=$(printf '#define BO_SCALAPACK_ENTRY(x, name, T) @@ p##x##name##_\n#include "%s"\n' \
+  "$(dirname "$list")/../scalapack/scalapack_list.h" | "$cc" -E -P -x c - | tr ' ' '\n' |
+  awk 'prev == "@@" { print } { prev = $0 }' | sort -u)
+extra=$(comm -23 <(echo "$our_functions") <(cat <(echo "$std_expected") <(echo "$s64_all") <(echo "$scalapack") |
+  sort -u) | grep -viE "^(scipy_)?(cblas_)?(${accel_pattern})(_|_64_|64_)?$")
 if [ -n "$extra" ]; then
   echo "FAIL: $lib exports functions no reference library defines and no accelerated routine explains:"
   head -50 <<<"$extra"

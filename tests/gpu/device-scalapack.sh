@@ -11,6 +11,8 @@
 #         one or two seconds of N <= 480 never do), cpu (no GPU asked for: tries the carry anywhere)
 #   CARRY made by tests/mpi/make-mpi-carry.sh BUILD_DIR CARRY
 #   BO_DEVICE_LIMIT_S (default 560): no run starts after that many seconds; the rest report SKIP.
+#   BO_SL_PROGS (default "lu llt qr ls inv"): the programs to run.
+#   In gpu mode every p?getrf (lu, inv) and p?potrf (llt) must be taken over whole (src/scalapack/) on every rank.
 set -u
 . tests/mpi/carry-env.sh "$1" || exit 2
 shift
@@ -50,6 +52,7 @@ echo "GPUs: $gpus; commit $(cat "$K/COMMIT")" | tee "$W/header.txt"
 # The routines each program reaches on every rank (tests/mpi/CMakeLists.txt); in gpu mode every rank's gemm calls must
 # include GPU calls, in auto mode some routine's (the policy decides which).
 declare -A calls=([lu]="gemm trsm" [llt]="gemm trsm" [qr]="gemm gemv" [ls]="gemm gemv trsm" [inv]="gemm trsm")
+declare -A factor=([lu]=getrf [llt]=potrf [qr]="" [ls]="" [inv]=getrf)
 table=$W/table.md
 printf '| mode | ranks | program | result | tests (passed/failed/skipped) | GPU calls per rank | seconds |\n' >"$table"
 printf '|---|---|---|---|---|---|---|\n' >>"$table"
@@ -59,7 +62,7 @@ for mode in "${modes[@]}"; do
   extra=()
   [ "$mode" = auto-eager ] && extra=(--set BLASOFFLOAD_STARTUP=eager)
   for np in "${nps[@]}"; do
-    for prog in lu llt qr ls inv; do
+    for prog in ${BO_SL_PROGS:-lu llt qr ls inv}; do
       for p in d s; do
         name=x$p$prog
         dir=$W/$mode.np$np.$name
@@ -69,10 +72,14 @@ for mode in "${modes[@]}"; do
           continue
         fi
         t0=$SECONDS
+        # A factorization taken over (gpu mode) makes no local trsm on the processes holding no diagonal block.
+        c=${calls[$prog]}
+        [ "$mode" = gpu ] && [ -n "${factor[$prog]}" ] && c=gemm
         setsid bash tests/mpi/run_scalapack.sh --mpiexec "$D/bin/mpirun" --program "$T/$name" \
           --input "$in/$(echo "$prog" | tr '[:lower:]' '[:upper:]').dat" --lib "$K/lib/libblasoffload.so.0" \
-          --np "$np" --mode "${mode%-eager}" "${extra[@]}" --workdir "$dir" --ld-library-path "$REF_LIBS" --calls "${calls[$prog]}" \
-          --gpu-calls "$gpu_calls" --expect-local-gpu --timeout 150 >"$W/$mode.np$np.$name.log" 2>&1 &
+          --np "$np" --mode "${mode%-eager}" "${extra[@]}" --workdir "$dir" --ld-library-path "$REF_LIBS" --calls "$c" \
+          --gpu-calls "$gpu_calls" --gathered "$([ "$mode" = gpu ] && echo "${factor[$prog]}")" \
+          --expect-local-gpu --timeout 150 >"$W/$mode.np$np.$name.log" 2>&1 &
         session=$!
         wait "$session"
         rc=$?

@@ -7,7 +7,7 @@
 #    scipy_dgemm_64_ ...), and for BLAS routines (BO_BLAS_ENTRY) cblas_dgemm and each family's (cblas_dgemm64_ ...) -
 #    and nothing else; ILP64 (the libblasoffload64 build) takes that build's families. The list is made by running
 #    ROUTINE_LIST through
-#    the C preprocessor (so comments and conditionals count as they do in the build); and with FORWARDED (the build's
+#    the C preprocessor, with the LP64 library's ScaLAPACK routines (src/scalapack/scalapack_list.h: pdgetrf_ ...), (so comments and conditionals count as they do in the build); and with FORWARDED (the build's
 #    forward/forward_exports.inc) the forwarded names it lists ("daxpy_;"), which tests/forwarding checks against the
 #    reference libraries.
 set -u
@@ -30,6 +30,10 @@ expected=$(cat <<DRIVER | "$cc" -E -P -x c "${defs[@]}" - | tr ' ' '\n' | sed -n
 #define BO_ENTRY(p, P, name, NAME, T) BO_FAMILIES(BO_FN, p, name) @p##name @P##NAME @P##NAME##_
 #define BO_BLAS_ENTRY(p, P, name, NAME, T) BO_FAMILIES(BO_CN, p, name)
 #include "$list"
+#ifndef BLASOFFLOAD_ILP64
+#define BO_SCALAPACK_ENTRY(x, name, T) @p##x##name##_
+#include "$(dirname "$list")/../scalapack/scalapack_list.h"
+#endif
 DRIVER
 )
 [ -n "$expected" ] || { echo "FAIL: no BO_ENTRY expansions from $list"; exit 1; }

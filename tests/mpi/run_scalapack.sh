@@ -12,6 +12,8 @@
 #   --calls-somewhere "syrk" routines some rank's summary must count calls of (only the diagonal blocks' owners
 #                           call syrk)
 #   --gpu-calls "gemm"      routines whose calls, on every rank, must include GPU calls ("any": some row's)
+#   --gathered "getrf"      ScaLAPACK factorizations (getrf, potrf) every rank's summary must show taken over (its
+#                           "ScaLAPACK p?getrf: N calls, G gathered ..." line with G > 0 and nothing left)
 #   --expect-local-gpu      a rank whose summary names its GPU must have GPU (rank mod GPUs), chosen by
 #                           OMPI_COMM_WORLD_LOCAL_RANK (one node: the world rank is the node-local rank)
 #   --expect-cpu-blas RE    every rank's "CPU BLAS:" line must match the extended regex RE
@@ -19,7 +21,7 @@
 set -u
 
 mpiexec="" program="" input="" lib="" np="" mode="" workdir="" ldpath=""
-calls="" somewhere="" gpu_calls="" expect_cpu="" local_gpu=0
+calls="" somewhere="" gpu_calls="" gathered="" expect_cpu="" local_gpu=0
 limit=240 sets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
     --calls) calls=$2; shift 2 ;;
     --calls-somewhere) somewhere=$2; shift 2 ;;
     --gpu-calls) gpu_calls=$2; shift 2 ;;
+    --gathered) gathered=$2; shift 2 ;;
     --expect-cpu-blas) expect_cpu=$2; shift 2 ;;
     --expect-local-gpu) local_gpu=1; shift ;;
     --timeout) limit=$2; shift 2 ;;
@@ -123,6 +126,18 @@ for ((r = 0; r < np; ++r)); do
     [ "$routine" = any ] || routine=$prec$routine
     read -r n cpu gpu fb <<<"$(row "$routine" "$s")"
     [ "$gpu" -gt 0 ] || problem "rank $r: $routine: $n calls, none on the GPU"
+  done
+  # "  ScaLAPACK p?getrf: 18 calls, 18 gathered onto process (0,0) (gather ...), 0 left to ScaLAPACK"
+  for kind in $gathered; do
+    line=$(grep -m1 "^  ScaLAPACK p?$kind: " "$s")
+    read -r n g left <<<"$(sed -E 's/.*: ([0-9]+) calls, ([0-9]+) gathered.*, ([0-9]+) left to ScaLAPACK.*/\1 \2 \3/' <<<"$line")"
+    if ! [[ "${n:-}" =~ ^[0-9]+$ ]] || [ "$n" -eq 0 ]; then
+      problem "rank $r: no p$prec$kind call taken over (no '  ScaLAPACK p?$kind:' line)"
+    elif [ "$g" -eq 0 ] || [ "$left" -ne 0 ]; then
+      problem "rank $r: p$prec$kind: $line"
+    else
+      echo "rank $r: p$prec$kind $n calls, $g gathered"
+    fi
   done
   # "  GPU: blasoffload-cuda 0.4 (CUDA 13.0, GPU 1 of 4: NVIDIA H200, sm_90, by OMPI_COMM_WORLD_LOCAL_RANK)"
   gpu_line=$(grep -m1 '^  GPU: blasoffload-cuda' "$s")

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs tests/mpi/scalapack_submatrix.c's program under mpirun with libblasoffload.so preloaded in every rank and
+# BLASOFFLOAD_SCALAPACK=SETTING; passes when the program does, and with gather only when every rank's summary shows each
+# of its 6 p?getrf and 12 p?potrf calls taken over.
+# Usage: run_submatrix.sh MPIEXEC PROGRAM LIB NPROW NPCOL SETTING WORKDIR
+set -u
+mpiexec=$1 program=$2 lib=$3 nprow=$4 npcol=$5 setting=$6 work=$7
+np=$((nprow * npcol))
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
+export OMPI_MCA_plm_rsh_agent=false OMPI_MCA_rmaps_base_oversubscribe=1
+timeout --kill-after=10 120 "$mpiexec" --allow-run-as-root --oversubscribe -np $np --tag-output \
+  -x LD_PRELOAD="$lib" -x BLASOFFLOAD_SCALAPACK="$setting" -x BLASOFFLOAD_LOG=summary \
+  -x LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack \
+  "$program" "$nprow" "$npcol" </dev/null >out.txt 2>&1
+rc=$?
+grep -E '<stdout>:(PASS|FAIL)' out.txt | sed 's/^\[1,0\]<stdout>://'
+status=0
+[ $rc -eq 0 ] || { echo "FAIL: mpirun exited $rc"; tail -20 out.txt; status=1; }
+grep -q '<stdout>:PASS' out.txt || { echo "FAIL: no check ran"; status=1; }
+if [ "$setting" = gather ]; then
+  for ((r = 0; r < np; ++r)); do
+    for want in "getrf: 2 calls, 2 gathered" "potrf: 4 calls, 4 gathered"; do
+      grep -q "^\[1,$r\]<stderr>:  ScaLAPACK p?$want" out.txt || { echo "FAIL: rank $r: no 'p?$want'"; status=1; }
+    done
+  done
+fi
+[ $status -eq 0 ] && echo "PASS: scalapack_submatrix on a ${nprow}x$npcol grid, BLASOFFLOAD_SCALAPACK=$setting"
+exit $status

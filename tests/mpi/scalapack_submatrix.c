@@ -1,0 +1,142 @@
+/* ScaLAPACK's pdgetrf and pdpotrf (both triangles) on a submatrix that starts inside the matrix (IA, JA > 1, on block
+ * boundaries) and on a grid whose first block is not on process (0,0) (RSRC, CSRC = 1 where the grid allows): each
+ * factor must solve sub(A) x = b through pdgetrs / pdpotrs to 1e-10, and no element outside sub(A) (nor, for
+ * Cholesky, in its other triangle) may change. Run with and without the takeover (BLASOFFLOAD_SCALAPACK=gather / off):
+ * the same checks hold for ScaLAPACK's own factorization. Rank 0 prints "PASS: ..." or "FAIL: ..." lines and the
+ * program exits 1 on any failure. Usage: mpirun -np P scalapack_submatrix NPROW NPCOL */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void blacs_get_(const int* ctxt, const int* what, int* val);
+void blacs_gridinit_(int* ctxt, const char* order, const int* nprow, const int* npcol);
+void blacs_gridinfo_(const int* ctxt, int* nprow, int* npcol, int* myrow, int* mycol);
+void blacs_gridexit_(const int* ctxt);
+int numroc_(const int* n, const int* nb, const int* iproc, const int* isrc, const int* nprocs);
+void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc, const int* icsrc,
+               const int* ctxt, const int* lld, int* info);
+void pdgetrf_(const int* m, const int* n, double* a, const int* ia, const int* ja, const int* desca, int* ipiv,
+              int* info);
+void pdgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* ia, const int* ja,
+              const int* desca, const int* ipiv, double* b, const int* ib, const int* jb, const int* descb, int* info);
+void pdpotrf_(const char* uplo, const int* n, double* a, const int* ia, const int* ja, const int* desca, int* info);
+void pdpotrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* ia, const int* ja,
+              const int* desca, double* b, const int* ib, const int* jb, const int* descb, int* info);
+
+enum { MA = 101, NA = 93, NB = 8, IA = 9, JA = 17, N = 60 };
+
+static int nprow, npcol, myrow, mycol, failures;
+
+/* A deterministic element of the global matrix at (IA - 1 + i, JA - 1 + j) (0-based): sub(A) is symmetric and
+ * diagonally dominant. */
+static double element(int i, int j) {
+  unsigned h = (unsigned)(i < j ? i * 7919 + j : j * 7919 + i) * 2654435761u;
+  double v = (double)(h >> 8) / (double)(1u << 24) - 0.5;
+  return i == j ? v + 2.0 * N : v;
+}
+
+/* The global index (0-based) of local index l (0-based) on process p, blocks of NB, first block on src. */
+static int global(int l, int p, int src, int procs) {
+  return ((l / NB) * procs + (p - src + procs) % procs) * NB + l % NB;
+}
+
+static void check(int ok, const char* what) {
+  int all = 0, mine = ok ? 0 : 1;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (myrow == 0 && mycol == 0)
+    printf("%s: %s (%d of %d processes failed)\n", all ? "FAIL" : "PASS", what, all, nprow * npcol);
+  if (all) ++failures;
+}
+
+/* One factorization of sub(A) = A(IA:IA+N-1, JA:JA+N-1) and a solve with it: kind 'G' (LU) or 'L'/'U' (Cholesky). */
+static void run(int ctxt, int rsrc, int csrc, char kind) {
+  const int zero = 0, one = 1, n = N, ia = IA, ja = JA;
+  const int lr = numroc_(&(int){MA}, &(int){NB}, &myrow, &rsrc, &nprow);
+  const int lc = numroc_(&(int){NA}, &(int){NB}, &mycol, &csrc, &npcol);
+  const int lld = lr > 1 ? lr : 1;
+  int desc[9], descb[9], info = 0;
+  descinit_(desc, &(int){MA}, &(int){NA}, &(int){NB}, &(int){NB}, &rsrc, &csrc, &ctxt, &lld, &info);
+  /* b: column JA of a vector set laid out like A's rows, at (IA, 1) of an MA x 1 matrix. */
+  descinit_(descb, &(int){MA}, &one, &(int){NB}, &(int){NB}, &rsrc, &csrc, &ctxt, &lld, &info);
+  double* a = malloc(sizeof(double) * (size_t)lld * (lc ? lc : 1));
+  double* saved = malloc(sizeof(double) * (size_t)lld * (lc ? lc : 1));
+  double* b = calloc((size_t)lld, sizeof(double));
+  int* ipiv = malloc(sizeof(int) * (size_t)(lr + NB));
+  for (int j = 0; j < lc; ++j)
+    for (int i = 0; i < lr; ++i)
+      a[i + (size_t)j * lld] =
+          element(global(i, myrow, rsrc, nprow) - (IA - 1), global(j, mycol, csrc, npcol) - (JA - 1));
+  memcpy(saved, a, sizeof(double) * (size_t)lld * lc);
+  /* b = sub(A) x with x_k = 1 + k / N, summed from the global definition on the processes holding b's rows. */
+  const int bcol = csrc; /* descb's only column lives on process column csrc */
+  if (mycol == bcol)
+    for (int i = 0; i < lr; ++i) {
+      const int g = global(i, myrow, rsrc, nprow) - (IA - 1);
+      if (g < 0 || g >= N) continue;
+      double s = 0;
+      for (int k = 0; k < N; ++k) s += element(g, k) * (1.0 + (double)k / N);
+      b[i] = s;
+    }
+  char what[128];
+  const char* name = kind == 'G' ? "pdgetrf" : kind == 'L' ? "pdpotrf lower" : "pdpotrf upper";
+  if (kind == 'G')
+    pdgetrf_(&n, &n, a, &ia, &ja, desc, ipiv, &info);
+  else
+    pdpotrf_(&kind, &n, a, &ia, &ja, desc, &info);
+  snprintf(what, sizeof what, "%s at (%d, %d), source process (%d, %d): INFO = 0", name, IA, JA, rsrc, csrc);
+  check(info == 0, what);
+  /* Nothing outside sub(A) changed, nor the other triangle of a Cholesky factor's. */
+  int untouched = 1;
+  for (int j = 0; j < lc; ++j)
+    for (int i = 0; i < lr; ++i) {
+      const int gi = global(i, myrow, rsrc, nprow) - (IA - 1), gj = global(j, mycol, csrc, npcol) - (JA - 1);
+      int keep = gi < 0 || gi >= N || gj < 0 || gj >= N;
+      if (kind == 'L' && gi < gj) keep = 1;
+      if (kind == 'U' && gi > gj) keep = 1;
+      if (keep && memcmp(&a[i + (size_t)j * lld], &saved[i + (size_t)j * lld], sizeof(double))) untouched = 0;
+    }
+  snprintf(what, sizeof what, "%s: nothing written outside its part of sub(A)", name);
+  check(untouched, what);
+  if (kind == 'G')
+    pdgetrs_("N", &n, &one, a, &ia, &ja, desc, ipiv, b, &ia, &one, descb, &info);
+  else
+    pdpotrs_(&kind, &n, &one, a, &ia, &ja, desc, b, &ia, &one, descb, &info);
+  double err = 0;
+  if (mycol == bcol)
+    for (int i = 0; i < lr; ++i) {
+      const int g = global(i, myrow, rsrc, nprow) - (IA - 1);
+      if (g >= 0 && g < N) err = fmax(err, fabs(b[i] - (1.0 + (double)g / N)));
+    }
+  MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  snprintf(what, sizeof what, "%s: the solve's error %.1e below 1e-10", name, err);
+  check(info == 0 && err < 1e-10, what);
+  free(a), free(saved), free(b), free(ipiv);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  if (argc != 3) {
+    fprintf(stderr, "usage: scalapack_submatrix NPROW NPCOL\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  const int want_r = atoi(argv[1]), want_c = atoi(argv[2]), zero = 0;
+  int ctxt;
+  blacs_get_(&zero, &zero, &ctxt);
+  blacs_gridinit_(&ctxt, "R", &want_r, &want_c);
+  blacs_gridinfo_(&ctxt, &nprow, &npcol, &myrow, &mycol);
+  if (myrow >= 0) {
+    const int rsrc = nprow > 1 ? 1 : 0, csrc = npcol > 1 ? 1 : 0;
+    for (int s = 0; s < 2; ++s) {
+      run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'G');
+      run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'L');
+      run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'U');
+    }
+    blacs_gridexit_(&ctxt);
+  }
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return all ? 1 : 0;
+}
