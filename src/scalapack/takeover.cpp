@@ -32,7 +32,6 @@ struct Counts {
   std::atomic<std::uint64_t> gather_ns{0}, factor_ns{0}, scatter_ns{0};
 };
 Counts g_counts[kNumKinds];
-std::atomic<char> g_precision_seen[kNumKinds] = {};
 
 std::uint64_t clock_ns() {
   timespec ts;
@@ -149,9 +148,11 @@ const char* local_refusal(const Request& q, bool forced, T* g, I* ipiv, I* info)
 // Runs one p?getrf or p?potrf: the takeover where it can, else `real()`. Returns after either.
 template <class T, class Real>
 void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
+  // A program's first call through the library may be this one: the settings, the policy and the CPU library's table
+  // are set up as for any entry point.
+  ensure_initialized(Family::std);
   Counts& c = g_counts[q.kind];
   c.calls.fetch_add(1, std::memory_order_relaxed);
-  g_precision_seen[q.kind].store(q.precision, std::memory_order_relaxed);
   const Settings& s = settings();
   const char* mode = config_value("BLASOFFLOAD_SCALAPACK");
   const bool off = (mode && std::strcmp(mode, "off") == 0) || s.mode == Mode::kCpu;
@@ -198,7 +199,8 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
     return;
   }
   // Where every process maps the copy, each copies its own part in and out at once; else messages through (0,0).
-  I where[2] = {dense.pid(), dense.fd()};
+  const char* copy = config_value("BLASOFFLOAD_TEST_SCALAPACK_COPY");
+  I where[2] = {dense.pid(), copy && std::strcmp(copy, "messages") == 0 ? -1 : dense.fd()};
   const I two = 2;
   if (root)
     b->igebs2d(&L.ctxt, "A", " ", &two, &one, where, &two);

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Runs tests/mpi/scalapack_submatrix.c's program under mpirun with libblasoffload.so preloaded in every rank and
-# BLASOFFLOAD_SCALAPACK=SETTING; passes when the program does, and with gather only when every rank's summary shows each
-# of its 6 p?getrf and 12 p?potrf calls taken over.
-# Usage: run_submatrix.sh MPIEXEC PROGRAM LIB NPROW NPCOL SETTING WORKDIR
+# BLASOFFLOAD_SCALAPACK=SETTING and BLASOFFLOAD_SCALAPACK_MIN_N=0 (auto: the policy is asked at the program's first
+# call through the library, which is a p?getrf); passes when the program does, and with gather only when every rank's summary shows each
+# of its 2 p?getrf and 4 p?potrf calls taken over, each moved the way COPY asks.
+# Usage: run_submatrix.sh MPIEXEC PROGRAM LIB NPROW NPCOL SETTING WORKDIR [COPY]
+#   COPY: BLASOFFLOAD_TEST_SCALAPACK_COPY (auto: shared memory where it can; messages: BLACS messages)
 set -u
-mpiexec=$1 program=$2 lib=$3 nprow=$4 npcol=$5 setting=$6 work=$7
+mpiexec=$1 program=$2 lib=$3 nprow=$4 npcol=$5 setting=$6 work=$7 copy=${8:-auto}
 np=$((nprow * npcol))
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
 export OMPI_MCA_plm_rsh_agent=false OMPI_MCA_rmaps_base_oversubscribe=1
 timeout --kill-after=10 120 "$mpiexec" --allow-run-as-root --oversubscribe -np $np --tag-output \
-  -x LD_PRELOAD="$lib" -x BLASOFFLOAD_SCALAPACK="$setting" -x BLASOFFLOAD_LOG=summary \
+  -x LD_PRELOAD="$lib" -x BLASOFFLOAD_SCALAPACK="$setting" -x BLASOFFLOAD_TEST_SCALAPACK_COPY="$copy" \
+  -x BLASOFFLOAD_SCALAPACK_MIN_N=0 \
+  -x BLASOFFLOAD_LOG=calls \
   -x LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack \
   "$program" "$nprow" "$npcol" </dev/null >out.txt 2>&1
 rc=$?
@@ -24,6 +28,10 @@ if [ "$setting" = gather ]; then
       grep -q "^\[1,$r\]<stderr>:  ScaLAPACK p?$want" out.txt || { echo "FAIL: rank $r: no 'p?$want'"; status=1; }
     done
   done
+  # The calls log names the way the matrix moved ("... (blocks of 8, shared memory): gather ...").
+  way=$([ "$copy" = messages ] && echo messages || echo "shared memory")
+  n=$(grep -c "gathered onto process (0,0) .*, $way): gather" out.txt)
+  [ "$n" -eq $((6 * np)) ] || { echo "FAIL: $n of $((6 * np)) calls' log lines say they moved by $way"; status=1; }
 fi
-[ $status -eq 0 ] && echo "PASS: scalapack_submatrix on a ${nprow}x$npcol grid, BLASOFFLOAD_SCALAPACK=$setting"
+[ $status -eq 0 ] && echo "PASS: scalapack_submatrix on a ${nprow}x$npcol grid, BLASOFFLOAD_SCALAPACK=$setting ($copy)"
 exit $status
