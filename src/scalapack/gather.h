@@ -1,6 +1,7 @@
 // Moves a block-aligned submatrix of a block-cyclic ScaLAPACK matrix between the grid's processes and one dense
-// column-major copy on process (0,0), through the BLACS of the program's own grid (point to point, so a grid that is
-// part of a larger MPI job needs nothing from the other processes).
+// column-major copy on process (0,0): each process copying its own part where all map the copy, else through the
+// BLACS of the program's own grid (point to point, so a grid that is part of a larger MPI job needs nothing from the
+// other processes).
 #pragma once
 
 #include <algorithm>
