@@ -249,6 +249,12 @@ State* load() {
   const std::string& core = value_of("BLASOFFLOAD_LEND_CORE");
   s.lend_core = core == "off" ? 0 : core == "on" ? 2 : 1;
   s.check_device_operands = value_of("BLASOFFLOAD_DEVICE_OPERANDS") == "check";
+  const std::string& sl = value_of("BLASOFFLOAD_SCALAPACK");
+  s.scalapack = sl == "gather" ? ScalapackTakeover::kGather
+                : sl == "off"  ? ScalapackTakeover::kOff
+                               : ScalapackTakeover::kAuto;
+  if (const std::string& n = value_of("BLASOFFLOAD_SCALAPACK_MIN_N"); !n.empty())
+    s.scalapack_min_n = std::strtoll(n.c_str(), nullptr, 10);
   if (const std::string& w = value_of("BLASOFFLOAD_EXIT_WAIT_MS"); !w.empty())
     s.exit_wait_ms = int(std::strtol(w.c_str(), nullptr, 10));
   const std::string& hybrid = value_of("BLASOFFLOAD_HYBRID");

@@ -15,6 +15,8 @@ enum class LogLevel { kOff = 0, kSummary = 1, kCalls = 2, kDebug = 3 };
 
 const char* mode_name(Mode m);
 
+enum class ScalapackTakeover { kAuto, kGather, kOff };
+
 struct Settings {
   Mode mode = Mode::kAuto;
   Mode routine_mode[kNumRoutines];  // BLASOFFLOAD_<ROUTINE>, defaults to `mode`
@@ -33,6 +35,10 @@ struct Settings {
   // BLASOFFLOAD_HYBRID: auto (-1: the model's share of large sgemm calls for the CPU BLAS), off (0), or a fixed
   // fraction in (0, 1) for every sgemm the GPU runs.
   float hybrid_share = -1;
+  // BLASOFFLOAD_SCALAPACK and _MIN_N: whether ScaLAPACK's p?getrf/p?potrf are taken over whole (src/scalapack/), and
+  // from which min(m, n) in auto.
+  ScalapackTakeover scalapack = ScalapackTakeover::kAuto;
+  std::int64_t scalapack_min_n = 4096;
   int exit_wait_ms = 10000;  // BLASOFFLOAD_EXIT_WAIT_MS: exit's wait for an unfinished background GPU start-up
   std::string policy_file;   // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
   bool policy_file_explicit = false;
@@ -81,7 +87,8 @@ struct Knob {
   bool max_open = false;
 };
 
-// Every knob, in docs/settings.md's order: fixed ones declared as data, per-routine ones generated from the routine list.
+// Every knob, in docs/settings.md's order: fixed ones declared as data, per-routine ones generated from the routine
+// list.
 const std::vector<Knob>& knobs();
 const Knob* find_knob(const std::string& name);
 // A setting of an earlier version that no longer does anything (ignored without a warning).

@@ -33,12 +33,6 @@ struct Counts {
 };
 Counts g_counts[kNumKinds];
 
-std::uint64_t clock_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::uint64_t(ts.tv_sec) * 1000000000ull + std::uint64_t(ts.tv_nsec);
-}
-
 // ScaLAPACK's own routine: the next definition after ours.
 void* real_routine(const char* name) {
   void* p = dlsym(RTLD_NEXT, name);
@@ -48,11 +42,6 @@ void* real_routine(const char* name) {
     std::abort();
   }
   return p;
-}
-
-std::int64_t setting_int(const char* key, std::int64_t def) {
-  const char* v = config_value(key);
-  return v ? std::strtoll(v, nullptr, 10) : def;
 }
 
 // The host name's hash, the same on every process of one node.
@@ -112,13 +101,26 @@ const char* shared_refusal(const Request& q, bool any_size, std::int64_t min_n) 
   return nullptr;
 }
 
-template <class T>
-using GetrfD = bo::routines::Getrf<T, I>;
-template <class T>
-using PotrfD = bo::routines::Potrf<T, I>;
+template <class D>
+struct Tag {
+  using type = D;
+};
+
+// The LAPACK call process (0,0) makes on the dense copy g (m x n, leading dimension m): f(Tag<D>{}, args) with D
+// the ?getrf or ?potrf descriptor and args its Fortran arguments. `d` holds the integers they point to.
+struct Dims {
+  I m, n, lda;
+  char uplo;
+};
+template <class T, class F>
+decltype(auto) on_dense_copy(const Request& q, Dims& d, T* g, I* ipiv, I* info, F&& f) {
+  d = Dims{I(q.m), I(q.n), I(q.m), q.uplo};
+  if (q.kind == kGetrf) return f(Tag<bo::routines::Getrf<T, I>>{}, std::make_tuple(&d.m, &d.n, g, &d.lda, ipiv, info));
+  return f(Tag<bo::routines::Potrf<T, I>>{}, std::make_tuple(&d.uplo, &d.n, g, &d.lda, info, fortran_strlen(1)));
+}
 
 // This process's vote: nullptr (yes) or why not. Process (0,0) also asks the policy whether the factorization goes
-// to the GPU (in auto mode), with `g` already mapped so that it asks about the matrix it will factor.
+// to the GPU (unless `forced`), with `g` already mapped so that it asks about the matrix it will factor.
 template <class T>
 const char* local_refusal(const Request& q, bool forced, T* g, I* ipiv, I* info) {
   const Layout& L = q.L;
@@ -126,23 +128,15 @@ const char* local_refusal(const Request& q, bool forced, T* g, I* ipiv, I* info)
   if (L.myrow != 0 || L.mycol != 0) return nullptr;
   if (!g) return "no memory for the gathered matrix";
   if (forced) return nullptr;
-  const Settings& s = settings();
-  policy::Call pc;
-  I lda = I(q.m), m = I(q.m), n = I(q.n);
-  if (q.kind == kGetrf) {
-    if (GetrfD<T>::prepare(std::make_tuple(&m, &n, g, &lda, ipiv, info), &pc.call, info) != bo::routines::Prep::kRun)
-      return "invalid arguments";
+  Dims d;
+  const bool gpu = on_dense_copy(q, d, g, ipiv, info, [&](auto tag, const auto& args) {
+    using D = typename decltype(tag)::type;
+    policy::Call pc;
+    if (D::prepare(args, &pc.call, info) != bo::routines::Prep::kRun) return false;
     pc.call.family = int(Family::std);
-    if (decide<GetrfD<T>>(s, pc).target != Target::kGpu) return "the policy keeps the factorization on the CPU";
-  } else {
-    const char u = q.uplo;
-    if (PotrfD<T>::prepare(std::make_tuple(&u, &n, g, &lda, info, fortran_strlen(1)), &pc.call, info) !=
-        bo::routines::Prep::kRun)
-      return "invalid arguments";
-    pc.call.family = int(Family::std);
-    if (decide<PotrfD<T>>(s, pc).target != Target::kGpu) return "the policy keeps the factorization on the CPU";
-  }
-  return nullptr;
+    return decide<D>(settings(), pc).target == Target::kGpu;
+  });
+  return gpu ? nullptr : "the policy keeps the factorization on the CPU";
 }
 
 // Runs one p?getrf or p?potrf: the takeover where it can, else `real()`. Returns after either.
@@ -154,13 +148,11 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
   Counts& c = g_counts[q.kind];
   c.calls.fetch_add(1, std::memory_order_relaxed);
   const Settings& s = settings();
-  const char* mode = config_value("BLASOFFLOAD_SCALAPACK");
-  const bool off = (mode && std::strcmp(mode, "off") == 0) || s.mode == Mode::kCpu;
+  const bool off = s.scalapack == ScalapackTakeover::kOff || s.mode == Mode::kCpu;
   // gather: every call, factored where this library's policy says (tests); gpu mode: every call, on the GPU.
-  const bool forced = mode && std::strcmp(mode, "gather") == 0;
+  const bool forced = s.scalapack == ScalapackTakeover::kGather;
   const bool any_size = forced || s.mode == Mode::kGpu;
   const Blacs* b = off ? nullptr : blacs();
-  const std::int64_t min_n = setting_int("BLASOFFLOAD_SCALAPACK_MIN_N", 4096);
   char name[16];
   std::snprintf(name, sizeof name, "p%c%s", q.precision, kKindName[q.kind]);
   const char* why = off  ? "BLASOFFLOAD_SCALAPACK=off or BLASOFFLOAD_MODE=cpu"
@@ -168,7 +160,7 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
                          : nullptr;
   if (!why) {
     b->gridinfo(&q.L.ctxt, &q.L.nprow, &q.L.npcol, &q.L.myrow, &q.L.mycol);
-    why = shared_refusal(q, any_size, min_n);
+    why = shared_refusal(q, any_size, s.scalapack_min_n);
   }
   if (why) {
     log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (%s)", name, q.m, q.n, why);
@@ -211,7 +203,7 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
   const bool shared = combine_max(*b, L, unmapped, 1);
   if (!shared && !root) dense.release();
   const Part part = q.kind == kGetrf ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
-  const std::uint64_t t0 = clock_ns();
+  const std::uint64_t t0 = now_ns();
   if (shared) {
     copy_own_part<T>(L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, true);
     I done[1] = {0};
@@ -219,25 +211,23 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
   } else {
     move_submatrix<T>(*b, L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, true);
   }
-  const std::uint64_t t1 = clock_ns();
+  const std::uint64_t t1 = now_ns();
   // Process (0,0) factors with this library's own routine (its policy, the GPU, a GPU failure's CPU fallback), then
   // says whether that succeeded: INFO > 0 (a zero pivot, a minor not positive definite) leaves the call to ScaLAPACK,
   // whose INFO and partial factorization the program then gets exactly, with nothing of ours written.
   I status = 0;
   if (root) {
-    I lda = I(q.m), m = I(q.m), n = I(q.n);
-    if (q.kind == kGetrf) {
-      fortran_entry<GetrfD<T>, Family::std>(std::make_tuple(&m, &n, g, &lda, piv.data(), &root_info));
-    } else {
-      const char u = q.uplo;
-      fortran_entry<PotrfD<T>, Family::std>(std::make_tuple(&u, &n, g, &lda, &root_info, fortran_strlen(1)));
-    }
+    Dims d;
+    on_dense_copy(q, d, g, piv.data(), &root_info, [](auto tag, const auto& args) {
+      using D = typename decltype(tag)::type;
+      fortran_entry<D, Family::std>(args);
+    });
     status = root_info == 0 ? 1 : 0;
     b->igebs2d(&L.ctxt, "A", " ", &one, &one, &status, &one);
   } else {
     b->igebr2d(&L.ctxt, "A", " ", &one, &one, &status, &one, &zero, &zero);
   }
-  const std::uint64_t t2 = clock_ns();
+  const std::uint64_t t2 = now_ns();
   if (!status) {
     log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (the gathered factorization returned INFO = %d)", name,
              q.m, q.n, int(root_info));
@@ -269,7 +259,7 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
     }
   }
   *info = 0;
-  const std::uint64_t t3 = clock_ns();
+  const std::uint64_t t3 = now_ns();
   c.gathered.fetch_add(1, std::memory_order_relaxed);
   c.gather_ns.fetch_add(t1 - t0, std::memory_order_relaxed);
   c.factor_ns.fetch_add(t2 - t1, std::memory_order_relaxed);
