@@ -1,15 +1,15 @@
-/* Times ScaLAPACK's pdgemm, pdgesv and pdpotrf (double precision) on a block-cyclic matrix of order n over a P x Q
+/* Times ScaLAPACK's pdgemm, pdgesv, pdpotrf and pdgels (double precision) on a block-cyclic matrix of order n over a P x Q
  * grid of MPI ranks, each after a warm-up call on a smaller matrix, and checks each answer's scaled residual; prints
  * one JSON line per routine (a context line first), as bench/common/run.py's programs do.
  *
  * Usage: blasoffload_scalapack [--ranks=R] [--mpirun=PATH] [--threads-per-rank=auto|K] [--grid=PxQ] [--nb=NB]
- *                              [--drivers=gemm,gesv,potrf] [--warm-n=N] [--stack=NAME] [--round=K] N
+ *                              [--drivers=gemm,gesv,potrf,gels] [--warm-n=N] [--stack=NAME] [--round=K] N
  * Started without MPI around it and with --ranks, it starts itself under mpirun -np R (the launcher: the harness runs
  * one program); LD_PRELOAD goes to the ranks only (mpirun itself calls no BLAS), and each rank's OpenBLAS gets K
  * threads (auto: the machine's cores over R, at most 16: every core busy on both sides, as a hybrid MPI and threads
  * run of ScaLAPACK would use a node). A rank whose BLASOFFLOAD_LOG_FILE is set writes its summary to FILE.rank<r>.
  * Residuals: gemm ||C x - A (B x)|| / (||A|| ||B|| ||x|| n eps); gesv and potrf ||A x - b|| / (||A|| ||x|| n eps)
- * (infinity norms); ok below 16. Exit status 0, or 1 when a residual is not ok or a routine fails. */
+ * (infinity norms; gels, square: QR, the same residual as gesv); ok below 16. Exit status 0, or 1 when a residual is not ok or a routine fails. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
@@ -42,6 +42,9 @@ void pdpotrf_(const char* uplo, const int* n, double* a, const int* ia, const in
               size_t lu);
 void pdpotrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* ia, const int* ja,
               const int* desca, double* b, const int* ib, const int* jb, const int* descb, int* info, size_t lu);
+void pdgels_(const char* trans, const int* m, const int* n, const int* nrhs, double* a, const int* ia, const int* ja,
+             const int* desca, double* b, const int* ib, const int* jb, const int* descb, double* work,
+             const int* lwork, int* info, size_t lt);
 double pdlange_(const char* norm, const int* m, const int* n, const double* a, const int* ia, const int* ja,
                 const int* desca, double* work, size_t ln);
 
@@ -154,6 +157,17 @@ static Result run_driver(const char* driver, const Grid* g, int n) {
       pdpotrf_("L", &n, a.a, &kOne, &kOne, a.desc, &info, 1);
       r.seconds = now_synced() - t0;
       if (info == 0) pdpotrs_("L", &n, &kOne, a.a, &kOne, &kOne, a.desc, x.a, &kOne, &kOne, x.desc, &info, 1);
+    } else if (strcmp(driver, "gels") == 0) {
+      /* least squares on the square system: pdgeqrf, pdormqr, pdtrtrs; the workspace query is timed too */
+      double query = 0;
+      int lwork = -1;
+      pdgels_("N", &n, &n, &kOne, a.a, &kOne, &kOne, a.desc, x.a, &kOne, &kOne, x.desc, &query, &lwork, &info, 1);
+      lwork = (int)query;
+      double* work = malloc((size_t)(lwork > 1 ? lwork : 1) * sizeof(double));
+      if (!work) MPI_Abort(MPI_COMM_WORLD, 2);
+      pdgels_("N", &n, &n, &kOne, a.a, &kOne, &kOne, a.desc, x.a, &kOne, &kOne, x.desc, work, &lwork, &info, 1);
+      r.seconds = now_synced() - t0;
+      free(work);
     } else {
       pdgesv_(&n, &kOne, a.a, &kOne, &kOne, a.desc, ipiv, x.a, &kOne, &kOne, x.desc, &info);
       r.seconds = now_synced() - t0;
@@ -175,6 +189,7 @@ static Result run_driver(const char* driver, const Grid* g, int n) {
 static double flops(const char* driver, double n) {
   if (strcmp(driver, "gemm") == 0) return 2 * n * n * n;
   if (strcmp(driver, "gesv") == 0) return 2.0 / 3 * n * n * n + 2 * n * n;
+  if (strcmp(driver, "gels") == 0) return 4.0 / 3 * n * n * n + 4 * n * n;
   return n * n * n / 3;
 }
 
@@ -286,7 +301,7 @@ int main(int argc, char** argv) {
   char list[256];
   snprintf(list, sizeof list, "%s", drivers);
   for (char* d = strtok(list, ","); d; d = strtok(NULL, ",")) {
-    if (strcmp(d, "gemm") && strcmp(d, "gesv") && strcmp(d, "potrf")) {
+    if (strcmp(d, "gemm") && strcmp(d, "gesv") && strcmp(d, "potrf") && strcmp(d, "gels")) {
       if (g.rank == 0) fprintf(stderr, "unknown driver %s\n", d);
       failed = 1;
       continue;

@@ -28,6 +28,11 @@ struct Blacs {
   void (*gesd2d[4])(const I* ctxt, const I* m, const I* n, const void* a, const I* lda, const I* rdest,
                     const I* cdest) = {};
   void (*gerv2d[4])(const I* ctxt, const I* m, const I* n, void* a, const I* lda, const I* rsrc, const I* csrc) = {};
+  // ?gebs2d / ?gebr2d (broadcast over the grid) by element type, as above.
+  void (*gebs2d[4])(const I* ctxt, const char* scope, const char* top, const I* m, const I* n, const void* a,
+                    const I* lda) = {};
+  void (*gebr2d[4])(const I* ctxt, const char* scope, const char* top, const I* m, const I* n, void* a, const I* lda,
+                    const I* rsrc, const I* csrc) = {};
 };
 
 // The process's BLACS, looked up once; nullptr when any function is missing (no ScaLAPACK in the process).
@@ -68,6 +73,8 @@ struct Layout {
   // The process row holding global row g (0-based), and the local row (0-based) it is there.
   I row_owner(std::int64_t g) const { return I((rsrc + g / mb) % nprow); }
   std::int64_t local_row(std::int64_t g) const { return (g / (std::int64_t(mb) * nprow)) * mb + g % mb; }
+  I col_owner(std::int64_t g) const { return I((csrc + g / nb) % npcol); }
+  std::int64_t local_col(std::int64_t g) const { return (g / (std::int64_t(nb) * npcol)) * nb + g % nb; }
 };
 
 }  // namespace blasoffload::scalapack

@@ -1,8 +1,8 @@
-// ScaLAPACK's p?getrf and p?potrf taken over whole: where every process of the grid is on this node and the
+// ScaLAPACK's p?getrf, p?potrf and p?geqrf taken over whole: where every process of the grid is on this node and the
 // factorization pays on the GPU, the matrix is gathered onto process (0,0), factored there by this library's own
-// ?getrf/?potrf (the GPU), and scattered back with ScaLAPACK's pivots; else ScaLAPACK's own routine runs, its local
-// BLAS calls intercepted as always. ScaLAPACK's unblocked panels and per-column messages, not its local BLAS, take
-// most of a large factorization's time, which no local GPU call can shorten (docs/multi-gpu.md).
+// ?getrf/?potrf/?geqrf (the GPU), and scattered back with ScaLAPACK's pivots or TAU; else ScaLAPACK's own routine
+// runs, its local BLAS calls intercepted as always. ScaLAPACK's unblocked panels and per-column messages, not its
+// local BLAS, take most of a large factorization's time, which no local GPU call can shorten (docs/multi-gpu.md).
 #include "scalapack/takeover.h"
 
 #include <dlfcn.h>
@@ -24,11 +24,11 @@ namespace blasoffload::scalapack {
 
 namespace {
 
-enum Kind { kGetrf, kPotrf, kNumKinds };
-const char* const kKindName[kNumKinds] = {"getrf", "potrf"};
+enum Kind { kGetrf, kPotrf, kGeqrf, kNumKinds };
+const char* const kKindName[kNumKinds] = {"getrf", "potrf", "geqrf"};
 
 struct Counts {
-  std::atomic<std::uint64_t> calls{0}, gathered{0}, fell_back{0};
+  std::atomic<std::uint64_t> calls{0}, gathered{0}, on_gpu{0}, fell_back{0};
   std::atomic<std::uint64_t> gather_ns{0}, factor_ns{0}, scatter_ns{0};
 };
 Counts g_counts[kNumKinds];
@@ -81,7 +81,34 @@ struct Request {
   std::int64_t m, n, ia, ja;  // ia, ja 0-based
   I dtype;                    // DESCA(1)
   Layout L;
+  I lwork = 0;  // p?geqrf's LWORK
 };
+
+// What a call writes besides sub(A): p?getrf's IPIV, p?geqrf's TAU and WORK(1) (local arrays of the caller).
+template <class T>
+struct Outputs {
+  I* ipiv = nullptr;
+  T* tau = nullptr;
+  T* work = nullptr;
+  I* info = nullptr;
+};
+
+// Process (0,0)'s LAPACK call on the dense copy: its pivots, or its TAU and a workspace.
+template <class T>
+struct RootCall {
+  std::vector<I> piv;
+  std::vector<T> tau, work;
+  I info = 0;
+};
+
+// p?geqrf's least LWORK on this process, as ScaLAPACK computes it: NB * (MP0 + NQ0 + NB), MP0 and NQ0 this process's
+// rows and columns of sub(A) (which starts on a block boundary here).
+std::int64_t geqrf_lwmin(const Request& q) {
+  const Layout& L = q.L;
+  const std::int64_t mp0 = L.rows_before(q.ia + q.m, L.myrow) - L.rows_before(q.ia, L.myrow);
+  const std::int64_t nq0 = L.cols_before(q.ja + q.n, L.mycol) - L.cols_before(q.ja, L.mycol);
+  return std::int64_t(L.nb) * (mp0 + nq0 + L.nb);
+}
 
 // Why the takeover cannot take this call, from the arguments every process shares (and the settings, which every
 // process of one job reads alike); nullptr when it can. Checked before any message, so all processes agree whether
@@ -107,41 +134,59 @@ struct Tag {
 };
 
 // The LAPACK call process (0,0) makes on the dense copy g (m x n, leading dimension m): f(Tag<D>{}, args) with D
-// the ?getrf or ?potrf descriptor and args its Fortran arguments. `d` holds the integers they point to.
+// the ?getrf, ?potrf or ?geqrf descriptor and args its Fortran arguments. `d` holds the integers they point to.
 struct Dims {
-  I m, n, lda;
+  I m, n, lda, lwork;
   char uplo;
 };
 template <class T, class F>
-decltype(auto) on_dense_copy(const Request& q, Dims& d, T* g, I* ipiv, I* info, F&& f) {
-  d = Dims{I(q.m), I(q.n), I(q.m), q.uplo};
-  if (q.kind == kGetrf) return f(Tag<bo::routines::Getrf<T, I>>{}, std::make_tuple(&d.m, &d.n, g, &d.lda, ipiv, info));
-  return f(Tag<bo::routines::Potrf<T, I>>{}, std::make_tuple(&d.uplo, &d.n, g, &d.lda, info, fortran_strlen(1)));
+decltype(auto) on_dense_copy(const Request& q, Dims& d, T* g, RootCall<T>& r, F&& f) {
+  d = Dims{I(q.m), I(q.n), I(q.m), I(r.work.size()), q.uplo};
+  if (q.kind == kGetrf)
+    return f(Tag<bo::routines::Getrf<T, I>>{}, std::make_tuple(&d.m, &d.n, g, &d.lda, r.piv.data(), &r.info));
+  if (q.kind == kGeqrf)
+    return f(Tag<bo::routines::Geqrf<T, I>>{},
+             std::make_tuple(&d.m, &d.n, g, &d.lda, r.tau.data(), r.work.data(), &d.lwork, &r.info));
+  return f(Tag<bo::routines::Potrf<T, I>>{}, std::make_tuple(&d.uplo, &d.n, g, &d.lda, &r.info, fortran_strlen(1)));
 }
 
 // This process's vote: nullptr (yes) or why not. Process (0,0) also asks the policy whether the factorization goes
 // to the GPU (unless `forced`), with `g` already mapped so that it asks about the matrix it will factor.
 template <class T>
-const char* local_refusal(const Request& q, bool forced, T* g, I* ipiv, I* info) {
+const char* local_refusal(const Request& q, bool forced, T* g, RootCall<T>& r) {
   const Layout& L = q.L;
   if (L.lld < std::max<std::int64_t>(1, L.rows_before(L.m_a, L.myrow))) return "invalid local leading dimension";
+  if (q.kind == kGeqrf && q.lwork < geqrf_lwmin(q)) return "LWORK below ScaLAPACK's minimum";
   if (L.myrow != 0 || L.mycol != 0) return nullptr;
   if (!g) return "no memory for the gathered matrix";
   if (forced) return nullptr;
   Dims d;
-  const bool gpu = on_dense_copy(q, d, g, ipiv, info, [&](auto tag, const auto& args) {
+  const bool gpu = on_dense_copy(q, d, g, r, [&](auto tag, const auto& args) {
     using D = typename decltype(tag)::type;
     policy::Call pc;
-    if (D::prepare(args, &pc.call, info) != bo::routines::Prep::kRun) return false;
+    if (D::prepare(args, &pc.call, &r.info) != bo::routines::Prep::kRun) return false;
     pc.call.family = int(Family::std);
     return decide<D>(settings(), pc).target == Target::kGpu;
   });
   return gpu ? nullptr : "the policy keeps the factorization on the CPU";
 }
 
-// Runs one p?getrf or p?potrf: the takeover where it can, else `real()`. Returns after either.
+// Process (0,0)'s factorization of the dense copy, as the library's own LAPACK entry runs it (the policy, the GPU, a
+// GPU failure's CPU fallback; counted in the summary's table like any such call). True when the GPU ran it.
+template <class D>
+bool factor_on_root(const typename D::Args& args) {
+  if (reentered(LayerOf<D>::value)) return forward<D, Family::std>(args), false;
+  CallScope scope(LayerOf<D>::value);
+  policy::Call pc;
+  I info = 0;
+  if (D::prepare(args, &pc.call, &info) != bo::routines::Prep::kRun) return forward<D, Family::std>(args), false;
+  pc.call.family = int(Family::std);
+  return route<D>(pc, [&] { forward<D, Family::std>(args); });
+}
+
+// Runs one p?getrf, p?potrf or p?geqrf: the takeover where it can, else `real()`. Returns after either.
 template <class T, class Real>
-void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
+void take_over(Request q, T* a, Outputs<T> out, Real&& real) {
   // A program's first call through the library may be this one: the settings, the policy and the CPU library's table
   // are set up as for any entry point.
   ensure_initialized(Family::std);
@@ -170,17 +215,22 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
   const Layout& L = q.L;
   const bool root = L.myrow == 0 && L.mycol == 0;
   const std::size_t bytes = std::size_t(q.m) * std::size_t(q.n) * sizeof(T);
+  const std::size_t k = std::size_t(std::min(q.m, q.n));
   DenseCopy dense;
-  std::vector<I> piv;
-  I root_info = 0;
+  RootCall<T> r;
   if (root && bytes <= mem_available_bytes() / 5 * 4) {
     dense.create(bytes);
-    piv.resize(std::size_t(std::min(q.m, q.n)));
+    if (q.kind == kGetrf) r.piv.resize(k);
+    if (q.kind == kGeqrf) {
+      // LAPACK's blocked QR wants n times its block size (32 in the reference ILAENV; 64 covers the CPU libraries').
+      r.tau.resize(k);
+      r.work.resize(std::size_t(q.n) * 64);
+    }
   }
   T* g = static_cast<T*>(dense.data());
   // The vote: every process's own reasons, and one node for all (the GPU that factors is this node's, and the
   // copies go through its memory). One combine of three integers.
-  const char* mine = local_refusal<T>(q, forced, g, piv.data(), &root_info);
+  const char* mine = local_refusal<T>(q, forced, g, r);
   const I hash = node_hash();
   I v[3] = {mine ? 1 : 0, hash, -hash};
   const I one = 1, zero = 0;
@@ -202,7 +252,7 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
   I unmapped[1] = {where[1] < 0 || !g ? 1 : 0};
   const bool shared = combine_max(*b, L, unmapped, 1);
   if (!shared && !root) dense.release();
-  const Part part = q.kind == kGetrf ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
+  const Part part = q.kind != kPotrf ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
   const std::uint64_t t0 = now_ns();
   if (shared) {
     copy_own_part<T>(L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, true);
@@ -213,16 +263,17 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
   }
   const std::uint64_t t1 = now_ns();
   // Process (0,0) factors with this library's own routine (its policy, the GPU, a GPU failure's CPU fallback), then
-  // says whether that succeeded: INFO > 0 (a zero pivot, a minor not positive definite) leaves the call to ScaLAPACK,
-  // whose INFO and partial factorization the program then gets exactly, with nothing of ours written.
+  // says whether that succeeded and where it ran (0: INFO != 0, 1: the CPU, 2: the GPU): INFO > 0 (a zero pivot, a
+  // minor not positive definite) leaves the call to ScaLAPACK, whose INFO and partial factorization the program then
+  // gets exactly, with nothing of ours written.
   I status = 0;
   if (root) {
     Dims d;
-    on_dense_copy(q, d, g, piv.data(), &root_info, [](auto tag, const auto& args) {
+    const bool gpu = on_dense_copy(q, d, g, r, [](auto tag, const auto& args) {
       using D = typename decltype(tag)::type;
-      fortran_entry<D, Family::std>(args);
+      return factor_on_root<D>(args);
     });
-    status = root_info == 0 ? 1 : 0;
+    status = r.info != 0 ? 0 : gpu ? 2 : 1;
     b->igebs2d(&L.ctxt, "A", " ", &one, &one, &status, &one);
   } else {
     b->igebr2d(&L.ctxt, "A", " ", &one, &one, &status, &one, &zero, &zero);
@@ -230,7 +281,7 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
   const std::uint64_t t2 = now_ns();
   if (!status) {
     log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (the gathered factorization returned INFO = %d)", name,
-             q.m, q.n, int(root_info));
+             q.m, q.n, int(r.info));
     c.fell_back.fetch_add(1, std::memory_order_relaxed);
     dense.release();
     real();
@@ -244,31 +295,47 @@ void take_over(Request q, T* a, I* ipiv, I* info, Real&& real) {
     move_submatrix<T>(*b, L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, false);
   }
   dense.release();
+  const I mn = I(k);
   if (q.kind == kGetrf) {
     // ScaLAPACK's pivots: IPIV(local row of global row r) = the global row it was swapped with, on every process
     // column, for the rows ia .. ia + min(m, n) - 1.
-    const I mn = I(std::min(q.m, q.n));
-    piv.resize(std::size_t(mn));
+    r.piv.resize(k);
     if (root)
-      b->igebs2d(&L.ctxt, "A", " ", &mn, &one, piv.data(), &mn);
+      b->igebs2d(&L.ctxt, "A", " ", &mn, &one, r.piv.data(), &mn);
     else
-      b->igebr2d(&L.ctxt, "A", " ", &mn, &one, piv.data(), &mn, &zero, &zero);
-    for (std::int64_t r = 0; r < mn; ++r) {
-      const std::int64_t gr = q.ia + r;
-      if (L.row_owner(gr) == L.myrow) ipiv[L.local_row(gr)] = I(piv[std::size_t(r)] + q.ia);
+      b->igebr2d(&L.ctxt, "A", " ", &mn, &one, r.piv.data(), &mn, &zero, &zero);
+    for (std::int64_t i = 0; i < mn; ++i) {
+      const std::int64_t gr = q.ia + i;
+      if (L.row_owner(gr) == L.myrow) out.ipiv[L.local_row(gr)] = I(r.piv[std::size_t(i)] + q.ia);
     }
   }
-  *info = 0;
+  if (q.kind == kGeqrf) {
+    // ScaLAPACK's TAU: TAU(local column of global column c) for the columns ja .. ja + min(m, n) - 1, on every
+    // process row; WORK(1) the least LWORK, as ScaLAPACK leaves it.
+    r.tau.resize(k);
+    constexpr int t = type_index<T>();
+    if (root)
+      b->gebs2d[t](&L.ctxt, "A", " ", &mn, &one, r.tau.data(), &mn);
+    else
+      b->gebr2d[t](&L.ctxt, "A", " ", &mn, &one, r.tau.data(), &mn, &zero, &zero);
+    for (std::int64_t j = 0; j < mn; ++j) {
+      const std::int64_t gc = q.ja + j;
+      if (L.col_owner(gc) == L.mycol) out.tau[L.local_col(gc)] = r.tau[std::size_t(j)];
+    }
+    out.work[0] = T(double(geqrf_lwmin(q)));
+  }
+  *out.info = 0;
   const std::uint64_t t3 = now_ns();
   c.gathered.fetch_add(1, std::memory_order_relaxed);
+  if (status == 2) c.on_gpu.fetch_add(1, std::memory_order_relaxed);
   c.gather_ns.fetch_add(t1 - t0, std::memory_order_relaxed);
   c.factor_ns.fetch_add(t2 - t1, std::memory_order_relaxed);
   c.scatter_ns.fetch_add(t3 - t2, std::memory_order_relaxed);
   log_call("%s m=%" PRId64 " n=%" PRId64
-           ": gathered onto process (0,0) of the %dx%d grid (blocks of %d, %s): "
+           ": gathered onto process (0,0) of the %dx%d grid (blocks of %d, %s), factored on its %s: "
            "gather %.3f s, factor %.3f s, scatter %.3f s",
            name, q.m, q.n, int(L.nprow), int(L.npcol), int(L.nb), shared ? "shared memory" : "messages",
-           (t1 - t0) * 1e-9, (t2 - t1) * 1e-9, (t3 - t2) * 1e-9);
+           status == 2 ? "GPU" : "CPU", (t1 - t0) * 1e-9, (t2 - t1) * 1e-9, (t3 - t2) * 1e-9);
 }
 
 Request request(Kind kind, char precision, const I* m, const I* n, const I* ia, const I* ja, const I* desc) {
@@ -285,12 +352,12 @@ std::string summary() {
     const Counts& c = g_counts[k];
     const std::uint64_t calls = c.calls.load(), gathered = c.gathered.load();
     if (!calls) continue;
-    char line[320];
+    char line[360];
     std::snprintf(line, sizeof line,
-                  "  ScaLAPACK p?%s: %" PRIu64 " calls, %" PRIu64
-                  " gathered onto process (0,0) (gather %.3f s, "
-                  "factor %.3f s, scatter %.3f s), %" PRIu64 " left to ScaLAPACK%s\n",
-                  kKindName[k], calls, gathered, c.gather_ns.load() * 1e-9, c.factor_ns.load() * 1e-9,
+                  "  ScaLAPACK p?%s: %" PRIu64 " calls, %" PRIu64 " gathered onto process (0,0) (%" PRIu64
+                  " factored on its GPU; gather %.3f s, factor %.3f s, scatter %.3f s), %" PRIu64
+                  " left to ScaLAPACK%s\n",
+                  kKindName[k], calls, gathered, c.on_gpu.load(), c.gather_ns.load() * 1e-9, c.factor_ns.load() * 1e-9,
                   c.scatter_ns.load() * 1e-9, calls - gathered, c.fell_back.load() ? " (some after INFO > 0)" : "");
     out += line;
   }
@@ -310,7 +377,7 @@ using namespace blasoffload::scalapack;
                                         I* ipiv, I* info) {                                                     \
     using Fn = void(const I*, const I*, T*, const I*, const I*, const I*, I*, I*);                              \
     static Fn* real = reinterpret_cast<Fn*>(real_routine("p" #x "getrf_"));                                     \
-    take_over<T>(request(kGetrf, #x[0], m, n, ia, ja, desca), a, ipiv, info,                                    \
+    take_over<T>(request(kGetrf, #x[0], m, n, ia, ja, desca), a, Outputs<T>{ipiv, nullptr, nullptr, info},      \
                  [&] { real(m, n, a, ia, ja, desca, ipiv, info); });                                            \
   }
 // p?potrf_(UPLO, N, A, IA, JA, DESCA, INFO)
@@ -321,7 +388,20 @@ using namespace blasoffload::scalapack;
     static Fn* real = reinterpret_cast<Fn*>(real_routine("p" #x "potrf_"));                                           \
     Request q = request(kPotrf, #x[0], n, n, ia, ja, desca);                                                          \
     q.uplo = char(*uplo == 'l' ? 'L' : *uplo == 'u' ? 'U' : *uplo);                                                   \
-    take_over<T>(q, a, nullptr, info, [&] { real(uplo, n, a, ia, ja, desca, info, uplo_len); });                      \
+    take_over<T>(q, a, Outputs<T>{nullptr, nullptr, nullptr, info},                                                   \
+                 [&] { real(uplo, n, a, ia, ja, desca, info, uplo_len); });                                           \
+  }
+// p?geqrf_(M, N, A, IA, JA, DESCA, TAU, WORK, LWORK, INFO): a workspace query (LWORK = -1) is ScaLAPACK's.
+#define BO_SCALAPACK_geqrf(x, T)                                                                                \
+  BO_SCALAPACK_EXPORT void p##x##geqrf_(const I* m, const I* n, T* a, const I* ia, const I* ja, const I* desca, \
+                                        T* tau, T* work, const I* lwork, I* info) {                             \
+    using Fn = void(const I*, const I*, T*, const I*, const I*, const I*, T*, T*, const I*, I*);                \
+    static Fn* real = reinterpret_cast<Fn*>(real_routine("p" #x "geqrf_"));                                     \
+    if (*lwork == -1) return real(m, n, a, ia, ja, desca, tau, work, lwork, info);                              \
+    Request q = request(kGeqrf, #x[0], m, n, ia, ja, desca);                                                    \
+    q.lwork = *lwork;                                                                                           \
+    take_over<T>(q, a, Outputs<T>{nullptr, tau, work, info},                                                    \
+                 [&] { real(m, n, a, ia, ja, desca, tau, work, lwork, info); });                                \
   }
 #define BO_SCALAPACK_ENTRY(x, name, T) BO_SCALAPACK_##name(x, T)
 #include "scalapack/scalapack_list.h"

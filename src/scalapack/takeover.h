@@ -5,8 +5,8 @@
 
 namespace blasoffload::scalapack {
 
-// The exit summary's lines about p?getrf and p?potrf (how many calls, how many gathered, their times); empty when the
-// program called neither.
+// The exit summary's lines about p?getrf, p?potrf and p?geqrf (how many calls, how many gathered, their times); empty
+// when the program called neither.
 std::string summary();
 
 }  // namespace blasoffload::scalapack

@@ -12,7 +12,8 @@
 #   CARRY made by tests/mpi/make-mpi-carry.sh BUILD_DIR CARRY
 #   BO_DEVICE_LIMIT_S (default 560): no run starts after that many seconds; the rest report SKIP.
 #   BO_SL_PROGS (default "lu llt qr ls inv"): the programs to run.
-#   In gpu mode every p?getrf (lu, inv) and p?potrf (llt) must be taken over whole (src/scalapack/) on every rank.
+#   In gpu mode every p?getrf (lu, inv), p?potrf (llt) and p?geqrf (qr, ls) must be taken over whole (src/scalapack/)
+#   on every rank.
 set -u
 . tests/mpi/carry-env.sh "$1" || exit 2
 shift
@@ -52,7 +53,7 @@ echo "GPUs: $gpus; commit $(cat "$K/COMMIT")" | tee "$W/header.txt"
 # The routines each program reaches on every rank (tests/mpi/CMakeLists.txt); in gpu mode every rank's gemm calls must
 # include GPU calls, in auto mode some routine's (the policy decides which).
 declare -A calls=([lu]="gemm trsm" [llt]="gemm trsm" [qr]="gemm gemv" [ls]="gemm gemv trsm" [inv]="gemm trsm")
-declare -A factor=([lu]=getrf [llt]=potrf [qr]="" [ls]="" [inv]=getrf)
+declare -A factor=([lu]=getrf [llt]=potrf [qr]=geqrf [ls]=geqrf [inv]=getrf)
 table=$W/table.md
 printf '| mode | ranks | program | result | tests (passed/failed/skipped) | GPU calls per rank | seconds |\n' >"$table"
 printf '|---|---|---|---|---|---|---|\n' >>"$table"

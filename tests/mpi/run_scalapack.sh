@@ -12,8 +12,9 @@
 #   --calls-somewhere "syrk" routines some rank's summary must count calls of (only the diagonal blocks' owners
 #                           call syrk)
 #   --gpu-calls "gemm"      routines whose calls, on every rank, must include GPU calls ("any": some row's)
-#   --gathered "getrf"      ScaLAPACK factorizations (getrf, potrf) every rank's summary must show taken over (its
-#                           "ScaLAPACK p?getrf: N calls, G gathered ..." line with G > 0 and nothing left)
+#   --gathered "getrf"      ScaLAPACK factorizations (getrf, potrf, geqrf) every rank's summary must show taken over
+#                           (its "ScaLAPACK p?getrf: N calls, G gathered ..." line with G > 0 and nothing left; with
+#                           --gpu-calls, every one factored on the GPU)
 #   --expect-local-gpu      a rank whose summary names its GPU must have GPU (rank mod GPUs), chosen by
 #                           OMPI_COMM_WORLD_LOCAL_RANK (one node: the world rank is the node-local rank)
 #   --expect-cpu-blas RE    every rank's "CPU BLAS:" line must match the extended regex RE
@@ -127,13 +128,14 @@ for ((r = 0; r < np; ++r)); do
     read -r n cpu gpu fb <<<"$(row "$routine" "$s")"
     [ "$gpu" -gt 0 ] || problem "rank $r: $routine: $n calls, none on the GPU"
   done
-  # "  ScaLAPACK p?getrf: 18 calls, 18 gathered onto process (0,0) (gather ...), 0 left to ScaLAPACK"
+  # "  ScaLAPACK p?getrf: 18 calls, 18 gathered onto process (0,0) (18 factored on its GPU; gather ...), 0 left to
+  # ScaLAPACK"; where GPU calls are demanded (--gpu-calls), every gathered call factored on the GPU.
   for kind in $gathered; do
     line=$(grep -m1 "^  ScaLAPACK p?$kind: " "$s")
-    read -r n g left <<<"$(sed -E 's/.*: ([0-9]+) calls, ([0-9]+) gathered.*, ([0-9]+) left to ScaLAPACK.*/\1 \2 \3/' <<<"$line")"
+    read -r n g f left <<<"$(sed -E 's/.*: ([0-9]+) calls, ([0-9]+) gathered onto process \(0,0\) \(([0-9]+) factored.*, ([0-9]+) left to ScaLAPACK.*/\1 \2 \3 \4/' <<<"$line")"
     if ! [[ "${n:-}" =~ ^[0-9]+$ ]] || [ "$n" -eq 0 ]; then
       problem "rank $r: no p$prec$kind call taken over (no '  ScaLAPACK p?$kind:' line)"
-    elif [ "$g" -eq 0 ] || [ "$left" -ne 0 ]; then
+    elif [ "$g" -eq 0 ] || [ "$left" -ne 0 ] || { [ -n "$gpu_calls" ] && [ "$f" != "$g" ]; }; then
       problem "rank $r: p$prec$kind: $line"
     else
       echo "rank $r: p$prec$kind $n calls, $g gathered"

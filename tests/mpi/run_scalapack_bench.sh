@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of bench/scalapack's program: blasoffload_scalapack at n = 512 on 2 ranks (it starts itself under mpirun),
 # without and with the library preloaded, must print a context line and one valid JSON line per routine (pdgemm,
-# pdgesv, pdpotrf) with a time and an ok residual, and with the library each rank's summary file must count dgemm calls.
+# pdgesv, pdpotrf, pdgels) with a time and an ok residual, and with the library each rank's summary file must count dgemm calls.
 # Usage: run_scalapack_bench.sh PROGRAM LIBBLASOFFLOAD WORKDIR CPU_LIBRARY_PATH
 set -u
 program=$1 lib=$2 work=$3 libpath=$4
@@ -13,7 +13,7 @@ for stack in cpu auto; do
   env=()
   [ $stack = auto ] && env=(LD_PRELOAD="$lib" BLASOFFLOAD_MODE=auto BLASOFFLOAD_LOG=summary
                             BLASOFFLOAD_LOG_FILE="$work/summary-$stack.log")
-  timeout --kill-after=10 120 env "${env[@]}" "$program" --ranks=2 --nb=64 --warm-n=128 --stack=$stack 512 \
+  timeout --kill-after=10 120 env "${env[@]}" "$program" --ranks=2 --nb=64 --warm-n=128 --stack=$stack --drivers=gemm,gesv,potrf,gels 512 \
     >"$stack.jsonl" 2>"$stack.err"
   rc=$?
   cat "$stack.jsonl" "$stack.err"
@@ -26,7 +26,7 @@ bad = []
 if not lines or "context" not in lines[0] or lines[0]["context"].get("ranks") != 2:
     bad.append("no context line naming 2 ranks")
 points = {l.get("routine"): l for l in lines[1:]}
-for routine in ("pdgemm", "pdgesv", "pdpotrf"):
+for routine in ("pdgemm", "pdgesv", "pdpotrf", "pdgels"):
     p = points.get(routine)
     if p is None:
         bad.append("%s: no line" % routine)

@@ -1,7 +1,8 @@
-/* ScaLAPACK's pdgetrf and pdpotrf (both triangles) on a submatrix that starts inside the matrix (IA, JA > 1, on block
- * boundaries) and on a grid whose first block is not on process (0,0) (RSRC, CSRC = 1 where the grid allows): each
- * factor must solve sub(A) x = b through pdgetrs / pdpotrs to 1e-10, and no element outside sub(A) (nor, for
- * Cholesky, in its other triangle) may change. Run with and without the takeover (BLASOFFLOAD_SCALAPACK=gather / off):
+/* ScaLAPACK's pdgetrf, pdpotrf (both triangles) and pdgeqrf (a tall sub(A)) on a submatrix that starts inside the
+ * matrix (IA, JA > 1, on block boundaries) and on a grid whose first block is not on process (0,0) (RSRC, CSRC = 1
+ * where the grid allows): each factor must solve sub(A) x = b through pdgetrs / pdpotrs / pdormqr and pdtrtrs (with
+ * the workspace sizes their queries give) to 1e-10, and no element outside sub(A) (nor, for Cholesky, in its other
+ * triangle) may change. Run with and without the takeover (BLASOFFLOAD_SCALAPACK=gather / off):
  * the same checks hold for ScaLAPACK's own factorization. Rank 0 prints "PASS: ..." or "FAIL: ..." lines and the
  * program exits 1 on any failure. Usage: mpirun -np P scalapack_submatrix NPROW NPCOL */
 #include <math.h>
@@ -24,8 +25,16 @@ void pdgetrs_(const char* trans, const int* n, const int* nrhs, const double* a,
 void pdpotrf_(const char* uplo, const int* n, double* a, const int* ia, const int* ja, const int* desca, int* info);
 void pdpotrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* ia, const int* ja,
               const int* desca, double* b, const int* ib, const int* jb, const int* descb, int* info);
+void pdgeqrf_(const int* m, const int* n, double* a, const int* ia, const int* ja, const int* desca, double* tau,
+              double* work, const int* lwork, int* info);
+void pdormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
+              const int* ia, const int* ja, const int* desca, const double* tau, double* c, const int* ic,
+              const int* jc, const int* descc, double* work, const int* lwork, int* info);
+void pdtrtrs_(const char* uplo, const char* trans, const char* diag, const int* n, const int* nrhs, const double* a,
+              const int* ia, const int* ja, const int* desca, double* b, const int* ib, const int* jb, const int* descb,
+              int* info);
 
-enum { MA = 101, NA = 93, NB = 8, IA = 9, JA = 17, N = 60 };
+enum { MA = 101, NA = 93, NB = 8, IA = 9, JA = 17, N = 60, QR_EXTRA_ROWS = 16 };
 
 static int nprow, npcol, myrow, mycol, failures;
 
@@ -50,9 +59,10 @@ static void check(int ok, const char* what) {
   if (all) ++failures;
 }
 
-/* One factorization of sub(A) = A(IA:IA+N-1, JA:JA+N-1) and a solve with it: kind 'G' (LU) or 'L'/'U' (Cholesky). */
+/* One factorization of sub(A) = A(IA:IA+M-1, JA:JA+N-1) and a solve with it: kind 'G' (LU) or 'L'/'U' (Cholesky),
+ * M = N, or 'Q' (QR), M = N + QR_EXTRA_ROWS. */
 static void run(int ctxt, int rsrc, int csrc, char kind) {
-  const int zero = 0, one = 1, n = N, ia = IA, ja = JA;
+  const int one = 1, n = N, m = kind == 'Q' ? N + QR_EXTRA_ROWS : N, ia = IA, ja = JA;
   const int lr = numroc_(&(int){MA}, &(int){NB}, &myrow, &rsrc, &nprow);
   const int lc = numroc_(&(int){NA}, &(int){NB}, &mycol, &csrc, &npcol);
   const int lld = lr > 1 ? lr : 1;
@@ -64,6 +74,7 @@ static void run(int ctxt, int rsrc, int csrc, char kind) {
   double* saved = malloc(sizeof(double) * (size_t)lld * (lc ? lc : 1));
   double* b = calloc((size_t)lld, sizeof(double));
   int* ipiv = malloc(sizeof(int) * (size_t)(lr + NB));
+  double* tau = malloc(sizeof(double) * (size_t)(lc ? lc : 1));
   for (int j = 0; j < lc; ++j)
     for (int i = 0; i < lr; ++i)
       a[i + (size_t)j * lld] =
@@ -74,17 +85,32 @@ static void run(int ctxt, int rsrc, int csrc, char kind) {
   if (mycol == bcol)
     for (int i = 0; i < lr; ++i) {
       const int g = global(i, myrow, rsrc, nprow) - (IA - 1);
-      if (g < 0 || g >= N) continue;
+      if (g < 0 || g >= m) continue;
       double s = 0;
       for (int k = 0; k < N; ++k) s += element(g, k) * (1.0 + (double)k / N);
       b[i] = s;
     }
   char what[128];
-  const char* name = kind == 'G' ? "pdgetrf" : kind == 'L' ? "pdpotrf lower" : "pdpotrf upper";
-  if (kind == 'G')
+  const char* name = kind == 'G'   ? "pdgetrf"
+                     : kind == 'Q' ? "pdgeqrf"
+                     : kind == 'L' ? "pdpotrf lower"
+                                   : "pdpotrf upper";
+  double* work = NULL;
+  int lwork = -1;
+  if (kind == 'G') {
     pdgetrf_(&n, &n, a, &ia, &ja, desc, ipiv, &info);
-  else
+  } else if (kind == 'Q') {
+    double query = 0;
+    pdgeqrf_(&m, &n, a, &ia, &ja, desc, tau, &query, &lwork, &info); /* the workspace query: ScaLAPACK's answer */
+    lwork = (int)query;
+    work = malloc(sizeof(double) * (size_t)(lwork > 1 ? lwork : 1));
+    work[0] = -1;
+    pdgeqrf_(&m, &n, a, &ia, &ja, desc, tau, work, &lwork, &info);
+    snprintf(what, sizeof what, "pdgeqrf: WORK(1) = %g, the least LWORK %d", work[0], lwork);
+    check(work[0] == lwork, what);
+  } else {
     pdpotrf_(&kind, &n, a, &ia, &ja, desc, &info);
+  }
   snprintf(what, sizeof what, "%s at (%d, %d), source process (%d, %d): INFO = 0", name, IA, JA, rsrc, csrc);
   check(info == 0, what);
   /* Nothing outside sub(A) changed, nor the other triangle of a Cholesky factor's. */
@@ -92,17 +118,28 @@ static void run(int ctxt, int rsrc, int csrc, char kind) {
   for (int j = 0; j < lc; ++j)
     for (int i = 0; i < lr; ++i) {
       const int gi = global(i, myrow, rsrc, nprow) - (IA - 1), gj = global(j, mycol, csrc, npcol) - (JA - 1);
-      int keep = gi < 0 || gi >= N || gj < 0 || gj >= N;
+      int keep = gi < 0 || gi >= m || gj < 0 || gj >= N;
       if (kind == 'L' && gi < gj) keep = 1;
       if (kind == 'U' && gi > gj) keep = 1;
       if (keep && memcmp(&a[i + (size_t)j * lld], &saved[i + (size_t)j * lld], sizeof(double))) untouched = 0;
     }
   snprintf(what, sizeof what, "%s: nothing written outside its part of sub(A)", name);
   check(untouched, what);
-  if (kind == 'G')
+  if (kind == 'G') {
     pdgetrs_("N", &n, &one, a, &ia, &ja, desc, ipiv, b, &ia, &one, descb, &info);
-  else
+  } else if (kind == 'Q') {
+    /* x = R^-1 (Q^T b)(1:N): exact for this consistent system */
+    double query = 0;
+    lwork = -1;
+    pdormqr_("L", "T", &m, &one, &n, a, &ia, &ja, desc, tau, b, &ia, &one, descb, &query, &lwork, &info);
+    lwork = (int)query;
+    free(work);
+    work = malloc(sizeof(double) * (size_t)(lwork > 1 ? lwork : 1));
+    pdormqr_("L", "T", &m, &one, &n, a, &ia, &ja, desc, tau, b, &ia, &one, descb, work, &lwork, &info);
+    if (info == 0) pdtrtrs_("U", "N", "N", &n, &one, a, &ia, &ja, desc, b, &ia, &one, descb, &info);
+  } else {
     pdpotrs_(&kind, &n, &one, a, &ia, &ja, desc, b, &ia, &one, descb, &info);
+  }
   double err = 0;
   if (mycol == bcol)
     for (int i = 0; i < lr; ++i) {
@@ -112,7 +149,7 @@ static void run(int ctxt, int rsrc, int csrc, char kind) {
   MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   snprintf(what, sizeof what, "%s: the solve's error %.1e below 1e-10", name, err);
   check(info == 0 && err < 1e-10, what);
-  free(a), free(saved), free(b), free(ipiv);
+  free(a), free(saved), free(b), free(ipiv), free(tau), free(work);
 }
 
 int main(int argc, char** argv) {
@@ -132,6 +169,7 @@ int main(int argc, char** argv) {
       run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'G');
       run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'L');
       run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'U');
+      run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'Q');
     }
     blacs_gridexit_(&ctxt);
   }

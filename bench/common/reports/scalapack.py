@@ -19,7 +19,7 @@ def gpu_calls(raw, stack, ranks, n, rnd, routine):
     """Each rank's GPU calls in the process that ran this point, from summary-<output>.log.rank<r>; None without."""
     if not raw or not os.path.isdir(raw):
         return None
-    part = "-gemm" if routine == "pdgemm" else ""
+    part = {"pdgemm": "-gemm", "pdgels": "-gels"}.get(routine, "")
     files = sorted(glob.glob(os.path.join(raw, "summary-%s-np%d%s-n%d-r%d.log.rank*" % (stack, ranks, part, n, rnd))))
     return [sum(v.get("gpu", 0) for v in common.parse_summary(f)[0].values()) for f in files] or None
 
@@ -69,9 +69,12 @@ def render(rows, contexts, args):
     out += common.table(["routine", "n", "ranks", "grid", "stack", "seconds per round", "A/A spread", "GFLOP/s",
                          "residuals", "GPU calls per rank"], body)
     out += [""] + ["- not run: %s" % ", ".join("%s=%s" % kv for kv in sorted(r.items())) for r in skipped]
-    out += ["### Targets", ""] + (verdicts or ["- pdgesv, pdpotrf n=%d over %d ranks: NO DATA" % (TARGET_N,
-                                                                                                TARGET_RANKS)])
-    ok = ok and bool(verdicts)
+    # A run of routines without a target (pdgels) is judged by its residuals alone.
+    targeted = any(r.get("routine") in TARGETS for r in points)
+    missing = "- pdgesv, pdpotrf n=%d over %d ranks: NO DATA" % (TARGET_N, TARGET_RANKS)
+    untargeted = "- none for %s (issue 42's are pdgesv and pdpotrf)" % ", ".join(sorted({r.get("routine") for r in points}))
+    out += ["### Targets", ""] + (verdicts or [missing if targeted else untargeted])
+    ok = ok and (bool(verdicts) or not targeted)
     bad = [r for r in points if not r.get("ok")]
     if bad:
         out.append("- residuals not ok: %s" % "; ".join("%s n=%s %s r%s (%s)" % (
