@@ -1,8 +1,9 @@
-// ScaLAPACK's p?getrf, p?potrf and p?geqrf taken over whole: where every process of the grid is on this node and the
-// factorization pays on the GPU, the matrix is gathered onto process (0,0), factored there by this library's own
-// ?getrf/?potrf/?geqrf (the GPU), and scattered back with ScaLAPACK's pivots or TAU; else ScaLAPACK's own routine
-// runs, its local BLAS calls intercepted as always. ScaLAPACK's unblocked panels and per-column messages, not its
-// local BLAS, take most of a large factorization's time, which no local GPU call can shorten (docs/multi-gpu.md).
+// ScaLAPACK's factorizations and solvers (p?getrf, p?potrf, p?geqrf, p?gesv, p?posv, p?gels: request.h) taken over
+// whole: where every process of the grid is on this node and the call pays on the GPU, the matrix (and the right-hand
+// sides) are gathered onto process (0,0), factored (and solved) there by this library's own LAPACK routine (the GPU),
+// and scattered back with ScaLAPACK's pivots or TAU; else ScaLAPACK's own routine runs, its local BLAS calls
+// intercepted as always. ScaLAPACK's unblocked panels and per-column messages, not its local BLAS, take most of a large
+// factorization's time, which no local GPU call can shorten (docs/multi-gpu.md).
 #include "scalapack/takeover.h"
 
 #include <dlfcn.h>
@@ -19,13 +20,11 @@
 #include "dispatch/run.h"
 #include "scalapack/dense_copy.h"
 #include "scalapack/gather.h"
+#include "scalapack/request.h"
 
 namespace blasoffload::scalapack {
 
 namespace {
-
-enum Kind { kGetrf, kPotrf, kGeqrf, kNumKinds };
-const char* const kKindName[kNumKinds] = {"getrf", "potrf", "geqrf"};
 
 struct Counts {
   std::atomic<std::uint64_t> calls{0}, gathered{0}, on_gpu{0}, fell_back{0};
@@ -73,95 +72,29 @@ bool combine_max(const Blacs& b, const Layout& L, I* v, I n) {
   return v[0] <= 0;
 }
 
-// One call's request, from its arguments (the same on every process of the grid, except the local ones).
-struct Request {
-  Kind kind;
-  char precision;
-  char uplo = 'L';
-  std::int64_t m, n, ia, ja;  // ia, ja 0-based
-  I dtype;                    // DESCA(1)
-  Layout L;
-  I lwork = 0;  // p?geqrf's LWORK
-};
-
-// What a call writes besides sub(A): p?getrf's IPIV, p?geqrf's TAU and WORK(1) (local arrays of the caller).
+// What a call writes besides sub(A): IPIV, TAU, WORK(1), sub(B) (local arrays of the caller) and INFO.
 template <class T>
 struct Outputs {
   I* ipiv = nullptr;
   T* tau = nullptr;
   T* work = nullptr;
+  T* b = nullptr;
   I* info = nullptr;
 };
-
-// Process (0,0)'s LAPACK call on the dense copy: its pivots, or its TAU and a workspace.
-template <class T>
-struct RootCall {
-  std::vector<I> piv;
-  std::vector<T> tau, work;
-  I info = 0;
-};
-
-// p?geqrf's least LWORK on this process, as ScaLAPACK computes it: NB * (MP0 + NQ0 + NB), MP0 and NQ0 this process's
-// rows and columns of sub(A) (which starts on a block boundary here).
-std::int64_t geqrf_lwmin(const Request& q) {
-  const Layout& L = q.L;
-  const std::int64_t mp0 = L.rows_before(q.ia + q.m, L.myrow) - L.rows_before(q.ia, L.myrow);
-  const std::int64_t nq0 = L.cols_before(q.ja + q.n, L.mycol) - L.cols_before(q.ja, L.mycol);
-  return std::int64_t(L.nb) * (mp0 + nq0 + L.nb);
-}
-
-// Why the takeover cannot take this call, from the arguments every process shares (and the settings, which every
-// process of one job reads alike); nullptr when it can. Checked before any message, so all processes agree whether
-// to vote at all. Unusual but valid calls (a submatrix inside a block) are ScaLAPACK's own.
-const char* shared_refusal(const Request& q, bool any_size, std::int64_t min_n) {
-  const Layout& L = q.L;
-  if (L.nprow < 1 || L.myrow < 0 || L.mycol < 0) return "not a process of a valid grid";
-  if (q.dtype != 1) return "not a dense matrix descriptor";
-  if (q.m <= 0 || q.n <= 0 || q.ia < 0 || q.ja < 0) return "empty or invalid";
-  if (L.mb != L.nb || L.mb < 1) return "blocks not square";
-  if (q.ia % L.mb || q.ja % L.nb) return "the submatrix does not start on a block boundary";
-  if (q.ia + q.m > L.m_a || q.ja + q.n > L.n_a) return "outside the matrix";
-  if (L.rsrc < 0 || L.rsrc >= L.nprow || L.csrc < 0 || L.csrc >= L.npcol) return "invalid source process";
-  if (q.kind == kPotrf && (q.m != q.n || (q.uplo != 'L' && q.uplo != 'U'))) return "invalid arguments";
-  if (!any_size && std::min(q.m, q.n) < min_n) return "below BLASOFFLOAD_SCALAPACK_MIN_N";
-  if (L.nprow * L.npcol == 1) return "a grid of one process";
-  return nullptr;
-}
-
-template <class D>
-struct Tag {
-  using type = D;
-};
-
-// The LAPACK call process (0,0) makes on the dense copy g (m x n, leading dimension m): f(Tag<D>{}, args) with D
-// the ?getrf, ?potrf or ?geqrf descriptor and args its Fortran arguments. `d` holds the integers they point to.
-struct Dims {
-  I m, n, lda, lwork;
-  char uplo;
-};
-template <class T, class F>
-decltype(auto) on_dense_copy(const Request& q, Dims& d, T* g, RootCall<T>& r, F&& f) {
-  d = Dims{I(q.m), I(q.n), I(q.m), I(r.work.size()), q.uplo};
-  if (q.kind == kGetrf)
-    return f(Tag<bo::routines::Getrf<T, I>>{}, std::make_tuple(&d.m, &d.n, g, &d.lda, r.piv.data(), &r.info));
-  if (q.kind == kGeqrf)
-    return f(Tag<bo::routines::Geqrf<T, I>>{},
-             std::make_tuple(&d.m, &d.n, g, &d.lda, r.tau.data(), r.work.data(), &d.lwork, &r.info));
-  return f(Tag<bo::routines::Potrf<T, I>>{}, std::make_tuple(&d.uplo, &d.n, g, &d.lda, &r.info, fortran_strlen(1)));
-}
 
 // This process's vote: nullptr (yes) or why not. Process (0,0) also asks the policy whether the factorization goes
 // to the GPU (unless `forced`), with `g` already mapped so that it asks about the matrix it will factor.
 template <class T>
-const char* local_refusal(const Request& q, bool forced, T* g, RootCall<T>& r) {
+const char* local_refusal(const Request& q, bool forced, T* g, T* gb, RootCall<T>& r) {
   const Layout& L = q.L;
-  if (L.lld < std::max<std::int64_t>(1, L.rows_before(L.m_a, L.myrow))) return "invalid local leading dimension";
-  if (q.kind == kGeqrf && q.lwork < geqrf_lwmin(q)) return "LWORK below ScaLAPACK's minimum";
+  auto lld_ok = [](const Layout& x) { return x.lld >= std::max<std::int64_t>(1, x.rows_before(x.m_a, x.myrow)); };
+  if (!lld_ok(L) || (has_rhs(q.kind) && !lld_ok(q.b.L))) return "invalid local leading dimension";
+  if (q.lwork < q.lwmin) return "LWORK below ScaLAPACK's minimum";
   if (L.myrow != 0 || L.mycol != 0) return nullptr;
   if (!g) return "no memory for the gathered matrix";
   if (forced) return nullptr;
   Dims d;
-  const bool gpu = on_dense_copy(q, d, g, r, [&](auto tag, const auto& args) {
+  const bool gpu = on_dense_copy(q, d, g, gb, r, [&](auto tag, const auto& args) {
     using D = typename decltype(tag)::type;
     policy::Call pc;
     if (D::prepare(args, &pc.call, &r.info) != bo::routines::Prep::kRun) return false;
@@ -184,9 +117,29 @@ bool factor_on_root(const typename D::Args& args) {
   return route<D>(pc, [&] { forward<D, Family::std>(args); });
 }
 
-// Runs one p?getrf, p?potrf or p?geqrf: the takeover where it can, else `real()`. Returns after either.
-template <class T, class Real>
-void take_over(Request q, T* a, Outputs<T> out, Real&& real) {
+// Gathers (into_g) or scatters sub(A) and, for a driver, sub(B) between the local arrays and their dense copies g and
+// gb: each process its own part where all map the copies, else by messages through (0,0).
+template <class T>
+void move(const Blacs& b, const Request& q, bool shared, Part part, T* a, T* g, T* bl, T* gb, bool into_g) {
+  const Layout& L = q.L;
+  if (shared) {
+    copy_own_part<T>(L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, into_g);
+    if (has_rhs(q.kind))
+      copy_own_part<T>(q.b.L, q.b.i0, q.b.j0, q.b.rows, q.b.cols, bl, gb, q.b.rows, Part::kAll, into_g);
+    I done[1] = {0};
+    combine_max(b, L, done, 1);  // every part is in (out: (0,0) may unmap)
+  } else {
+    move_submatrix<T>(b, L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, into_g);
+    if (has_rhs(q.kind))
+      move_submatrix<T>(b, q.b.L, q.b.i0, q.b.j0, q.b.rows, q.b.cols, bl, gb, q.b.rows, Part::kAll, into_g);
+  }
+}
+
+// Runs one call of a routine of request.h: the takeover where it can, else `real()`. Returns after either.
+// `query_lwmin()` answers this process's least LWORK where ScaLAPACK must be asked (?gels); it is called on every
+// process alike, once the shared checks passed.
+template <class T, class Real, class Query>
+void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin) {
   // A program's first call through the library may be this one: the settings, the policy and the CPU library's table
   // are set up as for any entry point.
   ensure_initialized(Family::std);
@@ -205,32 +158,31 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real) {
                          : nullptr;
   if (!why) {
     b->gridinfo(&q.L.ctxt, &q.L.nprow, &q.L.npcol, &q.L.myrow, &q.L.mycol);
-    why = shared_refusal(q, any_size, s.scalapack_min_n);
+    q.b.L.nprow = q.L.nprow, q.b.L.npcol = q.L.npcol, q.b.L.myrow = q.L.myrow, q.b.L.mycol = q.L.mycol;
+    why = shared_refusal(q, bo::routines::kIsComplex<T>, any_size, s.scalapack_min_n);
   }
   if (why) {
     log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (%s)", name, q.m, q.n, why);
     real();
     return;
   }
+  if (q.kind == kGeqrf) q.lwmin = geqrf_lwmin(q);
+  if (q.kind == kGels) q.lwmin = query_lwmin();
   const Layout& L = q.L;
   const bool root = L.myrow == 0 && L.mycol == 0;
-  const std::size_t bytes = std::size_t(q.m) * std::size_t(q.n) * sizeof(T);
+  const std::size_t a_elems = std::size_t(q.m) * std::size_t(q.n);
+  const std::size_t bytes = (a_elems + std::size_t(q.b.rows) * std::size_t(q.b.cols)) * sizeof(T);
   const std::size_t k = std::size_t(std::min(q.m, q.n));
   DenseCopy dense;
   RootCall<T> r;
   if (root && bytes <= mem_available_bytes() / 5 * 4) {
     dense.create(bytes);
-    if (q.kind == kGetrf) r.piv.resize(k);
-    if (q.kind == kGeqrf) {
-      // LAPACK's blocked QR wants n times its block size (32 in the reference ILAENV; 64 covers the CPU libraries').
-      r.tau.resize(k);
-      r.work.resize(std::size_t(q.n) * 64);
-    }
+    size_root_call(q, r);
   }
   T* g = static_cast<T*>(dense.data());
   // The vote: every process's own reasons, and one node for all (the GPU that factors is this node's, and the
   // copies go through its memory). One combine of three integers.
-  const char* mine = local_refusal<T>(q, forced, g, r);
+  const char* mine = local_refusal<T>(q, forced, g, g ? g + a_elems : nullptr, r);
   const I hash = node_hash();
   I v[3] = {mine ? 1 : 0, hash, -hash};
   const I one = 1, zero = 0;
@@ -251,25 +203,20 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real) {
   if (!root && where[1] >= 0 && dense.attach(where[0], where[1], bytes)) g = static_cast<T*>(dense.data());
   I unmapped[1] = {where[1] < 0 || !g ? 1 : 0};
   const bool shared = combine_max(*b, L, unmapped, 1);
-  if (!shared && !root) dense.release();
-  const Part part = q.kind != kPotrf ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
+  if (!shared && !root) dense.release(), g = nullptr;
+  T* gb = g ? g + a_elems : nullptr;
+  const Part part = !is_cholesky(q.kind) ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
   const std::uint64_t t0 = now_ns();
-  if (shared) {
-    copy_own_part<T>(L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, true);
-    I done[1] = {0};
-    combine_max(*b, L, done, 1);  // every part is in
-  } else {
-    move_submatrix<T>(*b, L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, true);
-  }
+  move<T>(*b, q, shared, part, a, g, out.b, gb, true);
   const std::uint64_t t1 = now_ns();
-  // Process (0,0) factors with this library's own routine (its policy, the GPU, a GPU failure's CPU fallback), then
-  // says whether that succeeded and where it ran (0: INFO != 0, 1: the CPU, 2: the GPU): INFO > 0 (a zero pivot, a
-  // minor not positive definite) leaves the call to ScaLAPACK, whose INFO and partial factorization the program then
-  // gets exactly, with nothing of ours written.
+  // Process (0,0) factors (and solves) with this library's own routine (its policy, the GPU, a GPU failure's CPU
+  // fallback), then says whether that succeeded and where it ran (0: INFO != 0, 1: the CPU, 2: the GPU): INFO > 0 (a
+  // zero pivot, a minor not positive definite, a rank-deficient triangle) leaves the call to ScaLAPACK, whose INFO and
+  // partial results the program then gets exactly, with nothing of ours written.
   I status = 0;
   if (root) {
     Dims d;
-    const bool gpu = on_dense_copy(q, d, g, r, [](auto tag, const auto& args) {
+    const bool gpu = on_dense_copy(q, d, g, gb, r, [](auto tag, const auto& args) {
       using D = typename decltype(tag)::type;
       return factor_on_root<D>(args);
     });
@@ -280,23 +227,17 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real) {
   }
   const std::uint64_t t2 = now_ns();
   if (!status) {
-    log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (the gathered factorization returned INFO = %d)", name,
-             q.m, q.n, int(r.info));
+    log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (the gathered call returned INFO = %d)", name, q.m, q.n,
+             int(r.info));
     c.fell_back.fetch_add(1, std::memory_order_relaxed);
     dense.release();
     real();
     return;
   }
-  if (shared) {
-    copy_own_part<T>(L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, false);
-    I done[1] = {0};
-    combine_max(*b, L, done, 1);  // every part is out: (0,0) may unmap
-  } else {
-    move_submatrix<T>(*b, L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, false);
-  }
+  move<T>(*b, q, shared, part, a, g, out.b, gb, false);
   dense.release();
   const I mn = I(k);
-  if (q.kind == kGetrf) {
+  if (has_pivots(q.kind)) {
     // ScaLAPACK's pivots: IPIV(local row of global row r) = the global row it was swapped with, on every process
     // column, for the rows ia .. ia + min(m, n) - 1.
     r.piv.resize(k);
@@ -311,7 +252,7 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real) {
   }
   if (q.kind == kGeqrf) {
     // ScaLAPACK's TAU: TAU(local column of global column c) for the columns ja .. ja + min(m, n) - 1, on every
-    // process row; WORK(1) the least LWORK, as ScaLAPACK leaves it.
+    // process row.
     r.tau.resize(k);
     constexpr int t = type_index<T>();
     if (root)
@@ -322,8 +263,8 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real) {
       const std::int64_t gc = q.ja + j;
       if (L.col_owner(gc) == L.mycol) out.tau[L.local_col(gc)] = r.tau[std::size_t(j)];
     }
-    out.work[0] = T(double(geqrf_lwmin(q)));
   }
+  if (out.work) out.work[0] = T(double(q.lwmin));  // WORK(1): the least LWORK, as ScaLAPACK leaves it
   *out.info = 0;
   const std::uint64_t t3 = now_ns();
   c.gathered.fetch_add(1, std::memory_order_relaxed);
@@ -338,11 +279,7 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real) {
            status == 2 ? "GPU" : "CPU", (t1 - t0) * 1e-9, (t2 - t1) * 1e-9, (t3 - t2) * 1e-9);
 }
 
-Request request(Kind kind, char precision, const I* m, const I* n, const I* ia, const I* ja, const I* desc) {
-  Request q{kind, precision, 'L', *m, *n, std::int64_t(*ia) - 1, std::int64_t(*ja) - 1, desc[0], {}};
-  q.L = Layout{desc[1], desc[2], desc[3], desc[4], desc[5], desc[6], desc[7], desc[8], -1, -1, -1, -1};
-  return q;
-}
+auto no_query = [] { return std::int64_t(0); };
 
 }  // namespace
 
@@ -377,8 +314,9 @@ using namespace blasoffload::scalapack;
                                         I* ipiv, I* info) {                                                     \
     using Fn = void(const I*, const I*, T*, const I*, const I*, const I*, I*, I*);                              \
     static Fn* real = reinterpret_cast<Fn*>(real_routine("p" #x "getrf_"));                                     \
-    take_over<T>(request(kGetrf, #x[0], m, n, ia, ja, desca), a, Outputs<T>{ipiv, nullptr, nullptr, info},      \
-                 [&] { real(m, n, a, ia, ja, desca, ipiv, info); });                                            \
+    take_over<T>(                                                                                               \
+        request(kGetrf, #x[0], m, n, ia, ja, desca), a, Outputs<T>{ipiv, nullptr, nullptr, nullptr, info},      \
+        [&] { real(m, n, a, ia, ja, desca, ipiv, info); }, no_query);                                           \
   }
 // p?potrf_(UPLO, N, A, IA, JA, DESCA, INFO)
 #define BO_SCALAPACK_potrf(x, T)                                                                                      \
@@ -387,9 +325,10 @@ using namespace blasoffload::scalapack;
     using Fn = void(const char*, const I*, T*, const I*, const I*, const I*, I*, fortran_strlen);                     \
     static Fn* real = reinterpret_cast<Fn*>(real_routine("p" #x "potrf_"));                                           \
     Request q = request(kPotrf, #x[0], n, n, ia, ja, desca);                                                          \
-    q.uplo = char(*uplo == 'l' ? 'L' : *uplo == 'u' ? 'U' : *uplo);                                                   \
-    take_over<T>(q, a, Outputs<T>{nullptr, nullptr, nullptr, info},                                                   \
-                 [&] { real(uplo, n, a, ia, ja, desca, info, uplo_len); });                                           \
+    q.uplo = bo::routines::upper(*uplo);                                                                              \
+    take_over<T>(                                                                                                     \
+        q, a, Outputs<T>{nullptr, nullptr, nullptr, nullptr, info},                                                   \
+        [&] { real(uplo, n, a, ia, ja, desca, info, uplo_len); }, no_query);                                          \
   }
 // p?geqrf_(M, N, A, IA, JA, DESCA, TAU, WORK, LWORK, INFO): a workspace query (LWORK = -1) is ScaLAPACK's.
 #define BO_SCALAPACK_geqrf(x, T)                                                                                \
@@ -400,8 +339,64 @@ using namespace blasoffload::scalapack;
     if (*lwork == -1) return real(m, n, a, ia, ja, desca, tau, work, lwork, info);                              \
     Request q = request(kGeqrf, #x[0], m, n, ia, ja, desca);                                                    \
     q.lwork = *lwork;                                                                                           \
-    take_over<T>(q, a, Outputs<T>{nullptr, tau, work, info},                                                    \
-                 [&] { real(m, n, a, ia, ja, desca, tau, work, lwork, info); });                                \
+    take_over<T>(                                                                                               \
+        q, a, Outputs<T>{nullptr, tau, work, nullptr, info},                                                    \
+        [&] { real(m, n, a, ia, ja, desca, tau, work, lwork, info); }, no_query);                               \
+  }
+// p?gesv_(N, NRHS, A, IA, JA, DESCA, IPIV, B, IB, JB, DESCB, INFO)
+#define BO_SCALAPACK_gesv(x, T)                                                                                      \
+  BO_SCALAPACK_EXPORT void p##x##gesv_(const I* n, const I* nrhs, T* a, const I* ia, const I* ja, const I* desca,    \
+                                       I* ipiv, T* b, const I* ib, const I* jb, const I* descb, I* info) {           \
+    using Fn = void(const I*, const I*, T*, const I*, const I*, const I*, I*, T*, const I*, const I*, const I*, I*); \
+    static Fn* real = reinterpret_cast<Fn*>(real_routine("p" #x "gesv_"));                                           \
+    Request q = request(kGesv, #x[0], n, n, ia, ja, desca);                                                          \
+    q.b = sub(*n, *nrhs, ib, jb, descb);                                                                             \
+    take_over<T>(                                                                                                    \
+        q, a, Outputs<T>{ipiv, nullptr, nullptr, b, info},                                                           \
+        [&] { real(n, nrhs, a, ia, ja, desca, ipiv, b, ib, jb, descb, info); }, no_query);                           \
+  }
+// p?posv_(UPLO, N, NRHS, A, IA, JA, DESCA, B, IB, JB, DESCB, INFO)
+#define BO_SCALAPACK_posv(x, T)                                                                                     \
+  BO_SCALAPACK_EXPORT void p##x##posv_(const char* uplo, const I* n, const I* nrhs, T* a, const I* ia, const I* ja, \
+                                       const I* desca, T* b, const I* ib, const I* jb, const I* descb, I* info,     \
+                                       fortran_strlen uplo_len) {                                                   \
+    using Fn = void(const char*, const I*, const I*, T*, const I*, const I*, const I*, T*, const I*, const I*,      \
+                    const I*, I*, fortran_strlen);                                                                  \
+    static Fn* real = reinterpret_cast<Fn*>(real_routine("p" #x "posv_"));                                          \
+    Request q = request(kPosv, #x[0], n, n, ia, ja, desca);                                                         \
+    q.uplo = bo::routines::upper(*uplo);                                                                            \
+    q.b = sub(*n, *nrhs, ib, jb, descb);                                                                            \
+    take_over<T>(                                                                                                   \
+        q, a, Outputs<T>{nullptr, nullptr, nullptr, b, info},                                                       \
+        [&] { real(uplo, n, nrhs, a, ia, ja, desca, b, ib, jb, descb, info, uplo_len); }, no_query);                \
+  }
+// p?gels_(TRANS, M, N, NRHS, A, IA, JA, DESCA, B, IB, JB, DESCB, WORK, LWORK, INFO): a workspace query is
+// ScaLAPACK's, and so is the least LWORK the takeover checks (ScaLAPACK's formula for it depends on the shape and
+// the grid): asked with a query on every process alike.
+#define BO_SCALAPACK_gels(x, T)                                                                                     \
+  BO_SCALAPACK_EXPORT void p##x##gels_(const char* trans, const I* m, const I* n, const I* nrhs, T* a, const I* ia, \
+                                       const I* ja, const I* desca, T* b, const I* ib, const I* jb, const I* descb, \
+                                       T* work, const I* lwork, I* info, fortran_strlen trans_len) {                \
+    using Fn = void(const char*, const I*, const I*, const I*, T*, const I*, const I*, const I*, T*, const I*,      \
+                    const I*, const I*, T*, const I*, I*, fortran_strlen);                                          \
+    static Fn* real = reinterpret_cast<Fn*>(real_routine("p" #x "gels_"));                                          \
+    auto call = [&](T* w, const I* lw, I* inf) {                                                                    \
+      real(trans, m, n, nrhs, a, ia, ja, desca, b, ib, jb, descb, w, lw, inf, trans_len);                           \
+    };                                                                                                              \
+    if (*lwork == -1) return call(work, lwork, info);                                                               \
+    Request q = request(kGels, #x[0], m, n, ia, ja, desca);                                                         \
+    q.trans = bo::routines::upper(*trans);                                                                          \
+    q.b = sub(std::max(*m, *n), *nrhs, ib, jb, descb);                                                              \
+    q.lwork = *lwork;                                                                                               \
+    take_over<T>(                                                                                                   \
+        q, a, Outputs<T>{nullptr, nullptr, work, b, info}, [&] { call(work, lwork, info); },                        \
+        [&] {                                                                                                       \
+          T w{};                                                                                                    \
+          const I query = -1;                                                                                       \
+          I inf = 0;                                                                                                \
+          call(&w, &query, &inf);                                                                                   \
+          return inf == 0 ? std::int64_t(std::real(w)) : std::int64_t(INT32_MAX) + 1;                               \
+        });                                                                                                         \
   }
 #define BO_SCALAPACK_ENTRY(x, name, T) BO_SCALAPACK_##name(x, T)
 #include "scalapack/scalapack_list.h"

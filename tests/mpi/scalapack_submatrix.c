@@ -1,8 +1,9 @@
-/* ScaLAPACK's pdgetrf, pdpotrf (both triangles) and pdgeqrf (a tall sub(A)) on a submatrix that starts inside the
- * matrix (IA, JA > 1, on block boundaries) and on a grid whose first block is not on process (0,0) (RSRC, CSRC = 1
- * where the grid allows): each factor must solve sub(A) x = b through pdgetrs / pdpotrs / pdormqr and pdtrtrs (with
- * the workspace sizes their queries give) to 1e-10, and no element outside sub(A) (nor, for Cholesky, in its other
- * triangle) may change. Run with and without the takeover (BLASOFFLOAD_SCALAPACK=gather / off):
+/* ScaLAPACK's pdgetrf, pdpotrf (both triangles) and pdgeqrf (a tall sub(A)), and the drivers pdgesv, pdposv and
+ * pdgels, on a submatrix that starts inside the matrix (IA, JA > 1, on block boundaries) and on a grid whose first
+ * block is not on process (0,0) (RSRC, CSRC = 1 where the grid allows): each factor must solve sub(A) x = b through
+ * pdgetrs / pdpotrs / pdormqr and pdtrtrs (with the workspace sizes their queries give), and each driver its own
+ * system, to 1e-10; no element outside sub(A) (nor, for Cholesky, in its other triangle) and outside sub(B) may
+ * change. Run with and without the takeover (BLASOFFLOAD_SCALAPACK=gather / off):
  * the same checks hold for ScaLAPACK's own factorization. Rank 0 prints "PASS: ..." or "FAIL: ..." lines and the
  * program exits 1 on any failure. Usage: mpirun -np P scalapack_submatrix NPROW NPCOL */
 #include <math.h>
@@ -30,6 +31,13 @@ void pdgeqrf_(const int* m, const int* n, double* a, const int* ia, const int* j
 void pdormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
               const int* ia, const int* ja, const int* desca, const double* tau, double* c, const int* ic,
               const int* jc, const int* descc, double* work, const int* lwork, int* info);
+void pdgesv_(const int* n, const int* nrhs, double* a, const int* ia, const int* ja, const int* desca, int* ipiv,
+             double* b, const int* ib, const int* jb, const int* descb, int* info);
+void pdposv_(const char* uplo, const int* n, const int* nrhs, double* a, const int* ia, const int* ja, const int* desca,
+             double* b, const int* ib, const int* jb, const int* descb, int* info);
+void pdgels_(const char* trans, const int* m, const int* n, const int* nrhs, double* a, const int* ia, const int* ja,
+             const int* desca, double* b, const int* ib, const int* jb, const int* descb, double* work,
+             const int* lwork, int* info);
 void pdtrtrs_(const char* uplo, const char* trans, const char* diag, const int* n, const int* nrhs, const double* a,
               const int* ia, const int* ja, const int* desca, double* b, const int* ib, const int* jb, const int* descb,
               int* info);
@@ -60,9 +68,11 @@ static void check(int ok, const char* what) {
 }
 
 /* One factorization of sub(A) = A(IA:IA+M-1, JA:JA+N-1) and a solve with it: kind 'G' (LU) or 'L'/'U' (Cholesky),
- * M = N, or 'Q' (QR), M = N + QR_EXTRA_ROWS. */
+ * M = N, or 'Q' (QR), M = N + QR_EXTRA_ROWS; or one driver call: 'S' (pdgesv), 'P' (pdposv, lower), 'E' (pdgels,
+ * M = N + QR_EXTRA_ROWS). */
 static void run(int ctxt, int rsrc, int csrc, char kind) {
-  const int one = 1, n = N, m = kind == 'Q' ? N + QR_EXTRA_ROWS : N, ia = IA, ja = JA;
+  const int one = 1, n = N, m = kind == 'Q' || kind == 'E' ? N + QR_EXTRA_ROWS : N, ia = IA, ja = JA;
+  const char tri = kind == 'P' ? 'L' : kind; /* the triangle a Cholesky factor writes */
   const int lr = numroc_(&(int){MA}, &(int){NB}, &myrow, &rsrc, &nprow);
   const int lc = numroc_(&(int){NA}, &(int){NB}, &mycol, &csrc, &npcol);
   const int lld = lr > 1 ? lr : 1;
@@ -94,7 +104,10 @@ static void run(int ctxt, int rsrc, int csrc, char kind) {
   const char* name = kind == 'G'   ? "pdgetrf"
                      : kind == 'Q' ? "pdgeqrf"
                      : kind == 'L' ? "pdpotrf lower"
-                                   : "pdpotrf upper";
+                     : kind == 'U' ? "pdpotrf upper"
+                     : kind == 'S' ? "pdgesv"
+                     : kind == 'P' ? "pdposv lower"
+                                   : "pdgels";
   double* work = NULL;
   int lwork = -1;
   if (kind == 'G') {
@@ -108,6 +121,22 @@ static void run(int ctxt, int rsrc, int csrc, char kind) {
     pdgeqrf_(&m, &n, a, &ia, &ja, desc, tau, work, &lwork, &info);
     snprintf(what, sizeof what, "pdgeqrf: WORK(1) = %g, the least LWORK %d", work[0], lwork);
     check(work[0] == lwork, what);
+  } else if (kind == 'S') {
+    pdgesv_(&n, &one, a, &ia, &ja, desc, ipiv, b, &ia, &one, descb, &info);
+  } else if (kind == 'P') {
+    pdposv_("L", &n, &one, a, &ia, &ja, desc, b, &ia, &one, descb, &info);
+  } else if (kind == 'E') {
+    double query = 0;
+    pdgels_("N", &m, &n, &one, a, &ia, &ja, desc, b, &ia, &one, descb, &query, &lwork, &info);
+    /* More than the query's answer: ScaLAPACK's own pdgels (BLASOFFLOAD_SCALAPACK=off) passes its pdgeqrf too little
+     * of it for this submatrix ("PDGEQRF parameter number 9 had an illegal value"). */
+    const int least = (int)query;
+    lwork = 2 * least + NB * (MA + NA + NB);
+    work = malloc(sizeof(double) * (size_t)lwork);
+    work[0] = -1;
+    pdgels_("N", &m, &n, &one, a, &ia, &ja, desc, b, &ia, &one, descb, work, &lwork, &info);
+    snprintf(what, sizeof what, "pdgels: WORK(1) = %g, the least LWORK %d", work[0], least);
+    check(work[0] == least, what);
   } else {
     pdpotrf_(&kind, &n, a, &ia, &ja, desc, &info);
   }
@@ -119,13 +148,24 @@ static void run(int ctxt, int rsrc, int csrc, char kind) {
     for (int i = 0; i < lr; ++i) {
       const int gi = global(i, myrow, rsrc, nprow) - (IA - 1), gj = global(j, mycol, csrc, npcol) - (JA - 1);
       int keep = gi < 0 || gi >= m || gj < 0 || gj >= N;
-      if (kind == 'L' && gi < gj) keep = 1;
-      if (kind == 'U' && gi > gj) keep = 1;
+      if (tri == 'L' && gi < gj) keep = 1;
+      if (tri == 'U' && gi > gj) keep = 1;
       if (keep && memcmp(&a[i + (size_t)j * lld], &saved[i + (size_t)j * lld], sizeof(double))) untouched = 0;
     }
   snprintf(what, sizeof what, "%s: nothing written outside its part of sub(A)", name);
   check(untouched, what);
-  if (kind == 'G') {
+  /* b's rows outside sub(B) are still zero */
+  int b_untouched = 1;
+  if (mycol == bcol)
+    for (int i = 0; i < lr; ++i) {
+      const int g = global(i, myrow, rsrc, nprow) - (IA - 1);
+      if ((g < 0 || g >= m) && b[i] != 0) b_untouched = 0;
+    }
+  snprintf(what, sizeof what, "%s: nothing written outside sub(B)", name);
+  check(b_untouched, what);
+  if (kind == 'S' || kind == 'P' || kind == 'E') {
+    /* the driver solved already */
+  } else if (kind == 'G') {
     pdgetrs_("N", &n, &one, a, &ia, &ja, desc, ipiv, b, &ia, &one, descb, &info);
   } else if (kind == 'Q') {
     /* x = R^-1 (Q^T b)(1:N): exact for this consistent system */
@@ -170,6 +210,9 @@ int main(int argc, char** argv) {
       run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'L');
       run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'U');
       run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'Q');
+      run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'S');
+      run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'P');
+      run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'E');
     }
     blacs_gridexit_(&ctxt);
   }
