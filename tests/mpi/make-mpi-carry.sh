@@ -26,6 +26,7 @@ cp -P "$b"/libblasoffload.so "$b"/libblasoffload.so.[0-9]* "$s/lib/"
 [ -d "$b/tuned_params" ] && cp -r "$b/tuned_params" "$s/lib/"
 cp "$b/blasoffload-info" "$b/tests/mpi/mpi_gemm" "$s/bin/"
 [ -x "$bench" ] && cp "$bench" "$s/bin/"
+[ -x "$b/tests/mpi/scalapack_submatrix" ] && cp "$b/tests/mpi/scalapack_submatrix" "$s/bin/"
 pkgs=(openmpi-bin openmpi-common libopenmpi3 libhwloc15 libevent-core-2.1-7 libevent-pthreads-2.1-7 libpmix2 libmunge2
       libnuma1 libnl-3-200 libnl-route-3-200 libltdl7 libblas3 libgfortran5 libquadmath0 libatomic1
       libscalapack-openmpi2.2 scalapack-mpi-test liblapack3 libopenblas0-pthread)

@@ -6,6 +6,7 @@
 # moved the way COPY asks. Each
 # rank logs to a file of its own (log.RANK): mpirun's forwarding joins the ranks' long stderr lines at times.
 # Usage: run_submatrix.sh MPIEXEC PROGRAM LIB NPROW NPCOL SETTING WORKDIR [COPY]
+#   BO_REF_LIBS: the CPU BLAS and LAPACK's folders (default Debian's reference ones), ahead of LD_LIBRARY_PATH
 #   COPY: BLASOFFLOAD_TEST_SCALAPACK_COPY (auto: shared memory where it can; messages: BLACS messages)
 set -u
 mpiexec=$1 program=$2 lib=$3 nprow=$4 npcol=$5 setting=$6 work=$7 copy=${8:-auto}
@@ -17,7 +18,7 @@ timeout --kill-after=10 120 "$mpiexec" --allow-run-as-root --oversubscribe -np $
   -x LD_PRELOAD="$lib" -x BLASOFFLOAD_SCALAPACK="$setting" -x BLASOFFLOAD_TEST_SCALAPACK_COPY="$copy" \
   -x BLASOFFLOAD_SCALAPACK_MIN_N=0 \
   -x BLASOFFLOAD_LOG=calls \
-  -x LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack \
+  -x LD_LIBRARY_PATH="${BO_REF_LIBS:-/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
   bash -c 'BLASOFFLOAD_LOG_FILE=$PWD/log.$OMPI_COMM_WORLD_RANK exec "$0" "$@"' "$program" "$nprow" "$npcol" \
   </dev/null >out.txt 2>&1
 rc=$?
