@@ -192,10 +192,9 @@ std::vector<Knob> build() {
   v.push_back(typed("BLASOFFLOAD_TEST_CPU_LIBRARY_ROOT", K::kPath, O::kTest, "unset", "a path",
                     "tests: where a process that links no CPU BLAS or LAPACK looks for the system's (alternatives, "
                     "dpkg's records of them, well-known paths): under this directory instead of /"));
-  v.push_back(words("BLASOFFLOAD_TEST_SCALAPACK_COPY", O::kTest, {"auto", "messages", "threads"},
+  v.push_back(words("BLASOFFLOAD_TEST_SCALAPACK_COPY", O::kTest, {"auto", "messages"},
                     "tests: how a ScaLAPACK takeover moves the matrix: through memory the node's processes share "
-                    "where they can (auto; each process's part over several threads from 64 MiB), always by BLACS "
-                    "messages (messages), or shared with 2 threads or more a process at every size (threads)"));
+                    "where they can (auto), or always by BLACS messages (messages)"));
   v.push_back(typed("BLASOFFLOAD_TEST_SEED", K::kText, O::kTest, "random", "an integer",
                     "tests: the seed of the randomised residency test (read by the test program)"));
   return v;

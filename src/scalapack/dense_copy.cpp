@@ -3,12 +3,10 @@
 #include "scalapack/dense_copy.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 
 namespace blasoffload::scalapack {
@@ -20,8 +18,6 @@ bool DenseCopy::create(std::size_t bytes) {
   if (fd >= 0 && ftruncate(fd, off_t(bytes)) == 0) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p != MAP_FAILED) {
-      // Huge pages where the kernel gives them to shared memory (shmem_enabled = advise); else nothing changes.
-      madvise(p, bytes, MADV_HUGEPAGE);
       p_ = p;
       fd_ = fd;
       return true;
@@ -48,7 +44,6 @@ bool DenseCopy::attach(std::int32_t pid, std::int32_t fd, std::size_t bytes) {
                 : MAP_FAILED;
   close(mine);  // the mapping keeps the memory
   if (p == MAP_FAILED) return false;
-  madvise(p, bytes, MADV_HUGEPAGE);
   p_ = p;
   bytes_ = bytes;
   return true;
@@ -60,12 +55,6 @@ void DenseCopy::release() {
   p_ = nullptr;
   fd_ = -1;
   bytes_ = 0;
-}
-
-int copy_threads(int processes) {
-  cpu_set_t set;
-  const int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  return std::clamp(cpus / std::max(1, processes), 1, 8);
 }
 
 std::int32_t DenseCopy::pid() const { return std::int32_t(getpid()); }

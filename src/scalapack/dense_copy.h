@@ -7,10 +7,6 @@
 
 namespace blasoffload::scalapack {
 
-// Threads for one process's share of the copies: the CPUs it may run on, shared among the grid's `processes` (all on
-// this node), at most 8.
-int copy_threads(int processes);
-
 class DenseCopy {
  public:
   DenseCopy() = default;

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "scalapack/blacs.h"
@@ -69,35 +68,20 @@ void for_each_run(const Layout& L, const Chunk& c, F&& f) {
 
 // Copies this process's own chunks of sub(A) between its local array `a` and `g`, sub(A)'s dense copy (m x n,
 // leading dimension ldg) in memory every process of the node maps (takeover.cpp): the gather and scatter of a grid
-// whose processes share memory, every process copying its part at once, over up to `threads` threads (each a share
-// of the chunks: the copies fault in fresh pages as much as they move bytes, and both go faster side by side) where
-// its part has `thread_bytes` or more.
+// whose processes share memory, every process copying its part at once.
 template <class T>
 void copy_own_part(const Layout& L, std::int64_t ia, std::int64_t ja, std::int64_t m, std::int64_t n, T* a, T* g,
-                   std::int64_t ldg, Part part, bool into_g, int threads = 1, std::int64_t thread_bytes = 0) {
-  std::vector<Chunk> mine;
-  std::int64_t elements = 0;
-  for (const Chunk& c : chunks(L, ia, ja, m, n, part))
-    if (c.pr == L.myrow && c.pc == L.mycol) mine.push_back(c), elements += c.rows * c.w;
-  auto copy = [&](std::size_t first, std::size_t step) {
-    for (std::size_t i = first; i < mine.size(); i += step) {
-      const Chunk& c = mine[i];
-      for_each_run(L, c, [&](std::int64_t r, std::int64_t gr, std::int64_t run) {
-        for (std::int64_t j = 0; j < c.w; ++j) {
-          T* lp = a + (c.lr + r) + (c.lc + j) * std::int64_t(L.lld);
-          T* gp = g + gr + (c.gc + j) * ldg;
-          std::memcpy(into_g ? gp : lp, into_g ? lp : gp, sizeof(T) * run);
-        }
-      });
-    }
-  };
-  const std::size_t k = elements * std::int64_t(sizeof(T)) >= thread_bytes
-                            ? std::size_t(std::max(1, std::min<int>(threads, int(mine.size()))))
-                            : 1;
-  std::vector<std::thread> helpers;
-  for (std::size_t t = 1; t < k; ++t) helpers.emplace_back(copy, t, k);
-  copy(0, k);
-  for (std::thread& h : helpers) h.join();
+                   std::int64_t ldg, Part part, bool into_g) {
+  for (const Chunk& c : chunks(L, ia, ja, m, n, part)) {
+    if (c.pr != L.myrow || c.pc != L.mycol) continue;
+    for_each_run(L, c, [&](std::int64_t r, std::int64_t gr, std::int64_t run) {
+      for (std::int64_t j = 0; j < c.w; ++j) {
+        T* lp = a + (c.lr + r) + (c.lc + j) * std::int64_t(L.lld);
+        T* gp = g + gr + (c.gc + j) * ldg;
+        std::memcpy(into_g ? gp : lp, into_g ? lp : gp, sizeof(T) * run);
+      }
+    });
+  }
 }
 
 // Gathers (to_root) or scatters sub(A), the m x n submatrix at 0-based global row ia and column ja (both multiples of

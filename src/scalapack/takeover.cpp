@@ -119,22 +119,13 @@ bool factor_on_root(const typename D::Args& args) {
 
 // Gathers (into_g) or scatters sub(A) and, for a driver, sub(B) between the local arrays and their dense copies g and
 // gb: each process its own part where all map the copies, else by messages through (0,0).
-// How a call's copies go: by messages (where some process cannot map the copy), and over how many threads a process
-// where they are shared (BLASOFFLOAD_TEST_SCALAPACK_COPY=threads: at least 2, at every size).
-struct CopyWay {
-  bool shared;
-  int threads;
-  std::int64_t thread_bytes;
-};
-
 template <class T>
-void move(const Blacs& b, const Request& q, const CopyWay& way, Part part, T* a, T* g, T* bl, T* gb, bool into_g) {
+void move(const Blacs& b, const Request& q, bool shared, Part part, T* a, T* g, T* bl, T* gb, bool into_g) {
   const Layout& L = q.L;
-  if (way.shared) {
-    copy_own_part<T>(L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, into_g, way.threads, way.thread_bytes);
+  if (shared) {
+    copy_own_part<T>(L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, into_g);
     if (has_rhs(q.kind))
-      copy_own_part<T>(q.b.L, q.b.i0, q.b.j0, q.b.rows, q.b.cols, bl, gb, q.b.rows, Part::kAll, into_g, way.threads,
-                       way.thread_bytes);
+      copy_own_part<T>(q.b.L, q.b.i0, q.b.j0, q.b.rows, q.b.cols, bl, gb, q.b.rows, Part::kAll, into_g);
     I done[1] = {0};
     combine_max(b, L, done, 1);  // every part is in (out: (0,0) may unmap)
   } else {
@@ -203,7 +194,6 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   }
   // Where every process maps the copy, each copies its own part in and out at once; else messages through (0,0).
   const char* copy = config_value("BLASOFFLOAD_TEST_SCALAPACK_COPY");
-  const bool test_threads = copy && std::strcmp(copy, "threads") == 0;
   I where[2] = {dense.pid(), copy && std::strcmp(copy, "messages") == 0 ? -1 : dense.fd()};
   const I two = 2;
   if (root)
@@ -212,16 +202,12 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     b->igebr2d(&L.ctxt, "A", " ", &two, &one, where, &two, &zero, &zero);
   if (!root && where[1] >= 0 && dense.attach(where[0], where[1], bytes)) g = static_cast<T*>(dense.data());
   I unmapped[1] = {where[1] < 0 || !g ? 1 : 0};
-  // Threads for the shared copies only for parts of 64 MiB or more: below, starting them costs more than they save.
-  const CopyWay way{combine_max(*b, L, unmapped, 1),
-                    test_threads ? std::max(2, copy_threads(L.nprow * L.npcol)) : copy_threads(L.nprow * L.npcol),
-                    test_threads ? 0 : std::int64_t(64) << 20};
-  const bool shared = way.shared;
+  const bool shared = combine_max(*b, L, unmapped, 1);
   if (!shared && !root) dense.release(), g = nullptr;
   T* gb = g ? g + a_elems : nullptr;
   const Part part = !is_cholesky(q.kind) ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
   const std::uint64_t t0 = now_ns();
-  move<T>(*b, q, way, part, a, g, out.b, gb, true);
+  move<T>(*b, q, shared, part, a, g, out.b, gb, true);
   const std::uint64_t t1 = now_ns();
   // Process (0,0) factors (and solves) with this library's own routine (its policy, the GPU, a GPU failure's CPU
   // fallback), then says whether that succeeded and where it ran (0: INFO != 0, 1: the CPU, 2: the GPU): INFO > 0 (a
@@ -248,7 +234,7 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     real();
     return;
   }
-  move<T>(*b, q, way, part, a, g, out.b, gb, false);
+  move<T>(*b, q, shared, part, a, g, out.b, gb, false);
   dense.release();
   const I mn = I(k);
   if (has_pivots(q.kind)) {

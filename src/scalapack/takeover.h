@@ -1,5 +1,4 @@
-// ScaLAPACK's factorizations and solvers taken over whole on one node (takeover.cpp): what the exit summary says of
-// them.
+// ScaLAPACK's factorizations and solvers taken over whole on one node (takeover.cpp): what the exit summary says of them.
 #pragma once
 
 #include <string>
