@@ -1,4 +1,4 @@
-// ScaLAPACK's factorizations and solvers taken over whole on one node (takeover.cpp): what the exit summary says of them.
+// The ScaLAPACK routines taken over whole on one node (takeover.cpp): what the exit summary says of them.
 #pragma once
 
 #include <string>
