@@ -32,6 +32,11 @@ struct Counts {
 };
 Counts g_counts[kNumKinds];
 
+// Set while ScaLAPACK's own driver runs after the driver's gathered call found INFO > 0: its factorization (our
+// p?getrf, p?potrf, p?geqrf again) would find the same and is left to ScaLAPACK at once. Every process of the grid
+// sets it alike, since all fell back together.
+thread_local bool t_driver_failed = false;
+
 // ScaLAPACK's own routine: the next definition after ours.
 void* real_routine(const char* name) {
   void* p = dlsym(RTLD_NEXT, name);
@@ -153,9 +158,10 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   const Blacs* b = off ? nullptr : blacs();
   char name[16];
   std::snprintf(name, sizeof name, "p%c%s", q.precision, kKindName[q.kind]);
-  const char* why = off  ? "BLASOFFLOAD_SCALAPACK=off or BLASOFFLOAD_MODE=cpu"
-                    : !b ? "no BLACS in the process"
-                         : nullptr;
+  const char* why = off               ? "BLASOFFLOAD_SCALAPACK=off or BLASOFFLOAD_MODE=cpu"
+                    : !b              ? "no BLACS in the process"
+                    : t_driver_failed ? "the calling driver's gathered call found INFO > 0"
+                                      : nullptr;
   if (!why) {
     b->gridinfo(&q.L.ctxt, &q.L.nprow, &q.L.npcol, &q.L.myrow, &q.L.mycol);
     q.b.L.nprow = q.L.nprow, q.b.L.npcol = q.L.npcol, q.b.L.myrow = q.L.myrow, q.b.L.mycol = q.L.mycol;
@@ -213,25 +219,30 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   // fallback), then says whether that succeeded and where it ran (0: INFO != 0, 1: the CPU, 2: the GPU): INFO > 0 (a
   // zero pivot, a minor not positive definite, a rank-deficient triangle) leaves the call to ScaLAPACK, whose INFO and
   // partial results the program then gets exactly, with nothing of ours written.
-  I status = 0;
+  I result[2] = {0, 0};  // where it ran, and INFO
   if (root) {
     Dims d;
     const bool gpu = on_dense_copy(q, d, g, gb, r, [](auto tag, const auto& args) {
       using D = typename decltype(tag)::type;
       return factor_on_root<D>(args);
     });
-    status = r.info != 0 ? 0 : gpu ? 2 : 1;
-    b->igebs2d(&L.ctxt, "A", " ", &one, &one, &status, &one);
+    result[0] = r.info != 0 ? 0 : gpu ? 2 : 1;
+    result[1] = r.info;
+    b->igebs2d(&L.ctxt, "A", " ", &two, &one, result, &two);
   } else {
-    b->igebr2d(&L.ctxt, "A", " ", &one, &one, &status, &one, &zero, &zero);
+    b->igebr2d(&L.ctxt, "A", " ", &two, &one, result, &two, &zero, &zero);
   }
+  const I status = result[0];
   const std::uint64_t t2 = now_ns();
   if (!status) {
     log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (the gathered call returned INFO = %d)", name, q.m, q.n,
-             int(r.info));
+             int(result[1]));
     c.fell_back.fetch_add(1, std::memory_order_relaxed);
     dense.release();
+    const bool was = t_driver_failed;
+    t_driver_failed = has_rhs(q.kind);
     real();
+    t_driver_failed = was;
     return;
   }
   move<T>(*b, q, shared, part, a, g, out.b, gb, false);

@@ -3,7 +3,7 @@
 # BLASOFFLOAD_SCALAPACK=SETTING and BLASOFFLOAD_SCALAPACK_MIN_N=0 (auto: the policy is asked at the program's first
 # call through the library, which is a p?getrf); passes when the program does, and with gather only when every rank's
 # summary shows each of its 2 p?getrf, 4 p?potrf, 2 p?geqrf, 2 p?gesv, 2 p?posv and 2 p?gels calls taken over, each
-# moved the way COPY asks. Each
+# moved the way COPY asks, and its singular p?gesv and indefinite p?posv (2 each) left to ScaLAPACK after INFO > 0. Each
 # rank logs to a file of its own (log.RANK): mpirun's forwarding joins the ranks' long stderr lines at times.
 # Usage: run_submatrix.sh MPIEXEC PROGRAM LIB NPROW NPCOL SETTING WORKDIR [COPY]
 #   BO_REF_LIBS: the CPU BLAS and LAPACK's folders (default Debian's reference ones), ahead of LD_LIBRARY_PATH
@@ -28,14 +28,20 @@ status=0
 grep -q '<stdout>:PASS' out.txt || { echo "FAIL: no check ran"; status=1; }
 if [ "$setting" = gather ]; then
   for ((r = 0; r < np; ++r)); do
-    for want in "getrf: 2 calls, 2 gathered" "potrf: 4 calls, 4 gathered" "geqrf: 2 calls, 2 gathered" \
-      "gesv: 2 calls, 2 gathered" "posv: 2 calls, 2 gathered" "gels: 2 calls, 2 gathered"; do
+    # (p?gesv and p?posv left to ScaLAPACK call its p?getrf and p?potrf, which are left to it at once.)
+    for want in "getrf: 4 calls, 2 gathered" "potrf: 6 calls, 4 gathered" "geqrf: 2 calls, 2 gathered" \
+      "gesv: 4 calls, 2 gathered" "posv: 4 calls, 2 gathered" "gels: 2 calls, 2 gathered"; do
       grep -q "^  ScaLAPACK p?$want" log.$r || { echo "FAIL: rank $r: no 'p?$want'"; status=1; }
     done
     # The calls log names the way the matrix moved ("... (blocks of 8, shared memory), factored on its CPU: gather").
     way=$([ "$copy" = messages ] && echo messages || echo "shared memory")
     n=$(grep -Ec "gathered onto process \(0,0\) .*, $way\), factored on its (CPU|GPU): gather" log.$r)
     [ "$n" -eq 14 ] || { echo "FAIL: rank $r: $n of 14 calls' log lines say they moved by $way"; status=1; }
+    # The singular and the indefinite matrix: found by the gathered call, left to ScaLAPACK (its INFO checked above).
+    n=$(grep -c "left to ScaLAPACK (the gathered call returned INFO = 8)" log.$r)
+    [ "$n" -eq 4 ] || { echo "FAIL: rank $r: $n of 4 calls left to ScaLAPACK after INFO = 8"; status=1; }
+    n=$(grep -c "left to ScaLAPACK (the calling driver's gathered call found INFO > 0)" log.$r)
+    [ "$n" -eq 4 ] || { echo "FAIL: rank $r: $n of 4 nested factorizations left to ScaLAPACK at once"; status=1; }
   done
 fi
 [ $status -eq 0 ] && echo "PASS: scalapack_submatrix on a ${nprow}x$npcol grid, BLASOFFLOAD_SCALAPACK=$setting ($copy)"

@@ -48,7 +48,12 @@ static int nprow, npcol, myrow, mycol, failures;
 
 /* A deterministic element of the global matrix at (IA - 1 + i, JA - 1 + j) (0-based): sub(A) is symmetric and
  * diagonally dominant. */
+static int
+    g_break; /* 1: column BREAK_AT of sub(A) zero (singular); 2: its diagonal element -1 (not positive definite) */
+enum { BREAK_AT = 7 };
 static double element(int i, int j) {
+  if (g_break == 1 && j == BREAK_AT) return 0;
+  if (g_break == 2 && i == BREAK_AT && j == BREAK_AT) return -1;
   unsigned h = (unsigned)(i < j ? i * 7919 + j : j * 7919 + i) * 2654435761u;
   double v = (double)(h >> 8) / (double)(1u << 24) - 0.5;
   return i == j ? v + 2.0 * N : v;
@@ -192,6 +197,55 @@ static void run(int ctxt, int rsrc, int csrc, char kind) {
   free(a), free(saved), free(b), free(ipiv), free(tau), free(work);
 }
 
+/* pdgesv on a singular sub(A) and pdposv on one that is not positive definite: INFO = BREAK_AT + 1 as ScaLAPACK
+ * reports it (the takeover's LAPACK call finds it too and leaves the call to ScaLAPACK), nothing written outside sub(A)
+ * and sub(B). */
+static void run_failing(int ctxt, int rsrc, int csrc, char kind) {
+  const int one = 1, n = N, ia = IA, ja = JA;
+  const int lr = numroc_(&(int){MA}, &(int){NB}, &myrow, &rsrc, &nprow);
+  const int lc = numroc_(&(int){NA}, &(int){NB}, &mycol, &csrc, &npcol);
+  const int lld = lr > 1 ? lr : 1;
+  int desc[9], descb[9], info = 0;
+  descinit_(desc, &(int){MA}, &(int){NA}, &(int){NB}, &(int){NB}, &rsrc, &csrc, &ctxt, &lld, &info);
+  descinit_(descb, &(int){MA}, &one, &(int){NB}, &(int){NB}, &rsrc, &csrc, &ctxt, &lld, &info);
+  double* a = malloc(sizeof(double) * (size_t)lld * (lc ? lc : 1));
+  double* saved = malloc(sizeof(double) * (size_t)lld * (lc ? lc : 1));
+  double* b = calloc((size_t)lld, sizeof(double));
+  int* ipiv = malloc(sizeof(int) * (size_t)(lr + NB));
+  g_break = kind == 'S' ? 1 : 2;
+  for (int j = 0; j < lc; ++j)
+    for (int i = 0; i < lr; ++i)
+      a[i + (size_t)j * lld] =
+          element(global(i, myrow, rsrc, nprow) - (IA - 1), global(j, mycol, csrc, npcol) - (JA - 1));
+  g_break = 0;
+  memcpy(saved, a, sizeof(double) * (size_t)lld * lc);
+  if (mycol == csrc)
+    for (int i = 0; i < lr; ++i) {
+      const int g = global(i, myrow, rsrc, nprow) - (IA - 1);
+      if (g >= 0 && g < N) b[i] = 1;
+    }
+  const char* name = kind == 'S' ? "pdgesv, singular" : "pdposv lower, not positive definite";
+  if (kind == 'S')
+    pdgesv_(&n, &one, a, &ia, &ja, desc, ipiv, b, &ia, &one, descb, &info);
+  else
+    pdposv_("L", &n, &one, a, &ia, &ja, desc, b, &ia, &one, descb, &info);
+  char what[160];
+  snprintf(what, sizeof what, "%s at (%d, %d), source process (%d, %d): INFO = %d, expected %d", name, IA, JA, rsrc,
+           csrc, info, BREAK_AT + 1);
+  check(info == BREAK_AT + 1, what);
+  int untouched = 1;
+  for (int j = 0; j < lc; ++j)
+    for (int i = 0; i < lr; ++i) {
+      const int gi = global(i, myrow, rsrc, nprow) - (IA - 1), gj = global(j, mycol, csrc, npcol) - (JA - 1);
+      const int keep = gi < 0 || gi >= N || gj < 0 || gj >= N || (kind == 'P' && gi < gj);
+      if (keep && memcmp(&a[i + (size_t)j * lld], &saved[i + (size_t)j * lld], sizeof(double))) untouched = 0;
+      if (mycol == csrc && j == 0 && (gi < 0 || gi >= N) && b[i] != 0) untouched = 0;
+    }
+  snprintf(what, sizeof what, "%s: nothing written outside its part of sub(A) and sub(B)", name);
+  check(untouched, what);
+  free(a), free(saved), free(b), free(ipiv);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (argc != 3) {
@@ -213,6 +267,8 @@ int main(int argc, char** argv) {
       run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'S');
       run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'P');
       run(ctxt, s ? rsrc : 0, s ? csrc : 0, 'E');
+      run_failing(ctxt, s ? rsrc : 0, s ? csrc : 0, 'S');
+      run_failing(ctxt, s ? rsrc : 0, s ? csrc : 0, 'P');
     }
     blacs_gridexit_(&ctxt);
   }
