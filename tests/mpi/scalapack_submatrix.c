@@ -72,29 +72,50 @@ static void check(int ok, const char* what) {
   if (all) ++failures;
 }
 
+/* One process's part of a run: A (MA x NA, blocks NB x NB, first block on process (rsrc, csrc)) filled from element()
+ * with g_break as given, a copy of it, b (an MA x 1 matrix laid out like A's rows, zero), pivots and TAU. */
+typedef struct {
+  int lr, lc, lld, desc[9], descb[9];
+  double *a, *saved, *b, *tau;
+  int* ipiv;
+} Part;
+
+static Part part(int ctxt, int rsrc, int csrc, int brk) {
+  Part p;
+  int info = 0;
+  const int one = 1;
+  p.lr = numroc_(&(int){MA}, &(int){NB}, &myrow, &rsrc, &nprow);
+  p.lc = numroc_(&(int){NA}, &(int){NB}, &mycol, &csrc, &npcol);
+  p.lld = p.lr > 1 ? p.lr : 1;
+  descinit_(p.desc, &(int){MA}, &(int){NA}, &(int){NB}, &(int){NB}, &rsrc, &csrc, &ctxt, &p.lld, &info);
+  descinit_(p.descb, &(int){MA}, &one, &(int){NB}, &(int){NB}, &rsrc, &csrc, &ctxt, &p.lld, &info);
+  p.a = malloc(sizeof(double) * (size_t)p.lld * (p.lc ? p.lc : 1));
+  p.saved = malloc(sizeof(double) * (size_t)p.lld * (p.lc ? p.lc : 1));
+  p.b = calloc((size_t)p.lld, sizeof(double));
+  p.ipiv = malloc(sizeof(int) * (size_t)(p.lr + NB));
+  p.tau = malloc(sizeof(double) * (size_t)(p.lc ? p.lc : 1));
+  g_break = brk;
+  for (int j = 0; j < p.lc; ++j)
+    for (int i = 0; i < p.lr; ++i)
+      p.a[i + (size_t)j * p.lld] =
+          element(global(i, myrow, rsrc, nprow) - (IA - 1), global(j, mycol, csrc, npcol) - (JA - 1));
+  g_break = 0;
+  memcpy(p.saved, p.a, sizeof(double) * (size_t)p.lld * p.lc);
+  return p;
+}
+static void part_free(Part* p) { free(p->a), free(p->saved), free(p->b), free(p->ipiv), free(p->tau); }
+
 /* One factorization of sub(A) = A(IA:IA+M-1, JA:JA+N-1) and a solve with it: kind 'G' (LU) or 'L'/'U' (Cholesky),
  * M = N, or 'Q' (QR), M = N + QR_EXTRA_ROWS; or one driver call: 'S' (pdgesv), 'P' (pdposv, lower), 'E' (pdgels,
  * M = N + QR_EXTRA_ROWS). */
 static void run(int ctxt, int rsrc, int csrc, char kind) {
   const int one = 1, n = N, m = kind == 'Q' || kind == 'E' ? N + QR_EXTRA_ROWS : N, ia = IA, ja = JA;
   const char tri = kind == 'P' ? 'L' : kind; /* the triangle a Cholesky factor writes */
-  const int lr = numroc_(&(int){MA}, &(int){NB}, &myrow, &rsrc, &nprow);
-  const int lc = numroc_(&(int){NA}, &(int){NB}, &mycol, &csrc, &npcol);
-  const int lld = lr > 1 ? lr : 1;
-  int desc[9], descb[9], info = 0;
-  descinit_(desc, &(int){MA}, &(int){NA}, &(int){NB}, &(int){NB}, &rsrc, &csrc, &ctxt, &lld, &info);
-  /* b: column JA of a vector set laid out like A's rows, at (IA, 1) of an MA x 1 matrix. */
-  descinit_(descb, &(int){MA}, &one, &(int){NB}, &(int){NB}, &rsrc, &csrc, &ctxt, &lld, &info);
-  double* a = malloc(sizeof(double) * (size_t)lld * (lc ? lc : 1));
-  double* saved = malloc(sizeof(double) * (size_t)lld * (lc ? lc : 1));
-  double* b = calloc((size_t)lld, sizeof(double));
-  int* ipiv = malloc(sizeof(int) * (size_t)(lr + NB));
-  double* tau = malloc(sizeof(double) * (size_t)(lc ? lc : 1));
-  for (int j = 0; j < lc; ++j)
-    for (int i = 0; i < lr; ++i)
-      a[i + (size_t)j * lld] =
-          element(global(i, myrow, rsrc, nprow) - (IA - 1), global(j, mycol, csrc, npcol) - (JA - 1));
-  memcpy(saved, a, sizeof(double) * (size_t)lld * lc);
+  Part p = part(ctxt, rsrc, csrc, 0);
+  const int lr = p.lr, lc = p.lc, lld = p.lld, *desc = p.desc, *descb = p.descb;
+  double *a = p.a, *saved = p.saved, *b = p.b, *tau = p.tau;
+  int* ipiv = p.ipiv;
+  int info = 0;
   /* b = sub(A) x with x_k = 1 + k / N, summed from the global definition on the processes holding b's rows. */
   const int bcol = csrc; /* descb's only column lives on process column csrc */
   if (mycol == bcol)
@@ -194,7 +215,8 @@ static void run(int ctxt, int rsrc, int csrc, char kind) {
   MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   snprintf(what, sizeof what, "%s: the solve's error %.1e below 1e-10", name, err);
   check(info == 0 && err < 1e-10, what);
-  free(a), free(saved), free(b), free(ipiv), free(tau), free(work);
+  free(work);
+  part_free(&p);
 }
 
 /* pdgesv on a singular sub(A) and pdposv on one that is not positive definite: INFO = BREAK_AT + 1 as ScaLAPACK
@@ -202,23 +224,10 @@ static void run(int ctxt, int rsrc, int csrc, char kind) {
  * and sub(B). */
 static void run_failing(int ctxt, int rsrc, int csrc, char kind) {
   const int one = 1, n = N, ia = IA, ja = JA;
-  const int lr = numroc_(&(int){MA}, &(int){NB}, &myrow, &rsrc, &nprow);
-  const int lc = numroc_(&(int){NA}, &(int){NB}, &mycol, &csrc, &npcol);
-  const int lld = lr > 1 ? lr : 1;
-  int desc[9], descb[9], info = 0;
-  descinit_(desc, &(int){MA}, &(int){NA}, &(int){NB}, &(int){NB}, &rsrc, &csrc, &ctxt, &lld, &info);
-  descinit_(descb, &(int){MA}, &one, &(int){NB}, &(int){NB}, &rsrc, &csrc, &ctxt, &lld, &info);
-  double* a = malloc(sizeof(double) * (size_t)lld * (lc ? lc : 1));
-  double* saved = malloc(sizeof(double) * (size_t)lld * (lc ? lc : 1));
-  double* b = calloc((size_t)lld, sizeof(double));
-  int* ipiv = malloc(sizeof(int) * (size_t)(lr + NB));
-  g_break = kind == 'S' ? 1 : 2;
-  for (int j = 0; j < lc; ++j)
-    for (int i = 0; i < lr; ++i)
-      a[i + (size_t)j * lld] =
-          element(global(i, myrow, rsrc, nprow) - (IA - 1), global(j, mycol, csrc, npcol) - (JA - 1));
-  g_break = 0;
-  memcpy(saved, a, sizeof(double) * (size_t)lld * lc);
+  Part p = part(ctxt, rsrc, csrc, kind == 'S' ? 1 : 2);
+  const int lr = p.lr, lc = p.lc, lld = p.lld, *desc = p.desc, *descb = p.descb;
+  double *a = p.a, *saved = p.saved, *b = p.b;
+  int info = 0;
   if (mycol == csrc)
     for (int i = 0; i < lr; ++i) {
       const int g = global(i, myrow, rsrc, nprow) - (IA - 1);
@@ -226,7 +235,7 @@ static void run_failing(int ctxt, int rsrc, int csrc, char kind) {
     }
   const char* name = kind == 'S' ? "pdgesv, singular" : "pdposv lower, not positive definite";
   if (kind == 'S')
-    pdgesv_(&n, &one, a, &ia, &ja, desc, ipiv, b, &ia, &one, descb, &info);
+    pdgesv_(&n, &one, a, &ia, &ja, desc, p.ipiv, b, &ia, &one, descb, &info);
   else
     pdposv_("L", &n, &one, a, &ia, &ja, desc, b, &ia, &one, descb, &info);
   char what[160];
@@ -243,7 +252,7 @@ static void run_failing(int ctxt, int rsrc, int csrc, char kind) {
     }
   snprintf(what, sizeof what, "%s: nothing written outside its part of sub(A) and sub(B)", name);
   check(untouched, what);
-  free(a), free(saved), free(b), free(ipiv);
+  part_free(&p);
 }
 
 int main(int argc, char** argv) {
