@@ -71,7 +71,10 @@ export OMPI_MCA_plm_rsh_agent=false OMPI_MCA_rmaps_base_oversubscribe=1
 xs=(-x LD_PRELOAD="$lib" -x BLASOFFLOAD_LOG=summary -x BLASOFFLOAD_MODE="$mode")
 [ -n "$ldpath" ] && xs+=(-x LD_LIBRARY_PATH="$ldpath")
 for kv in "${sets[@]}"; do xs+=(-x "$kv"); done
-cmd=("$mpiexec" --allow-run-as-root --oversubscribe -np "$np" --tag-output "${xs[@]}" "$program")
+# Each rank logs to a file of its own (summary.RANK.txt): mpirun's forwarding of the ranks' stderr joins their long
+# lines at times.
+cmd=("$mpiexec" --allow-run-as-root --oversubscribe -np "$np" --tag-output "${xs[@]}"
+     bash -c 'BLASOFFLOAD_LOG_FILE=$PWD/summary.$OMPI_COMM_WORLD_RANK.txt exec "$0" "$@"' "$program")
 echo "cwd: $workdir ($dat from $input)"
 echo "command: ${cmd[*]}"
 # timeout signals mpirun and its whole process group (the ranks are mpirun's children), then kills what is left.
@@ -112,8 +115,8 @@ row() {
 
 # Every rank's summary: present, in this mode, and counting the routines ScaLAPACK reaches in this precision.
 for ((r = 0; r < np; ++r)); do
-  sed -n "s/^\[1,$r\]<stderr>://p" out.txt >"summary.$r.txt"
   s=summary.$r.txt
+  touch "$s"
   if ! grep -q "^blasoffload summary (pid [0-9]*, mode $mode)" "$s"; then
     problem "rank $r printed no summary (mode $mode)"
     continue
