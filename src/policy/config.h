@@ -35,10 +35,12 @@ struct Settings {
   // BLASOFFLOAD_HYBRID: auto (-1: the model's share of large sgemm calls for the CPU BLAS), off (0), or a fixed
   // fraction in (0, 1) for every sgemm the GPU runs.
   float hybrid_share = -1;
-  // BLASOFFLOAD_SCALAPACK and _MIN_N: whether ScaLAPACK's p?getrf/p?potrf are taken over whole (src/scalapack/), and
-  // from which min(m, n) in auto.
+  // BLASOFFLOAD_SCALAPACK and _MIN_N: whether ScaLAPACK's factorizations and solvers are taken over whole
+  // (src/scalapack/), and from which min(m, n) in auto; BLASOFFLOAD_TEST_SCALAPACK_COPY=messages: their copies by
+  // BLACS messages even where the processes share memory.
   ScalapackTakeover scalapack = ScalapackTakeover::kAuto;
   std::int64_t scalapack_min_n = 4096;
+  bool scalapack_copy_messages = false;
   int exit_wait_ms = 10000;  // BLASOFFLOAD_EXIT_WAIT_MS: exit's wait for an unfinished background GPU start-up
   std::string policy_file;   // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
   bool policy_file_explicit = false;

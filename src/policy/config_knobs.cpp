@@ -87,9 +87,9 @@ std::vector<Knob> build() {
   v.push_back(words("BLASOFFLOAD_SCALAPACK", O::kCore, {"auto", "gather", "off"},
                     "ScaLAPACK's p?getrf, p?potrf, p?geqrf, p?gesv, p?posv and p?gels on a grid whose processes share "
                     "one node: auto gathers the matrix (and the right-hand sides) onto process (0,0), factors (and "
-                    "solves) there (the GPU) and scatters them back when the policy sends the LAPACK call to the GPU; gather always does (tests: the CPU factors where there is no GPU); off "
-                    "leaves every call to ScaLAPACK (its local BLAS calls still come here). Every process must have "
-                    "the same value"));
+                    "solves) there (the GPU) and scatters them back when the policy sends the LAPACK call to the GPU; "
+                    "gather always does (tests: the CPU factors where there is no GPU); off leaves every call to "
+                    "ScaLAPACK (its local BLAS calls still come here). Every process must have the same value"));
   v.push_back(integer("BLASOFFLOAD_SCALAPACK_MIN_N", O::kCore, "4096", 0, kNoMax,
                       "min(m, n) from which auto may take a ScaLAPACK factorization over, where the policy also "
                       "sends the factorization to the GPU (with the GPU up, pdpotrf gained 4x at 4096 on 4 ranks)"));

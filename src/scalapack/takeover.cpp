@@ -13,7 +13,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "dispatch/log.h"
@@ -109,19 +108,6 @@ const char* local_refusal(const Request& q, bool forced, T* g, T* gb, RootCall<T
   return gpu ? nullptr : "the policy keeps the factorization on the CPU";
 }
 
-// Process (0,0)'s factorization of the dense copy, as the library's own LAPACK entry runs it (the policy, the GPU, a
-// GPU failure's CPU fallback; counted in the summary's table like any such call). True when the GPU ran it.
-template <class D>
-bool factor_on_root(const typename D::Args& args) {
-  if (reentered(LayerOf<D>::value)) return forward<D, Family::std>(args), false;
-  CallScope scope(LayerOf<D>::value);
-  policy::Call pc;
-  I info = 0;
-  if (D::prepare(args, &pc.call, &info) != bo::routines::Prep::kRun) return forward<D, Family::std>(args), false;
-  pc.call.family = int(Family::std);
-  return route<D>(pc, [&] { forward<D, Family::std>(args); });
-}
-
 // Gathers (into_g) or scatters sub(A) and, for a driver, sub(B) between the local arrays and their dense copies g and
 // gb: each process its own part where all map the copies, else by messages through (0,0).
 template <class T>
@@ -199,8 +185,7 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     return;
   }
   // Where every process maps the copy, each copies its own part in and out at once; else messages through (0,0).
-  const char* copy = config_value("BLASOFFLOAD_TEST_SCALAPACK_COPY");
-  I where[2] = {dense.pid(), copy && std::strcmp(copy, "messages") == 0 ? -1 : dense.fd()};
+  I where[2] = {dense.pid(), s.scalapack_copy_messages ? -1 : dense.fd()};
   const I two = 2;
   if (root)
     b->igebs2d(&L.ctxt, "A", " ", &two, &one, where, &two);
@@ -222,9 +207,12 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   I result[2] = {0, 0};  // where it ran, and INFO
   if (root) {
     Dims d;
+    // The library's own entry (the policy, the GPU, a GPU failure's CPU fallback; counted in the summary's table).
     const bool gpu = on_dense_copy(q, d, g, gb, r, [](auto tag, const auto& args) {
       using D = typename decltype(tag)::type;
-      return factor_on_root<D>(args);
+      bool on_gpu = false;
+      fortran_entry<D, Family::std>(args, &on_gpu);
+      return on_gpu;
     });
     result[0] = r.info != 0 ? 0 : gpu ? 2 : 1;
     result[1] = r.info;
