@@ -40,8 +40,9 @@ inline bool fits_int32(const bo_call& c) {
   return true;
 }
 
-// `on_gpu`, where given, is set when the GPU ran the call (a routine without a result: the ScaLAPACK takeover asks).
-template <class D, Family F>
+// kReport: `on_gpu_out` is set when the GPU ran the call (a routine without a result: the ScaLAPACK takeover asks); a
+// template argument, so that the exported entry points carry no such question.
+template <class D, Family F, bool kReport = false>
 ResultOf<D> run(const typename D::Args& args, bool* on_gpu_out = nullptr) {
   using R = ResultOf<D>;
   using I = FamilyInt<F>;
@@ -68,7 +69,7 @@ ResultOf<D> run(const typename D::Args& args, bool* on_gpu_out = nullptr) {
   }
   if constexpr (std::is_void_v<R>) {
     const bool on_gpu = route<D>(pc, [&] { forward<D, F>(args); });
-    if (on_gpu_out) *on_gpu_out = on_gpu;
+    if constexpr (kReport) *on_gpu_out = on_gpu;
     // WORK(1) (and IWORK(1)) as the CPU LAPACK leaves them: its answer to the same call's workspace query.
     if constexpr (bo::routines::HasWorkspace<D>::value) {
       if (on_gpu) bo::routines::answer_workspace<D>(args, [](const typename D::Args& q) { forward<D, F>(q); });
@@ -91,14 +92,14 @@ struct LayerOf {
 // An exported Fortran entry point of family F: a call arriving while we are inside one of ours of the same layer (the
 // CPU CBLAS calling its Fortran routine back through us) goes straight to the CPU library, neither counted nor decided
 // twice.
-// `on_gpu` as run()'s.
-template <class D, Family F>
+// kReport and `on_gpu` as run()'s.
+template <class D, Family F, bool kReport = false>
 ResultOf<D> fortran_entry(const typename D::Args& args, bool* on_gpu = nullptr) noexcept {
   constexpr Layer layer = LayerOf<D>::value;
   if (reentered(layer)) return forward<D, F>(args);
   CallScope scope(layer);
   ensure_initialized(F);
-  return run<D, F>(args, on_gpu);
+  return run<D, F, kReport>(args, on_gpu);
 }
 
 }  // namespace blasoffload

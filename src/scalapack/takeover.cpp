@@ -211,7 +211,7 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     const bool gpu = on_dense_copy(q, d, g, gb, r, [](auto tag, const auto& args) {
       using D = typename decltype(tag)::type;
       bool on_gpu = false;
-      fortran_entry<D, Family::std>(args, &on_gpu);
+      fortran_entry<D, Family::std, true>(args, &on_gpu);
       return on_gpu;
     });
     result[0] = r.info != 0 ? 0 : gpu ? 2 : 1;
