@@ -106,6 +106,15 @@ class CpuCallCount {
   std::uint64_t t0_;
 };
 
+// Counts a call the module ran outside route(): the ScaLAPACK takeover's factorization on the GPU's copy, in place.
+inline void count_gpu_call(const bo_call& call, std::uint64_t ns) {
+  if (g_settings->log < LogLevel::kSummary) return;
+  auto& c = thread_stats().r[index(Routine(call.routine))];
+  c.calls[static_cast<int>(Where::kGpu)].add(1);
+  c.ns[static_cast<int>(Where::kGpu)].add(ns);
+  c.bytes.add(operand_bytes(call));
+}
+
 // Counts a call that ended in XERBLA or a reference quick return.
 inline void count_error(Routine r) {
   if (g_settings->log >= LogLevel::kSummary) thread_stats().r[index(r)].errors.add(1);

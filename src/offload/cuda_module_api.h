@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 15u /* 15: bo_call carries the imaginary parts of alpha and beta; complex routine ids */
+#define BO_CUDA_API_VERSION 16u /* 16: device memory shared between processes for the ScaLAPACK takeover */
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -96,6 +96,18 @@ struct bo_resident_info {
                            once (estimates) */
 };
 
+/* A rectangle of rows x cols elements in host memory (leading dimension host_ld) and its place in device memory
+ * (leading dimension dev_ld), for regions_copy. */
+struct bo_region {
+  void* host;
+  int64_t host_ld;
+  void* dev;
+  int64_t dev_ld;
+  int64_t rows, cols;
+};
+
+#define BO_SHARED_HANDLE_BYTES 64 /* a CUDA IPC memory handle */
+
 /* The module's entry table. Sizes are int64_t so an ILP64 core can use the same module. Matrices are
  * column-major, as in the Fortran BLAS. */
 struct bo_cuda_module {
@@ -170,6 +182,24 @@ struct bo_cuda_module {
   void (*forked_child)(void);
   /* Called once at process exit, before the core's summary; releases device resources safely. */
   void (*shutdown)(void);
+
+  /* Device memory several processes of one node use (the ScaLAPACK takeover, src/scalapack/device_copy.h), so that
+   * each copies its own part of a matrix straight to the GPU that factors it. shared_alloc: `bytes` of zeroed memory
+   * on this process's GPU, and the handle another process opens it with; shared_open: that memory in this process
+   * (its own GPU may be another of the node's); shared_close: closes it (owner 0) or frees it (owner 1, once every
+   * other process has closed it). BO_CUDA_OK or why not; nothing is left allocated on failure. */
+  int (*shared_alloc)(int64_t bytes, void** dev, unsigned char handle[BO_SHARED_HANDLE_BYTES]);
+  int (*shared_open)(const unsigned char handle[BO_SHARED_HANDLE_BYTES], void** dev);
+  void (*shared_close)(void* dev, int owner);
+  /* Copies `count` regions to (to_device 1) or from device memory through the calling thread's pinned ring, the
+   * staging threads packing one piece while the DMA engine moves others. Returns when every byte has arrived. A
+   * failure may leave the destination partly written. */
+  int (*regions_copy)(const struct bo_region* regions, int64_t count, int elem_size, int to_device);
+  /* A LAPACK call (getrf, potrf, gesv, posv) whose A (and B) are device memory of this process's GPU, computed there
+   * in place; IPIV and INFO are host memory. BO_CUDA_OK (the factors, pivots and solution written, INFO = 0);
+   * BO_CUDA_CPU_ANSWERS when the GPU found INFO > 0 or non-finite values; BO_CUDA_UNSUPPORTED for another routine or
+   * size. Unlike call(), A and B may be overwritten whatever the result: the caller keeps its own copy. */
+  int (*lapack_in_place)(const struct bo_call* call);
 };
 
 /* The single symbol the module exports (its name carries the API version, so an old module is refused by

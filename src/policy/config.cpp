@@ -255,7 +255,10 @@ State* load() {
                                : ScalapackTakeover::kAuto;
   if (const std::string& n = value_of("BLASOFFLOAD_SCALAPACK_MIN_N"); !n.empty())
     s.scalapack_min_n = std::strtoll(n.c_str(), nullptr, 10);
-  s.scalapack_copy_messages = value_of("BLASOFFLOAD_TEST_SCALAPACK_COPY") == "messages";
+  const std::string& copy = value_of("BLASOFFLOAD_TEST_SCALAPACK_COPY");
+  s.scalapack_copy = copy == "messages" ? ScalapackCopy::kMessages
+                     : copy == "host"   ? ScalapackCopy::kHost
+                                        : ScalapackCopy::kAuto;
   if (const std::string& w = value_of("BLASOFFLOAD_EXIT_WAIT_MS"); !w.empty())
     s.exit_wait_ms = int(std::strtol(w.c_str(), nullptr, 10));
   const std::string& hybrid = value_of("BLASOFFLOAD_HYBRID");

@@ -16,6 +16,9 @@ enum class LogLevel { kOff = 0, kSummary = 1, kCalls = 2, kDebug = 3 };
 const char* mode_name(Mode m);
 
 enum class ScalapackTakeover { kAuto, kGather, kOff };
+// How a takeover's copies go (BLASOFFLOAD_TEST_SCALAPACK_COPY): auto (the GPU's memory, else shared host memory, else
+// messages), host (shared host memory, else messages), messages.
+enum class ScalapackCopy { kAuto, kHost, kMessages };
 
 struct Settings {
   Mode mode = Mode::kAuto;
@@ -36,11 +39,11 @@ struct Settings {
   // fraction in (0, 1) for every sgemm the GPU runs.
   float hybrid_share = -1;
   // BLASOFFLOAD_SCALAPACK and _MIN_N: whether ScaLAPACK's factorizations and solvers are taken over whole
-  // (src/scalapack/), and from which min(m, n) in auto; BLASOFFLOAD_TEST_SCALAPACK_COPY=messages: their copies by
-  // BLACS messages even where the processes share memory.
+  // (src/scalapack/), and from which min(m, n) in auto; BLASOFFLOAD_TEST_SCALAPACK_COPY: how their copies go (tests:
+  // through host memory though the GPU factors, or by BLACS messages even where the processes share memory).
   ScalapackTakeover scalapack = ScalapackTakeover::kAuto;
   std::int64_t scalapack_min_n = 4096;
-  bool scalapack_copy_messages = false;
+  ScalapackCopy scalapack_copy = ScalapackCopy::kAuto;
   int exit_wait_ms = 10000;  // BLASOFFLOAD_EXIT_WAIT_MS: exit's wait for an unfinished background GPU start-up
   std::string policy_file;   // BLASOFFLOAD_POLICY_FILE, else the per-user default path (may not exist)
   bool policy_file_explicit = false;

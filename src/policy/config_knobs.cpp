@@ -192,9 +192,10 @@ std::vector<Knob> build() {
   v.push_back(typed("BLASOFFLOAD_TEST_CPU_LIBRARY_ROOT", K::kPath, O::kTest, "unset", "a path",
                     "tests: where a process that links no CPU BLAS or LAPACK looks for the system's (alternatives, "
                     "dpkg's records of them, well-known paths): under this directory instead of /"));
-  v.push_back(words("BLASOFFLOAD_TEST_SCALAPACK_COPY", O::kTest, {"auto", "messages"},
-                    "tests: how a ScaLAPACK takeover moves the matrix: through memory the node's processes share "
-                    "where they can (auto), or always by BLACS messages (messages)"));
+  v.push_back(words("BLASOFFLOAD_TEST_SCALAPACK_COPY", O::kTest, {"auto", "host", "messages"},
+                    "tests: how a ScaLAPACK takeover moves the matrix: straight to the GPU that factors it where "
+                    "every process can open its memory, else through host memory the node's processes share (auto); "
+                    "through that host memory though the GPU factors (host); always by BLACS messages (messages)"));
   v.push_back(typed("BLASOFFLOAD_TEST_SEED", K::kText, O::kTest, "random", "an integer",
                     "tests: the seed of the randomised residency test (read by the test program)"));
   return v;

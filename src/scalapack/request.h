@@ -19,6 +19,8 @@ inline const char* const kKindName[kNumKinds] = {"getrf", "potrf", "geqrf", "ges
 inline bool has_rhs(Kind k) { return k == kGesv || k == kPosv || k == kGels; }
 inline bool has_pivots(Kind k) { return k == kGetrf || k == kGesv; }
 inline bool is_cholesky(Kind k) { return k == kPotrf || k == kPosv; }
+// The routines the GPU factors in place on a device copy (device_copy.h); QR's stay on the host copy.
+inline bool in_place_on_gpu(Kind k) { return k == kGetrf || k == kPotrf || k == kGesv || k == kPosv; }
 
 // A distributed submatrix: sub(X) = X(i0 .. i0 + rows - 1, j0 .. j0 + cols - 1) (0-based) and X's descriptor.
 struct Sub {
@@ -108,6 +110,7 @@ struct RootCall {
   std::vector<I> piv;
   std::vector<T> tau, work;
   I info = 0;
+  bool gpu = false;  // the policy sent the call to the GPU (asked in the vote)
 };
 
 // The buffers process (0,0)'s call needs, for sub(A) of m x n with k = min(m, n).

@@ -17,7 +17,9 @@
 
 #include "dispatch/log.h"
 #include "dispatch/run.h"
+#include "offload/module_loader.h"
 #include "scalapack/dense_copy.h"
+#include "scalapack/device_copy.h"
 #include "scalapack/gather.h"
 #include "scalapack/request.h"
 
@@ -26,7 +28,7 @@ namespace blasoffload::scalapack {
 namespace {
 
 struct Counts {
-  std::atomic<std::uint64_t> calls{0}, gathered{0}, on_gpu{0}, fell_back{0};
+  std::atomic<std::uint64_t> calls{0}, gathered{0}, on_gpu{0}, through_gpu{0}, fell_back{0};
   std::atomic<std::uint64_t> gather_ns{0}, factor_ns{0}, scatter_ns{0};
 };
 Counts g_counts[kNumKinds];
@@ -98,32 +100,65 @@ const char* local_refusal(const Request& q, bool forced, T* g, T* gb, RootCall<T
   if (!g) return "no memory for the gathered matrix";
   if (forced) return nullptr;
   Dims d;
-  const bool gpu = on_dense_copy(q, d, g, gb, r, [&](auto tag, const auto& args) {
+  r.gpu = on_dense_copy(q, d, g, gb, r, [&](auto tag, const auto& args) {
     using D = typename decltype(tag)::type;
     policy::Call pc;
     if (D::prepare(args, &pc.call, &r.info) != bo::routines::Prep::kRun) return false;
     pc.call.family = int(Family::std);
     return decide<D>(settings(), pc).target == Target::kGpu;
   });
-  return gpu ? nullptr : "the policy keeps the factorization on the CPU";
+  return r.gpu ? nullptr : "the policy keeps the factorization on the CPU";
 }
 
+// How the copies go: straight to (0,0)'s GPU where it factors there and every process opens that memory
+// (device_copy.h); else through host memory every process maps (dense_copy.h); else by messages through (0,0).
+enum class Transport { kDevice, kShared, kMessages };
+const char* const kTransportName[] = {"its GPU's memory", "shared memory", "messages"};
+
 // Gathers (into_g) or scatters sub(A) and, for a driver, sub(B) between the local arrays and their dense copies g and
-// gb: each process its own part where all map the copies, else by messages through (0,0).
+// gb: each process its own part where all map the copies, else by messages through (0,0). False on every process
+// when a device copy failed on one of them.
 template <class T>
-void move(const Blacs& b, const Request& q, bool shared, Part part, T* a, T* g, T* bl, T* gb, bool into_g) {
+bool move(const Blacs& b, const Request& q, Transport how, const DeviceCopy& dev, Part part, T* a, T* g, T* bl, T* gb,
+          bool into_g) {
   const Layout& L = q.L;
-  if (shared) {
-    copy_own_part<T>(L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, into_g);
-    if (has_rhs(q.kind))
-      copy_own_part<T>(q.b.L, q.b.i0, q.b.j0, q.b.rows, q.b.cols, bl, gb, q.b.rows, Part::kAll, into_g);
-    I done[1] = {0};
-    combine_max(b, L, done, 1);  // every part is in (out: (0,0) may unmap)
-  } else {
+  if (how == Transport::kMessages) {
     move_submatrix<T>(b, L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, into_g);
     if (has_rhs(q.kind))
       move_submatrix<T>(b, q.b.L, q.b.i0, q.b.j0, q.b.rows, q.b.cols, bl, gb, q.b.rows, Part::kAll, into_g);
+    return true;
   }
+  I failed[1] = {0};
+  if (how == Transport::kDevice) {
+    failed[0] = !copy_own_part_device<T>(dev, L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, into_g) ||
+                (has_rhs(q.kind) && !copy_own_part_device<T>(dev, q.b.L, q.b.i0, q.b.j0, q.b.rows, q.b.cols, bl, gb,
+                                                             q.b.rows, Part::kAll, into_g));
+  } else {
+    copy_own_part<T>(L, q.ia, q.ja, q.m, q.n, a, g, q.m, part, into_g);
+    if (has_rhs(q.kind))
+      copy_own_part<T>(q.b.L, q.b.i0, q.b.j0, q.b.rows, q.b.cols, bl, gb, q.b.rows, Part::kAll, into_g);
+  }
+  return combine_max(b, L, failed, 1);  // every part is in (out: (0,0) may unmap)
+}
+
+// Process (0,0)'s LAPACK call on the device copy, in place (the module's lapack_in_place): its status, the call
+// counted in the summary's table as the library's own entry counts it.
+template <class T>
+int factor_in_place(const Request& q, const DeviceCopy& dev, T* g, T* gb, RootCall<T>& r) {
+  Dims d;
+  return on_dense_copy(q, d, g, gb, r, [&](auto tag, const auto& args) {
+    using D = typename decltype(tag)::type;
+    policy::Call pc;
+    if (D::prepare(args, &pc.call, &r.info) != bo::routines::Prep::kRun) return int(BO_CUDA_UNSUPPORTED);
+    pc.call.family = int(Family::std);
+    const std::uint64_t t0 = now_ns();
+    const int st = dev.module()->lapack_in_place(&pc.call);
+    if (st == BO_CUDA_OK)
+      count_gpu_call(pc.call, now_ns() - t0);
+    else if (st != BO_CUDA_CPU_ANSWERS)
+      note_gpu_failure(routine_name(Routine(D::kRoutine)), st);
+    return st;
+  });
 }
 
 // Runs one call of a routine of request.h: the takeover where it can, else `real()`. Returns after either.
@@ -184,48 +219,97 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     real();
     return;
   }
-  // Where every process maps the copy, each copies its own part in and out at once; else messages through (0,0).
-  I where[2] = {dense.pid(), s.scalapack_copy_messages ? -1 : dense.fd()};
-  const I two = 2;
+  // How the copies go (Transport): (0,0) says what the others may open (its memfd: pid and descriptor, -1 for
+  // messages; where its GPU factors in place, its device copy's handle), and every process what it could not open.
+  DeviceCopy dev;
+  I where[3 + kHandleInts] = {dense.pid(), s.scalapack_copy == ScalapackCopy::kMessages ? -1 : dense.fd(), 0};
+  // The in-place path indexes each matrix by int (cuSOLVER's interface); a larger one takes the host copy, whose
+  // call has cuSOLVERMg.
+  const std::size_t b_elems = std::size_t(q.b.rows) * std::size_t(q.b.cols);
+  const bool fits = a_elems <= std::size_t(INT32_MAX) && b_elems <= std::size_t(INT32_MAX);
+  if (root && r.gpu && fits && in_place_on_gpu(q.kind) && s.scalapack_copy == ScalapackCopy::kAuto &&
+      dev.create(bytes, where + 3))
+    where[2] = 1;
+  const I nwhere = 3 + kHandleInts, three = 3;
   if (root)
-    b->igebs2d(&L.ctxt, "A", " ", &two, &one, where, &two);
+    b->igebs2d(&L.ctxt, "A", " ", &nwhere, &one, where, &nwhere);
   else
-    b->igebr2d(&L.ctxt, "A", " ", &two, &one, where, &two, &zero, &zero);
+    b->igebr2d(&L.ctxt, "A", " ", &nwhere, &one, where, &nwhere, &zero, &zero);
+  // Another process opens the device copy where its GPU is up already, or where its part is large enough to pay for
+  // starting it: about 256 MiB a process went through shared host memory (gather and scatter) in a GPU's start-up
+  // time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process.
+  const std::size_t part_bytes = bytes / std::size_t(L.nprow * L.npcol);
+  if (!root && where[2] && (gpu_load_state() == GpuLoad::kReady || part_bytes >= (std::size_t(256) << 20)))
+    dev.attach(where + 3);
   if (!root && where[1] >= 0 && dense.attach(where[0], where[1], bytes)) g = static_cast<T*>(dense.data());
-  I unmapped[1] = {where[1] < 0 || !g ? 1 : 0};
-  const bool shared = combine_max(*b, L, unmapped, 1);
-  if (!shared && !root) dense.release(), g = nullptr;
+  I failed[2] = {where[2] && !dev.data() ? 1 : 0, where[1] < 0 || !g ? 1 : 0};
+  combine_max(*b, L, failed, 2);
+  const Transport how = where[2] && !failed[0] ? Transport::kDevice
+                        : !failed[1]           ? Transport::kShared
+                                               : Transport::kMessages;
+  // (0,0) frees an unused device copy after the gather, when every other process has closed it.
+  if (how != Transport::kDevice && !root) dev.release();
+  if (how == Transport::kDevice) dense.release(), g = static_cast<T*>(dev.data());
+  if (how == Transport::kMessages && !root) dense.release(), g = nullptr;
+  // The device copy's end: the others close it, then (0,0) frees it.
+  auto end_device = [&] {
+    if (how != Transport::kDevice) return;
+    if (!root) dev.release();
+    I done[1] = {0};
+    combine_max(*b, L, done, 1);
+    dev.release();
+  };
   T* gb = g ? g + a_elems : nullptr;
   const Part part = !is_cholesky(q.kind) ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
   const std::uint64_t t0 = now_ns();
-  move<T>(*b, q, shared, part, a, g, out.b, gb, true);
+  const bool gathered = move<T>(*b, q, how, dev, part, a, g, out.b, gb, true);
+  if (how != Transport::kDevice) dev.release();
   const std::uint64_t t1 = now_ns();
-  // Process (0,0) factors (and solves) with this library's own routine (its policy, the GPU, a GPU failure's CPU
-  // fallback), then says whether that succeeded and where it ran (0: INFO != 0, 1: the CPU, 2: the GPU): INFO > 0 (a
-  // zero pivot, a minor not positive definite, a rank-deficient triangle) leaves the call to ScaLAPACK, whose INFO and
-  // partial results the program then gets exactly, with nothing of ours written.
-  I result[2] = {0, 0};  // where it ran, and INFO
-  if (root) {
-    Dims d;
-    // The library's own entry (the policy, the GPU, a GPU failure's CPU fallback; counted in the summary's table).
-    const bool gpu = on_dense_copy(q, d, g, gb, r, [](auto tag, const auto& args) {
-      using D = typename decltype(tag)::type;
-      bool on_gpu = false;
-      fortran_entry<D, Family::std, true>(args, &on_gpu);
-      return on_gpu;
-    });
-    result[0] = r.info != 0 ? 0 : gpu ? 2 : 1;
-    result[1] = r.info;
-    b->igebs2d(&L.ctxt, "A", " ", &two, &one, result, &two);
-  } else {
-    b->igebr2d(&L.ctxt, "A", " ", &two, &one, result, &two, &zero, &zero);
+  // Process (0,0) factors (and solves): on the device copy in place, or with this library's own routine on the host
+  // copy (its policy, the GPU, a GPU failure's CPU fallback). Then it says whether that succeeded, where it ran (0:
+  // not done, 1: the CPU, 2: the GPU), INFO, and the module's status where the GPU did not finish (0: INFO != 0). INFO
+  // > 0 (a zero pivot, a minor not positive definite, a rank-deficient triangle) or a GPU failure on the device copy
+  // leaves the call to ScaLAPACK, whose INFO and partial results the program then gets exactly, with nothing of ours
+  // written.
+  I result[3] = {0, 0, 0};
+  if (root && gathered) {
+    if (how == Transport::kDevice) {
+      const int st = factor_in_place(q, dev, g, gb, r);
+      result[0] = st == BO_CUDA_OK ? 2 : 0;
+      result[1] = r.info;
+      result[2] = st;
+    } else {
+      Dims d;
+      // The library's own entry (the policy, the GPU, a GPU failure's CPU fallback; counted in the summary's table).
+      const bool gpu = on_dense_copy(q, d, g, gb, r, [](auto tag, const auto& args) {
+        using D = typename decltype(tag)::type;
+        bool on_gpu = false;
+        fortran_entry<D, Family::std, true>(args, &on_gpu);
+        return on_gpu;
+      });
+      result[0] = r.info != 0 ? 0 : gpu ? 2 : 1;
+      result[1] = r.info;
+    }
   }
+  if (gathered && root)
+    b->igebs2d(&L.ctxt, "A", " ", &three, &one, result, &three);
+  else if (gathered)
+    b->igebr2d(&L.ctxt, "A", " ", &three, &one, result, &three, &zero, &zero);
   const I status = result[0];
   const std::uint64_t t2 = now_ns();
   if (!status) {
-    log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (the gathered call returned INFO = %d)", name, q.m, q.n,
-             int(result[1]));
+    char why[96];
+    if (!gathered)
+      std::snprintf(why, sizeof why, "a copy to the GPU failed");
+    else if (result[2] == 0)
+      std::snprintf(why, sizeof why, "the gathered call returned INFO = %d", int(result[1]));
+    else if (result[2] == BO_CUDA_CPU_ANSWERS)
+      std::snprintf(why, sizeof why, "the GPU found INFO > 0 or non-finite values");
+    else
+      std::snprintf(why, sizeof why, "the GPU failed on its copy (module status %d)", int(result[2]));
+    log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (%s)", name, q.m, q.n, why);
     c.fell_back.fetch_add(1, std::memory_order_relaxed);
+    end_device();
     dense.release();
     const bool was = t_driver_failed;
     t_driver_failed = has_rhs(q.kind);
@@ -233,7 +317,12 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     t_driver_failed = was;
     return;
   }
-  move<T>(*b, q, shared, part, a, g, out.b, gb, false);
+  if (!move<T>(*b, q, how, dev, part, a, g, out.b, gb, false)) {
+    // Some local arrays are partly the factors already: neither they nor ScaLAPACK can finish the call.
+    log_fatal("blasoffload: fatal: %s: copying the factors back from the GPU failed; aborting", name);
+    std::abort();
+  }
+  end_device();
   dense.release();
   const I mn = I(k);
   if (has_pivots(q.kind)) {
@@ -268,14 +357,15 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   const std::uint64_t t3 = now_ns();
   c.gathered.fetch_add(1, std::memory_order_relaxed);
   if (status == 2) c.on_gpu.fetch_add(1, std::memory_order_relaxed);
+  if (how == Transport::kDevice) c.through_gpu.fetch_add(1, std::memory_order_relaxed);
   c.gather_ns.fetch_add(t1 - t0, std::memory_order_relaxed);
   c.factor_ns.fetch_add(t2 - t1, std::memory_order_relaxed);
   c.scatter_ns.fetch_add(t3 - t2, std::memory_order_relaxed);
   log_call("%s m=%" PRId64 " n=%" PRId64
            ": gathered onto process (0,0) of the %dx%d grid (blocks of %d, %s), factored on its %s: "
            "gather %.3f s, factor %.3f s, scatter %.3f s",
-           name, q.m, q.n, int(L.nprow), int(L.npcol), int(L.nb), shared ? "shared memory" : "messages",
-           status == 2 ? "GPU" : "CPU", (t1 - t0) * 1e-9, (t2 - t1) * 1e-9, (t3 - t2) * 1e-9);
+           name, q.m, q.n, int(L.nprow), int(L.npcol), int(L.nb), kTransportName[int(how)], status == 2 ? "GPU" : "CPU",
+           (t1 - t0) * 1e-9, (t2 - t1) * 1e-9, (t3 - t2) * 1e-9);
 }
 
 auto no_query = [] { return std::int64_t(0); };
@@ -291,10 +381,12 @@ std::string summary() {
     char line[360];
     std::snprintf(line, sizeof line,
                   "  ScaLAPACK p?%s: %" PRIu64 " calls, %" PRIu64 " gathered onto process (0,0) (%" PRIu64
-                  " factored on its GPU; gather %.3f s, factor %.3f s, scatter %.3f s), %" PRIu64
-                  " left to ScaLAPACK%s\n",
-                  kKindName[k], calls, gathered, c.on_gpu.load(), c.gather_ns.load() * 1e-9, c.factor_ns.load() * 1e-9,
-                  c.scatter_ns.load() * 1e-9, calls - gathered, c.fell_back.load() ? " (some after INFO > 0)" : "");
+                  " factored on its GPU, %" PRIu64
+                  " copied through its memory; gather %.3f s, factor %.3f s, "
+                  "scatter %.3f s), %" PRIu64 " left to ScaLAPACK%s\n",
+                  kKindName[k], calls, gathered, c.on_gpu.load(), c.through_gpu.load(), c.gather_ns.load() * 1e-9,
+                  c.factor_ns.load() * 1e-9, c.scatter_ns.load() * 1e-9, calls - gathered,
+                  c.fell_back.load() ? " (some after INFO > 0 or a GPU failure)" : "");
     out += line;
   }
   return out;

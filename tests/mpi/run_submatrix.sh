@@ -43,6 +43,14 @@ if [ "$setting" = gather ]; then
     n=$(grep -c "left to ScaLAPACK (the calling driver's gathered call found INFO > 0)" log.$r)
     [ "$n" -eq 4 ] || { echo "FAIL: rank $r: $n of 4 nested factorizations left to ScaLAPACK at once"; status=1; }
   done
+elif [ "${BLASOFFLOAD_MODE:-}" = gpu ] && [ "$setting" = auto ] && [ "${BLASOFFLOAD_TEST_SCALAPACK_COPY:-auto}" = auto ]; then
+  for ((r = 0; r < np; ++r)); do
+    # On the GPU machine: the 10 LU and Cholesky calls that succeed (getrf 2, potrf 4, gesv 2, posv 2) go through the
+    # GPU's memory, all but the first: its other processes have not started their GPU yet, and a matrix this small
+    # does not pay for starting it (takeover.cpp).
+    n=$(grep -Ec "gathered onto process \(0,0\) .*, its GPU's memory\), factored on its GPU: gather" log.$r)
+    [ "$n" -ge 9 ] || { echo "FAIL: rank $r: $n of 10 LU and Cholesky calls moved through the GPU's memory"; status=1; }
+  done
 fi
 [ $status -eq 0 ] && echo "PASS: scalapack_submatrix on a ${nprow}x$npcol grid, BLASOFFLOAD_SCALAPACK=$setting ($copy)"
 exit $status

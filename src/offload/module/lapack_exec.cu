@@ -35,8 +35,10 @@ namespace {
 
 using bo::routines::Operand;
 
+// in_place: A (and B) are device memory of the module's GPU (lapack_in_place): nothing moves, the factorization and
+// the solve overwrite them, and the outputs' checks are made as for host operands.
 template <class T>
-int run(const bo_call& c) {
+int run(const bo_call& c, bool in_place) {
   const int es = int(sizeof(T));
   const bo_routine_kind kind = bo_routine_kind_of(c.routine);
   const char* name = bo_routine_name(c.routine);
@@ -48,7 +50,8 @@ int run(const bo_call& c) {
   if (!fits_int(packed_elements(oa)) || (ob && !fits_int(packed_elements(*ob)))) return BO_CUDA_UNSUPPORTED;
   // LAPACK's entry points take host memory (pointers of a CUDA-aware program are left to the CPU LAPACK, as without
   // blasoffload).
-  if (on_device(c.a) || (c.c && on_device(c.c))) return BO_CUDA_UNSUPPORTED;
+  const bool device_ops = on_device(c.a) || (c.c && on_device(c.c));
+  if (device_ops != in_place || (in_place && ob && !on_device(c.c))) return BO_CUDA_UNSUPPORTED;
   const bool factor = kind == BO_KIND_GETRF || kind == BO_KIND_GESV || kind == BO_KIND_POTRF || kind == BO_KIND_POSV;
   const bool lu = kind == BO_KIND_GETRF || kind == BO_KIND_GESV || kind == BO_KIND_GETRS;
   constexpr bool kComplex = bo::routines::kIsComplex<T>;
@@ -70,7 +73,7 @@ int run(const bo_call& c) {
   Slot& s = cs.slot();
   cudaStream_t st = s.stream;
   // A factor the program solves with again may have a device copy (residency.h): used in place, not moved.
-  Residency* rc = factor ? nullptr : resident_copies(host(), device());
+  Residency* rc = factor || in_place ? nullptr : resident_copies(host(), device());
   Residency::Lease lease;
   struct Release {
     Residency* rc;
@@ -80,14 +83,15 @@ int run(const bo_call& c) {
     }
   } release{rc, &lease};
 
-  const size_t a_elems = size_t(packed_elements(oa)), b_elems = ob ? size_t(packed_elements(*ob)) : 0;
+  const size_t a_elems = in_place ? 0 : size_t(packed_elements(oa));
+  const size_t b_elems = ob && !in_place ? size_t(packed_elements(*ob)) : 0;
   const size_t ints = 4;  // INFO of the factorization, INFO of the solve, the non-finite flag, spare
   auto dev_bytes = [&](size_t work_elems) {
     return align256(size_t(es) * a_elems) + align256(size_t(es) * b_elems) + align256(sizeof(int) * size_t(npiv)) +
            align256(sizeof(int) * ints) + align256(size_t(es) * work_elems);
   };
   // Pinned memory: the transfer ring (ring_transfer.h), the pivots and INFO.
-  const size_t piece = std::max(ring_piece_bytes(oa, es), ob ? ring_piece_bytes(*ob, es) : 0);
+  const size_t piece = in_place ? 0 : std::max(ring_piece_bytes(oa, es), ob ? ring_piece_bytes(*ob, es) : 0);
   const size_t pin_bytes =
       size_t(kRingSlots) * piece + align256(sizeof(int) * size_t(npiv)) + align256(sizeof(int) * ints);
   if (cudaError_t e = reserve(s, dev_bytes(0), pin_bytes)) return cs.fail(e);
@@ -95,9 +99,9 @@ int run(const bo_call& c) {
   // The factorization's workspace, asked with the operand's device address (its size depends only on the shape).
   int64_t work = 0;
   {
-    T* da = reinterpret_cast<T*>(s.dev);
+    T* da = in_place ? static_cast<T*>(const_cast<void*>(c.a)) : reinterpret_cast<T*>(s.dev);
     int err = 0;
-    const int64_t lda = std::max<int64_t>(oa.rows, 1);
+    const int64_t lda = in_place ? c.lda : std::max<int64_t>(oa.rows, 1);
     if (kind == BO_KIND_GETRF || kind == BO_KIND_GESV)
       work = bok::vendor::cusolver_getrf_work(c.m, c.n, da, lda, st, &err);
     else if (kind == BO_KIND_POTRF || kind == BO_KIND_POSV)
@@ -109,6 +113,7 @@ int run(const bo_call& c) {
   Carver dv{s.dev}, pv{s.pin};
   T* da = reinterpret_cast<T*>(dv.take(size_t(es) * a_elems));
   T* db = reinterpret_cast<T*>(dv.take(size_t(es) * b_elems));
+  if (in_place) da = static_cast<T*>(const_cast<void*>(c.a)), db = static_cast<T*>(c.c);
   int* dpiv = reinterpret_cast<int*>(dv.take(sizeof(int) * size_t(npiv)));
   int* dinfo = reinterpret_cast<int*>(dv.take(sizeof(int) * ints));
   T* dwork = reinterpret_cast<T*>(dv.take(size_t(es) * size_t(std::max<int64_t>(work, 1))));
@@ -119,7 +124,7 @@ int run(const bo_call& c) {
   cudaError_t e = cudaMemsetAsync(dinfo, 0, sizeof(int) * ints, st);
   // The factors' device copy, or A staged (packed: leading dimension rows).
   const T* a_in = da;
-  int64_t lda_dev = std::max<int64_t>(oa.rows, 1);
+  int64_t lda_dev = in_place ? c.lda : std::max<int64_t>(oa.rows, 1);
   if (!e && rc) {
     lease =
         rc->acquire(resident_view(c.a, oa, es), Residency::Role::kInput, st, resident_call_use(), resident_may_copy());
@@ -130,11 +135,12 @@ int run(const bo_call& c) {
   }
   // Only where every operand moved is a full matrix: a triangle's pieces shrink along it, and moved at 20 GB/s where
   // matrices moved at 30 on the lent H100 (the model's one staged rate is a matrix's, as the start-up measures it).
-  const bool matrices = (lease.dev || oa.shape == Operand::kMatrix) && (!ob || ob->shape == Operand::kMatrix);
+  const bool matrices =
+      !in_place && (lease.dev || oa.shape == Operand::kMatrix) && (!ob || ob->shape == Operand::kMatrix);
   UploadClock clock(matrices ? double(es) * ((lease.dev ? 0.0 : oa.elements()) + (ob ? ob->elements() : 0.0)) : 0.0,
                     st);
-  if (!e && !lease.dev) e = ring_upload(ring, da, c.a, oa, es, st);
-  if (!e && ob) e = ring_upload(ring, db, c.c, *ob, es, st);
+  if (!e && !lease.dev && !in_place) e = ring_upload(ring, da, c.a, oa, es, st);
+  if (!e && ob && !in_place) e = ring_upload(ring, db, c.c, *ob, es, st);
   if (!e) clock.uploaded();
   if (!e && kind == BO_KIND_GETRS) {
     copy_pivots_in(ppiv, c, npiv);
@@ -143,8 +149,8 @@ int run(const bo_call& c) {
   // Non-finite inputs too: cuSOLVER 12's LU returned finite factors of a matrix holding a NaN on the lent H100, where
   // the CPU LAPACK's carry the NaN on.
   if (!e) e = scan(a_in, oa, lda_dev, dinfo + 2, st, kind == BO_KIND_TRTRS && c.op[2] == 'U');
-  if (!e && ob) e = scan(db, *ob, std::max<int64_t>(c.n, 1), dinfo + 2, st);
-  const int64_t n = c.n, nrhs = c.k, ldb = std::max<int64_t>(c.n, 1);
+  const int64_t n = c.n, nrhs = c.k, ldb = in_place ? c.ldc : std::max<int64_t>(c.n, 1);
+  if (!e && ob) e = scan(db, *ob, ldb, dinfo + 2, st);
   auto ok = [](int r) { return cudaError_t(r); };
   if (!e) switch (kind) {
       case BO_KIND_GETRF:
@@ -202,8 +208,8 @@ int run(const bo_call& c) {
     if (written) written->host_written(resident_view(h, o, es));
     return cudaSuccess;
   };
-  if (factor) e = back(const_cast<void*>(c.a), da, oa);
-  if (!e && ob) e = back(c.c, db, *ob);
+  if (factor && !in_place) e = back(const_cast<void*>(c.a), da, oa);
+  if (!e && ob && !in_place) e = back(c.c, db, *ob);
   if (e) {
     if (factor && ob) write_back_failed(name, e);  // A is already the factors: B cannot be left to the CPU
     return cs.fail(e);
@@ -232,7 +238,15 @@ int lapack_call(const bo_call& c) {
   }
   // A large factorization over several GPUs, where the process has them (lapack_mg.h); else one GPU.
   if (int r = mg_factor_call(c); r != BO_CUDA_UNSUPPORTED) return r;
-  return by_precision(c, [&](auto t) { return run<decltype(t)>(c); });
+  return by_precision(c, [&](auto t) { return run<decltype(t)>(c, false); });
+}
+
+int lapack_in_place(const bo_call& c) {
+  if (int g = gate()) return g;
+  const bo_routine_kind kind = bo_routine_kind_of(c.routine);
+  if (kind != BO_KIND_GETRF && kind != BO_KIND_POTRF && kind != BO_KIND_GESV && kind != BO_KIND_POSV)
+    return BO_CUDA_UNSUPPORTED;
+  return by_precision(c, [&](auto t) { return run<decltype(t)>(c, true); });
 }
 
 }  // namespace bom

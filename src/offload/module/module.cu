@@ -24,8 +24,10 @@
 #include "offload/module/device.h"
 #include "offload/module/executor.h"
 #include "offload/module/gemm_pipeline.h"
+#include "offload/module/lapack_exec.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
+#include "offload/module/shared_memory.h"
 #include "offload/module/solver_model.h"
 #include "offload/module/staged_seen.h"
 #include "offload/module/staging.h"
@@ -109,6 +111,11 @@ int call(const bo_call* c, double cpu_share) {
   const int st = bom::call(c, cpu_share);
   bom::resident_call_done();
   return st;
+}
+
+int lapack_in_place(const bo_call* c) {
+  bo::one_time::reset();
+  return c ? bom::lapack_in_place(*c) : int(BO_CUDA_UNSUPPORTED);
 }
 
 void stage_candidates() { bom::resident_stage_candidates(); }
@@ -378,7 +385,12 @@ const bo_cuda_module kModule = {BO_CUDA_API_VERSION,
                                 bom::staged_gbs_seen,
                                 solver,
                                 forked_child,
-                                shutdown};
+                                shutdown,
+                                bom::shared_alloc,
+                                bom::shared_open,
+                                bom::shared_close,
+                                bom::regions_copy,
+                                lapack_in_place};
 
 }  // namespace
 

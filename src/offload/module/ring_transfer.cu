@@ -137,4 +137,52 @@ cudaError_t ring_download(const Ring& r, void* host, const void* dev, const Oper
   return cudaSuccess;
 }
 
+cudaError_t ring_copy_regions(const Ring& r, const bo_region* regs, size_t count, int es, bool to_device,
+                              cudaStream_t st) {
+  cudaEvent_t* ev = ring_events(r.slots);
+  if (!ev) return cudaErrorMemoryAllocation;
+  struct Piece {
+    const bo_region* g;
+    int64_t j, w;
+  };
+  std::vector<Piece> pieces;
+  for (size_t i = 0; i < count; ++i) {
+    const bo_region& g = regs[i];
+    if (g.rows <= 0 || g.cols <= 0) continue;
+    const int64_t w = std::max<int64_t>(1, int64_t(r.piece_bytes) / (int64_t(es) * g.rows));
+    for (int64_t j = 0; j < g.cols; j += w) pieces.push_back({&g, j, std::min(w, g.cols - j)});
+  }
+  auto slot_of = [&](size_t p) { return r.pinned + (p % size_t(r.slots)) * r.piece_bytes; };
+  // Queues piece p's DMA between its slot (packed: leading dimension rows) and its place on the device.
+  auto dma = [&](size_t p) -> cudaError_t {
+    const Piece& q = pieces[p];
+    char* dev = at(q.g->dev, q.j * q.g->dev_ld, es);
+    const size_t dpitch = size_t(es) * size_t(q.g->dev_ld), width = size_t(es) * size_t(q.g->rows);
+    const cudaError_t e =
+        to_device ? cudaMemcpy2DAsync(dev, dpitch, slot_of(p), width, width, size_t(q.w), cudaMemcpyHostToDevice, st)
+                  : cudaMemcpy2DAsync(slot_of(p), width, dev, dpitch, width, size_t(q.w), cudaMemcpyDeviceToHost, st);
+    return e ? e : cudaEventRecord(ev[p % size_t(r.slots)], st);
+  };
+  if (to_device) {
+    for (size_t p = 0; p < pieces.size(); ++p) {
+      const Piece& q = pieces[p];
+      // That slot's earlier DMA is done (a piece of this call, or of the thread's previous transfer).
+      if (cudaError_t e = cudaEventSynchronize(ev[p % size_t(r.slots)])) return e;
+      pack_block(slot_of(p), at(q.g->host, q.j * q.g->host_ld, es), q.g->rows, q.w, q.g->host_ld, es);
+      if (cudaError_t e = dma(p)) return e;
+    }
+    return cudaStreamSynchronize(st);
+  }
+  for (size_t p = 0; p < pieces.size() && p < size_t(r.slots); ++p)
+    if (cudaError_t e = dma(p)) return e;
+  for (size_t p = 0; p < pieces.size(); ++p) {
+    const Piece& q = pieces[p];
+    if (cudaError_t e = cudaEventSynchronize(ev[p % size_t(r.slots)])) return e;
+    unpack_block(at(q.g->host, q.j * q.g->host_ld, es), slot_of(p), q.g->rows, q.w, q.g->host_ld, es);
+    if (p + size_t(r.slots) < pieces.size())
+      if (cudaError_t e = dma(p + size_t(r.slots))) return e;
+  }
+  return cudaSuccess;
+}
+
 }  // namespace bom

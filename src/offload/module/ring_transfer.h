@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "offload/cuda_module_api.h"
 #include "routines/operand.h"
 
 namespace bom {
@@ -34,5 +35,12 @@ cudaError_t ring_upload(const Ring& r, void* dev, const void* host, const bo::ro
                         cudaStream_t st);
 cudaError_t ring_download(const Ring& r, void* host, const void* dev, const bo::routines::Operand& o, int es,
                           cudaStream_t st, bool* host_written);
+
+// Regions of host memory to (to_device) or from their places in device memory, each in pieces of at most one ring
+// piece's columns (a region's column longer than a piece goes as one piece of its own; the ring's pieces must hold
+// it), the ring's slots taken in turn across the regions so that packing one region overlaps the DMA of the previous.
+// Returns when every piece has arrived (to_device: on the device; else in host memory), or at the first CUDA error.
+cudaError_t ring_copy_regions(const Ring& r, const bo_region* regs, size_t count, int es, bool to_device,
+                              cudaStream_t st);
 
 }  // namespace bom
