@@ -19,8 +19,6 @@ inline const char* const kKindName[kNumKinds] = {"getrf", "potrf", "geqrf", "ges
 inline bool has_rhs(Kind k) { return k == kGesv || k == kPosv || k == kGels; }
 inline bool has_pivots(Kind k) { return k == kGetrf || k == kGesv; }
 inline bool is_cholesky(Kind k) { return k == kPotrf || k == kPosv; }
-// The routines the GPU factors in place on a device copy (device_copy.h); QR's stay on the host copy.
-inline bool in_place_on_gpu(Kind k) { return k == kGetrf || k == kPotrf || k == kGesv || k == kPosv; }
 
 // A distributed submatrix: sub(X) = X(i0 .. i0 + rows - 1, j0 .. j0 + cols - 1) (0-based) and X's descriptor.
 struct Sub {

@@ -219,111 +219,135 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     real();
     return;
   }
-  // How the copies go (Transport): (0,0) says what the others may open (its memfd: pid and descriptor, -1 for
-  // messages; where its GPU factors in place, its device copy's handle), and every process what it could not open.
-  DeviceCopy dev;
-  I where[3 + kHandleInts] = {dense.pid(), s.scalapack_copy == ScalapackCopy::kMessages ? -1 : dense.fd(), 0};
-  // The in-place path indexes each matrix by int (cuSOLVER's interface); a larger one takes the host copy, whose
-  // call has cuSOLVERMg.
-  const std::size_t b_elems = std::size_t(q.b.rows) * std::size_t(q.b.cols);
-  const bool fits = a_elems <= std::size_t(INT32_MAX) && b_elems <= std::size_t(INT32_MAX);
-  if (root && r.gpu && fits && in_place_on_gpu(q.kind) && s.scalapack_copy == ScalapackCopy::kAuto &&
-      dev.create(bytes, where + 3))
-    where[2] = 1;
-  const I nwhere = 3 + kHandleInts, three = 3;
-  if (root)
-    b->igebs2d(&L.ctxt, "A", " ", &nwhere, &one, where, &nwhere);
-  else
-    b->igebr2d(&L.ctxt, "A", " ", &nwhere, &one, where, &nwhere, &zero, &zero);
-  // Another process opens the device copy where its GPU is up already, or where its part is large enough to pay for
-  // starting it: about 256 MiB a process went through shared host memory (gather and scatter) in a GPU's start-up
-  // time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process.
-  const std::size_t part_bytes = bytes / std::size_t(L.nprow * L.npcol);
-  if (!root && where[2] && (gpu_load_state() == GpuLoad::kReady || part_bytes >= (std::size_t(256) << 20)))
-    dev.attach(where + 3);
-  if (!root && where[1] >= 0 && dense.attach(where[0], where[1], bytes)) g = static_cast<T*>(dense.data());
-  I failed[2] = {where[2] && !dev.data() ? 1 : 0, where[1] < 0 || !g ? 1 : 0};
-  combine_max(*b, L, failed, 2);
-  const Transport how = where[2] && !failed[0] ? Transport::kDevice
-                        : !failed[1]           ? Transport::kShared
-                                               : Transport::kMessages;
-  // (0,0) frees an unused device copy after the gather, when every other process has closed it.
-  if (how != Transport::kDevice && !root) dev.release();
-  if (how == Transport::kDevice) dense.release(), g = static_cast<T*>(dev.data());
-  if (how == Transport::kMessages && !root) dense.release(), g = nullptr;
-  // The device copy's end: the others close it, then (0,0) frees it.
-  auto end_device = [&] {
-    if (how != Transport::kDevice) return;
-    if (!root) dev.release();
-    I done[1] = {0};
-    combine_max(*b, L, done, 1);
-    dev.release();
-  };
-  T* gb = g ? g + a_elems : nullptr;
-  const Part part = !is_cholesky(q.kind) ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
-  const std::uint64_t t0 = now_ns();
-  const bool gathered = move<T>(*b, q, how, dev, part, a, g, out.b, gb, true);
-  if (how != Transport::kDevice) dev.release();
-  const std::uint64_t t1 = now_ns();
-  // Process (0,0) factors (and solves): on the device copy in place, or with this library's own routine on the host
-  // copy (its policy, the GPU, a GPU failure's CPU fallback). Then it says whether that succeeded, where it ran (0:
-  // not done, 1: the CPU, 2: the GPU), INFO, and the module's status where the GPU did not finish (0: INFO != 0). INFO
-  // > 0 (a zero pivot, a minor not positive definite, a rank-deficient triangle) or a GPU failure on the device copy
-  // leaves the call to ScaLAPACK, whose INFO and partial results the program then gets exactly, with nothing of ours
-  // written.
-  I result[3] = {0, 0, 0};
-  if (root && gathered) {
-    if (how == Transport::kDevice) {
-      const int st = factor_in_place(q, dev, g, gb, r);
-      result[0] = st == BO_CUDA_OK ? 2 : 0;
-      result[1] = r.info;
-      result[2] = st;
-    } else {
-      Dims d;
-      // The library's own entry (the policy, the GPU, a GPU failure's CPU fallback; counted in the summary's table).
-      const bool gpu = on_dense_copy(q, d, g, gb, r, [](auto tag, const auto& args) {
-        using D = typename decltype(tag)::type;
-        bool on_gpu = false;
-        fortran_entry<D, Family::std, true>(args, &on_gpu);
-        return on_gpu;
-      });
-      result[0] = r.info != 0 ? 0 : gpu ? 2 : 1;
-      result[1] = r.info;
+  // The copies, the factorization and the copies back: through the GPU's memory where it can, and once more through
+  // host memory where the GPU declined its copy.
+  Transport how = Transport::kShared;
+  std::uint64_t t0 = 0, t1 = 0, t2 = 0;
+  I status = 0;
+  for (bool device_ok = true;; device_ok = false) {
+    // How the copies go (Transport): (0,0) says what the others may open (its memfd: pid and descriptor, -1 for
+    // messages; where its GPU factors in place, its device copy's handle), and every process what it could not open.
+    if (!device_ok) {
+      if (root && !dense.data()) dense.create(bytes);
+      g = root ? static_cast<T*>(dense.data()) : nullptr;
     }
-  }
-  if (gathered && root)
-    b->igebs2d(&L.ctxt, "A", " ", &three, &one, result, &three);
-  else if (gathered)
-    b->igebr2d(&L.ctxt, "A", " ", &three, &one, result, &three, &zero, &zero);
-  const I status = result[0];
-  const std::uint64_t t2 = now_ns();
-  if (!status) {
-    char why[96];
-    if (!gathered)
-      std::snprintf(why, sizeof why, "a copy to the GPU failed");
-    else if (result[2] == 0)
-      std::snprintf(why, sizeof why, "the gathered call returned INFO = %d", int(result[1]));
-    else if (result[2] == BO_CUDA_CPU_ANSWERS)
-      std::snprintf(why, sizeof why, "the GPU found INFO > 0 or non-finite values");
+    DeviceCopy dev;
+    I where[3 + kHandleInts] = {dense.pid(), s.scalapack_copy == ScalapackCopy::kMessages ? -1 : dense.fd(), 0};
+    // The in-place path indexes each matrix by int (cuSOLVER's interface); a larger one takes the host copy, whose
+    // call has cuSOLVERMg.
+    const std::size_t b_elems = std::size_t(q.b.rows) * std::size_t(q.b.cols);
+    const bool fits = a_elems <= std::size_t(INT32_MAX) && b_elems <= std::size_t(INT32_MAX);
+    if (root && r.gpu && fits && device_ok && s.scalapack_copy == ScalapackCopy::kAuto && dev.create(bytes, where + 3))
+      where[2] = 1;
+    const I nwhere = 3 + kHandleInts, three = 3;
+    if (root)
+      b->igebs2d(&L.ctxt, "A", " ", &nwhere, &one, where, &nwhere);
     else
-      std::snprintf(why, sizeof why, "the GPU failed on its copy (module status %d)", int(result[2]));
-    log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (%s)", name, q.m, q.n, why);
-    c.fell_back.fetch_add(1, std::memory_order_relaxed);
+      b->igebr2d(&L.ctxt, "A", " ", &nwhere, &one, where, &nwhere, &zero, &zero);
+    // Another process opens the device copy where its GPU is up already, or where its part is large enough to pay for
+    // starting it: about 256 MiB a process went through shared host memory (gather and scatter) in a GPU's start-up
+    // time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process.
+    const std::size_t part_bytes = bytes / std::size_t(L.nprow * L.npcol);
+    if (!root && where[2] && (gpu_load_state() == GpuLoad::kReady || part_bytes >= (std::size_t(256) << 20)))
+      dev.attach(where + 3);
+    if (!root && where[1] >= 0 && dense.attach(where[0], where[1], bytes)) g = static_cast<T*>(dense.data());
+    // (A retry's (0,0) may find no memory for the host copy: then ScaLAPACK's own routine.)
+    I failed[3] = {where[2] && !dev.data() ? 1 : 0, where[1] < 0 || !g ? 1 : 0, root && !g ? 1 : 0};
+    combine_max(*b, L, failed, 3);
+    if (failed[2]) {
+      log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (no memory for the gathered matrix)", name, q.m, q.n);
+      c.fell_back.fetch_add(1, std::memory_order_relaxed);
+      dense.release();
+      real();
+      return;
+    }
+    how = where[2] && !failed[0] ? Transport::kDevice : !failed[1] ? Transport::kShared : Transport::kMessages;
+    // (0,0) frees an unused device copy after the gather, when every other process has closed it.
+    if (how != Transport::kDevice && !root) dev.release();
+    if (how == Transport::kDevice) dense.release(), g = static_cast<T*>(dev.data());
+    if (how == Transport::kMessages && !root) dense.release(), g = nullptr;
+    // The device copy's end: the others close it, then (0,0) frees it.
+    auto end_device = [&] {
+      if (how != Transport::kDevice) return;
+      if (!root) dev.release();
+      I done[1] = {0};
+      combine_max(*b, L, done, 1);
+      dev.release();
+    };
+    T* gb = g ? g + a_elems : nullptr;
+    const Part part = !is_cholesky(q.kind) ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
+    t0 = now_ns();
+    const bool gathered = move<T>(*b, q, how, dev, part, a, g, out.b, gb, true);
+    if (how != Transport::kDevice) dev.release();
+    t1 = now_ns();
+    // Process (0,0) factors (and solves): on the device copy in place, or with this library's own routine on the host
+    // copy (its policy, the GPU, a GPU failure's CPU fallback). Then it says whether that succeeded, where it ran (0:
+    // not done, 1: the CPU, 2: the GPU), INFO, and the module's status where the GPU did not finish (0: INFO != 0).
+    // INFO > 0 (a zero pivot, a minor not positive definite, a rank-deficient triangle) or a GPU failure on the device
+    // copy leaves the call to ScaLAPACK, whose INFO and partial results the program then gets exactly, with nothing of
+    // ours written.
+    I result[3] = {0, 0, 0};
+    if (root && gathered) {
+      if (how == Transport::kDevice) {
+        const int st = factor_in_place(q, dev, g, gb, r);
+        result[0] = st == BO_CUDA_OK ? 2 : 0;
+        result[1] = r.info;
+        result[2] = st;
+      } else {
+        Dims d;
+        // The library's own entry (the policy, the GPU, a GPU failure's CPU fallback; counted in the summary's table).
+        const bool gpu = on_dense_copy(q, d, g, gb, r, [](auto tag, const auto& args) {
+          using D = typename decltype(tag)::type;
+          bool on_gpu = false;
+          fortran_entry<D, Family::std, true>(args, &on_gpu);
+          return on_gpu;
+        });
+        result[0] = r.info != 0 ? 0 : gpu ? 2 : 1;
+        result[1] = r.info;
+      }
+    }
+    if (gathered && root)
+      b->igebs2d(&L.ctxt, "A", " ", &three, &one, result, &three);
+    else if (gathered)
+      b->igebr2d(&L.ctxt, "A", " ", &three, &one, result, &three, &zero, &zero);
+    status = result[0];
+    t2 = now_ns();
+    if (how == Transport::kDevice && result[2] == BO_CUDA_CPU_ANSWERS) {
+      // The GPU found INFO > 0, non-finite values or a magnitude LAPACK's driver scales: the input is intact in every
+      // local array, so once more through the host copy, where the library's own routine has the CPU LAPACK answer
+      // (its INFO, its scaling), as for one process.
+      log_call("%s m=%" PRId64 " n=%" PRId64 ": the GPU declined its copy; gathered again through host memory", name,
+               q.m, q.n);
+      end_device();
+      continue;
+    }
+    if (!status) {
+      char why[96];
+      if (!gathered)
+        std::snprintf(why, sizeof why, "a copy to the GPU failed");
+      else if (result[2] == 0)
+        std::snprintf(why, sizeof why, "the gathered call returned INFO = %d", int(result[1]));
+      else
+        std::snprintf(why, sizeof why, "the GPU failed on its copy (module status %d)", int(result[2]));
+      log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (%s)", name, q.m, q.n, why);
+      c.fell_back.fetch_add(1, std::memory_order_relaxed);
+      end_device();
+      dense.release();
+      const bool was = t_driver_failed;
+      t_driver_failed = has_rhs(q.kind);
+      real();
+      t_driver_failed = was;
+      return;
+    }
+    if (!move<T>(*b, q, how, dev, part, a, g, out.b, gb, false)) {
+      // Some local arrays are partly the factors already: neither they nor ScaLAPACK can finish the call.
+      log_fatal("blasoffload: fatal: %s: copying the factors back from the GPU failed; aborting", name);
+      std::abort();
+    }
     end_device();
     dense.release();
-    const bool was = t_driver_failed;
-    t_driver_failed = has_rhs(q.kind);
-    real();
-    t_driver_failed = was;
-    return;
+    break;
   }
-  if (!move<T>(*b, q, how, dev, part, a, g, out.b, gb, false)) {
-    // Some local arrays are partly the factors already: neither they nor ScaLAPACK can finish the call.
-    log_fatal("blasoffload: fatal: %s: copying the factors back from the GPU failed; aborting", name);
-    std::abort();
-  }
-  end_device();
-  dense.release();
   const I mn = I(k);
   if (has_pivots(q.kind)) {
     // ScaLAPACK's pivots: IPIV(local row of global row r) = the global row it was swapped with, on every process

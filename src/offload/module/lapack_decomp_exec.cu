@@ -101,8 +101,10 @@ void support(const bo_call& c) {
   }
 }
 
+// in_place (geqrf, gels: decomp_in_place): A, and gels's B, are device memory of the module's GPU, computed there in
+// place with their own leading dimensions; TAU is host memory as usual.
 template <class T>
-int run(const bo_call& c) {
+int run(const bo_call& c, bool in_place) {
   using R = typename Parts<T>::Real;  // the eigenvalues', singular values' type
   constexpr int kParts = Parts<T>::kCount;
   const int es = int(sizeof(T));
@@ -113,9 +115,12 @@ int run(const bo_call& c) {
   for (int i = 0; i < nops; ++i)
     if (!fits_int(packed_elements(ops[i])) || !fits_int(ops[i].rows) || !fits_int(ops[i].cols))
       return BO_CUDA_UNSUPPORTED;
-  for (const void* p : {static_cast<const void*>(c.a), static_cast<const void*>(c.b), static_cast<const void*>(c.c),
-                        static_cast<const void*>(c.d)})
-    if (p && on_device(p)) return BO_CUDA_UNSUPPORTED;  // LAPACK takes host memory: a CUDA program's is the CPU's
+  // Which operand slots (a, b, c, d) are device memory used in place.
+  const bool in_place_slot[4] = {in_place, false, in_place && kind == BO_KIND_GELS, false};
+  const void* slot_ptr[4] = {c.a, c.b, c.c, c.d};
+  for (int i = 0; i < 4; ++i)  // LAPACK takes host memory: a CUDA program's is the CPU's
+    if (slot_ptr[i] && on_device(slot_ptr[i]) != in_place_slot[i]) return BO_CUDA_UNSUPPORTED;
+  if (in_place && (kind != BO_KIND_GEQRF && kind != BO_KIND_GELS)) return BO_CUDA_UNSUPPORTED;
   if (!vendor::cusolver_available()) return BO_CUDA_UNSUPPORTED;
   if (kind == BO_KIND_GELS && !vendor::cublas_available()) return BO_CUDA_UNSUPPORTED;
   if (kParts == 2 && !vendor::cusolver_complex_available()) return BO_CUDA_UNSUPPORTED;
@@ -132,11 +137,13 @@ int run(const bo_call& c) {
   const char ct = kParts == 2 ? 'C' : 'T';  // gels's transposes: the conjugate one for complex
   // Device buffers (elements). A: the packed matrix (syevr: the eigenvector work matrix); B, C, D: the other slots'
   // operands; extras: gels's and getri's internal ones, the wide SVD's transposes.
-  size_t e_a = size_t(packed_elements(oa));
+  size_t e_a = in_place ? 0 : size_t(packed_elements(oa));
   if (kind == BO_KIND_SYEVR) e_a = size_t(n) * size_t(n);
   size_t e_slot[4] = {e_a, 0, 0, 0};
   for (int s = 1; s < 4; ++s)
-    if (at[s] >= 0) e_slot[s] = size_t(packed_elements(ops[at[s]]));
+    if (at[s] >= 0 && !in_place_slot[s]) e_slot[s] = size_t(packed_elements(ops[at[s]]));
+  // An operand's leading dimension where the GPU has it: its packed image's, or its own in place.
+  auto ld_of = [&](const Operand& o) { return in_place_slot[o.slot] ? o.ld : packed_ld(o); };
   size_t e_extra = 0, e_extra2 = 0;  // gels: TAU; getri: the identity; wide SVD: A^T and the transposed factors
   if (kind == BO_KIND_GELS) e_extra = size_t(n);
   if (kind == BO_KIND_GETRI) e_extra = size_t(n) * size_t(n);
@@ -211,6 +218,8 @@ int run(const bo_call& c) {
   Carver dv{s.dev}, pv{s.pin};
   T* dslot[4];
   for (int i = 0; i < 4; ++i) dslot[i] = reinterpret_cast<T*>(dv.take(size_t(es) * e_slot[i]));
+  for (int i = 0; i < 4; ++i)
+    if (in_place_slot[i]) dslot[i] = static_cast<T*>(const_cast<void*>(slot_ptr[i]));
   T* dextra = reinterpret_cast<T*>(dv.take(size_t(es) * e_extra));
   T* dextra2 = reinterpret_cast<T*>(dv.take(size_t(es) * e_extra2));
   int* dpiv = reinterpret_cast<int*>(dv.take(sizeof(int) * npiv));
@@ -225,7 +234,7 @@ int run(const bo_call& c) {
   cudaError_t e = cudaMemsetAsync(dinfo, 0, sizeof(int) * ints, st);
   if (!e) e = cudaMemsetAsync(dmax, 0, sizeof(unsigned long long) * maxes, st);
   T* da = dslot[0];
-  const int64_t lda = kind == BO_KIND_SYEVR ? std::max<int64_t>(n, 1) : packed_ld(oa);
+  const int64_t lda = kind == BO_KIND_SYEVR ? std::max<int64_t>(n, 1) : ld_of(oa);
   // Inputs up (the read operands), each scanned for non-finite values where LAPACK reads it.
   double up_bytes = 0;
   for (int i = 0; i < nops; ++i)
@@ -235,15 +244,15 @@ int run(const bo_call& c) {
     const Operand& o = ops[i];
     if (!o.read()) continue;
     const void* h = o.slot == 0 ? c.a : o.slot == 1 ? c.b : o.slot == 2 ? c.c : c.d;
-    e = ring_upload(ring, dslot[o.slot], h, o, o.real ? int(sizeof(R)) : es, st);
+    if (!in_place_slot[o.slot]) e = ring_upload(ring, dslot[o.slot], h, o, o.real ? int(sizeof(R)) : es, st);
     // What LAPACK reads: the eigenproblems' triangle only; gels's B with TRANS T or C only its first n rows.
     Operand read = o;
     if (o.slot == 0 && (kind == BO_KIND_SYEVD || kind == BO_KIND_SYEV))
       read.shape = c.op[1] == 'L' ? Operand::kLower : Operand::kUpper;
     if (o.slot == 2 && kind == BO_KIND_GELS && c.op[0] != 'N') read.rows = n;  // T (C: complex)
-    if (!e) e = scan(dslot[o.slot], read, packed_ld(o), dinfo + 2, st);
-    if (!e && o.slot == 0) e = max_abs(dslot[0], read, packed_ld(o), dmax, st);
-    if (!e && o.slot == 2 && kind == BO_KIND_GELS) e = max_abs(dslot[2], read, packed_ld(o), dmax + 1, st);
+    if (!e) e = scan(dslot[o.slot], read, ld_of(o), dinfo + 2, st);
+    if (!e && o.slot == 0) e = max_abs(dslot[0], read, ld_of(o), dmax, st);
+    if (!e && o.slot == 2 && kind == BO_KIND_GELS) e = max_abs(dslot[2], read, ld_of(o), dmax + 1, st);
   }
   if (!e) clock.uploaded();
   if (!e && kind == BO_KIND_GETRI) {
@@ -264,7 +273,7 @@ int run(const bo_call& c) {
         break;
       case BO_KIND_GELS: {
         // QR of A (m >= n); TRANS N: X = R^-1 (Q^T B)(1:n); TRANS T: X = Q (R^-T B(1:n); 0) (complex: Q^H, R^-H, C).
-        const int64_t ldb = std::max<int64_t>(m, 1), nrhs = c.k;
+        const int64_t ldb = at[2] >= 0 ? ld_of(ops[at[2]]) : std::max<int64_t>(m, 1), nrhs = c.k;
         T* db = dslot[2];
         e = ok(vendor::cusolver_geqrf(m, n, da, lda, dextra, dwork, work, dinfo, st));
         if (!e) {
@@ -349,8 +358,8 @@ int run(const bo_call& c) {
   for (int i = 0; i < nops && !e; ++i) {
     if (!ops[i].written()) continue;
     const Operand& o = ops[i];
-    e = o.real ? scan(reinterpret_cast<const R*>(out_image[o.slot]), o, packed_ld(o), dinfo + 2, st)
-               : scan(out_image[o.slot], o, packed_ld(o), dinfo + 2, st);
+    e = o.real ? scan(reinterpret_cast<const R*>(out_image[o.slot]), o, ld_of(o), dinfo + 2, st)
+               : scan(out_image[o.slot], o, ld_of(o), dinfo + 2, st);
   }
   if (!e && kind == BO_KIND_SYEVR && c.op[0] == 'V') {
     const Operand z{2, Operand::kMatrix, Operand::kOut, n, n, n};
@@ -378,7 +387,7 @@ int run(const bo_call& c) {
   bool any = false;
   for (int i = 0; i < nops; ++i) {
     const Operand& o = ops[i];
-    if (!o.written()) continue;
+    if (!o.written() || in_place_slot[o.slot]) continue;
     void* h = o.slot == 0 ? const_cast<void*>(c.a) : o.slot == 1 ? const_cast<void*>(c.b) : o.slot == 2 ? c.c : c.d;
     const T* from = out_image[o.slot];
     if (kind == BO_KIND_SYEVR && o.slot == 2) from = da;  // the eigenvectors were computed in A's image
@@ -430,7 +439,11 @@ bool is_decomp_kind(int kind) {
 }
 
 int decomp_call(const bo_call& c) {
-  return by_precision(c, [&](auto t) { return run<decltype(t)>(c); });
+  return by_precision(c, [&](auto t) { return run<decltype(t)>(c, false); });
+}
+
+int decomp_in_place(const bo_call& c) {
+  return by_precision(c, [&](auto t) { return run<decltype(t)>(c, true); });
 }
 
 }  // namespace bom

@@ -13,5 +13,8 @@ bool is_decomp_kind(int kind);
 // every step succeeded); BO_CUDA_CPU_ANSWERS when the GPU found INFO > 0, non-finite values or a magnitude LAPACK
 // scales first; any other status: nothing written.
 int decomp_call(const bo_call& c);
+// geqrf and gels on A (and gels's B) in this GPU's memory, computed in place (lapack_in_place); TAU in host memory.
+// As decomp_call's results, but A and B may be overwritten whatever the result.
+int decomp_in_place(const bo_call& c);
 
 }  // namespace bom

@@ -244,6 +244,8 @@ int lapack_call(const bo_call& c) {
 int lapack_in_place(const bo_call& c) {
   if (int g = gate()) return g;
   const bo_routine_kind kind = bo_routine_kind_of(c.routine);
+  const bo_routine_kind real_kind = bo::routines::real_counterpart(kind);
+  if (real_kind == BO_KIND_GEQRF || real_kind == BO_KIND_GELS) return decomp_in_place(c);
   if (kind != BO_KIND_GETRF && kind != BO_KIND_POTRF && kind != BO_KIND_GESV && kind != BO_KIND_POSV)
     return BO_CUDA_UNSUPPORTED;
   return by_precision(c, [&](auto t) { return run<decltype(t)>(c, true); });
