@@ -21,9 +21,14 @@ int shared_alloc(int64_t bytes, void** dev, unsigned char handle[BO_SHARED_HANDL
   void* p = nullptr;
   cudaError_t e = cudaMalloc(&p, size_t(bytes));
   if (e) return cudaGetLastError(), BO_CUDA_OUT_OF_MEMORY;
-  // Zeroed, as the host copy's fresh pages are: a Cholesky copies in only its triangle's blocks.
+  // Zeroed, as the host copy's fresh pages are (a Cholesky copies in only its triangle's blocks), and finished before
+  // the handle leaves: a plain cudaMemset is asynchronous on the legacy stream, which neither the slots' non-blocking
+  // streams nor the other processes' copies wait for.
   cudaIpcMemHandle_t h{};
-  if (!(e = cudaMemset(p, 0, size_t(bytes))) && !(e = cudaIpcGetMemHandle(&h, p))) {
+  Slot& s = cs.slot();
+  if (!s.stream && (e = reserve(s, 0, 0))) return cudaFree(p), cudaGetLastError(), BO_CUDA_UNSUPPORTED;
+  if (!(e = cudaMemsetAsync(p, 0, size_t(bytes), s.stream)) && !(e = cudaStreamSynchronize(s.stream)) &&
+      !(e = cudaIpcGetMemHandle(&h, p))) {
     std::memcpy(handle, &h, sizeof h);
     *dev = p;
     return BO_CUDA_OK;
