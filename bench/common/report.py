@@ -64,9 +64,10 @@ def read_lines(source):
     return rows, contexts
 
 
-def parse_summary(path):
+def parse_summary(path, lapack=False):
     """Per routine {calls, cpu, gpu, fallback, errors} from a BLASOFFLOAD_LOG=summary log (or a stderr file holding
-    one), plus its GPU line."""
+    one), plus its GPU line: the BLAS routines' rows, and with lapack=True every routine's (a LAPACK call on the GPU
+    counts there, not in its BLAS rows)."""
     table, gpu_line, header = {}, "", None
     try:
         text = open(path, errors="replace").read()
@@ -80,7 +81,8 @@ def parse_summary(path):
         if tok and tok[0] == "routine":
             header = tok
             continue
-        if header and tok and re.fullmatch(r"[sdcz](gemm|gemv|trsv|nrm2|trsm|syrk)", tok[0]) and len(tok) >= 6:
+        pattern = r"[sdcz][a-z0-9]{2,7}" if lapack else r"[sdcz](gemm|gemv|trsv|nrm2|trsm|syrk)"
+        if header and tok and re.fullmatch(pattern, tok[0]) and len(tok) >= 6 and tok[1].isdigit():
             prev = table.setdefault(tok[0], {})
             for name, val in zip(header[1:6], tok[1:6]):
                 if val.isdigit():

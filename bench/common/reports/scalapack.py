@@ -21,7 +21,7 @@ def gpu_calls(raw, stack, ranks, n, rnd, routine):
         return None
     part = {"pdgemm": "-gemm", "pdgels": "-gels"}.get(routine, "")
     files = sorted(glob.glob(os.path.join(raw, "summary-%s-np%d%s-n%d-r%d.log.rank*" % (stack, ranks, part, n, rnd))))
-    return [sum(v.get("gpu", 0) for v in common.parse_summary(f)[0].values()) for f in files] or None
+    return [sum(v.get("gpu", 0) for v in common.parse_summary(f, lapack=True)[0].values()) for f in files] or None
 
 
 def render(rows, contexts, args):
