@@ -283,9 +283,8 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     // Process (0,0) factors (and solves): on the device copy in place, or with this library's own routine on the host
     // copy (its policy, the GPU, a GPU failure's CPU fallback). Then it says whether that succeeded, where it ran (0:
     // not done, 1: the CPU, 2: the GPU), INFO, and the module's status where the GPU did not finish (0: INFO != 0).
-    // INFO > 0 (a zero pivot, a minor not positive definite, a rank-deficient triangle) or a GPU failure on the device
-    // copy leaves the call to ScaLAPACK, whose INFO and partial results the program then gets exactly, with nothing of
-    // ours written.
+    // On the host copy, INFO > 0 (a zero pivot, a minor not positive definite, a rank-deficient triangle) leaves the
+    // call to ScaLAPACK, whose INFO and partial results the program then gets exactly, with nothing of ours written.
     I result[3] = {0, 0, 0};
     if (root && gathered) {
       if (how == Transport::kDevice) {
@@ -312,23 +311,23 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
       b->igebr2d(&L.ctxt, "A", " ", &three, &one, result, &three, &zero, &zero);
     status = result[0];
     t2 = now_ns();
-    if (how == Transport::kDevice && result[2] == BO_CUDA_CPU_ANSWERS) {
-      // The GPU found INFO > 0, non-finite values or a magnitude LAPACK's driver scales: the input is intact in every
-      // local array, so once more through the host copy, where the library's own routine has the CPU LAPACK answer
-      // (its INFO, its scaling), as for one process.
-      log_call("%s m=%" PRId64 " n=%" PRId64 ": the GPU declined its copy; gathered again through host memory", name,
-               q.m, q.n);
+    if (how == Transport::kDevice && !status) {
+      // The GPU declined its copy (INFO > 0, non-finite values, a magnitude LAPACK's driver scales), failed on it, or a
+      // copy to it failed: the input is intact in every local array, so once more through the host copy, where the
+      // library's own routine has the CPU LAPACK answer (its INFO, its scaling) as for one process, a GPU failure's
+      // fallback included.
+      log_call("%s m=%" PRId64 " n=%" PRId64 ": the GPU declined its copy (%s); gathered again through host memory",
+               name, q.m, q.n,
+               !gathered                            ? "a copy to it failed"
+               : result[2] == BO_CUDA_CPU_ANSWERS   ? "INFO > 0, non-finite values or a scaled magnitude"
+               : result[2] == BO_CUDA_OUT_OF_MEMORY ? "out of memory"
+                                                    : "a failure");
       end_device();
       continue;
     }
     if (!status) {
-      char why[96];
-      if (!gathered)
-        std::snprintf(why, sizeof why, "a copy to the GPU failed");
-      else if (result[2] == 0)
-        std::snprintf(why, sizeof why, "the gathered call returned INFO = %d", int(result[1]));
-      else
-        std::snprintf(why, sizeof why, "the GPU failed on its copy (module status %d)", int(result[2]));
+      char why[64];
+      std::snprintf(why, sizeof why, "the gathered call returned INFO = %d", int(result[1]));
       log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (%s)", name, q.m, q.n, why);
       c.fell_back.fetch_add(1, std::memory_order_relaxed);
       end_device();
@@ -410,7 +409,7 @@ std::string summary() {
                   "scatter %.3f s), %" PRIu64 " left to ScaLAPACK%s\n",
                   kKindName[k], calls, gathered, c.on_gpu.load(), c.through_gpu.load(), c.gather_ns.load() * 1e-9,
                   c.factor_ns.load() * 1e-9, c.scatter_ns.load() * 1e-9, calls - gathered,
-                  c.fell_back.load() ? " (some after INFO > 0 or a GPU failure)" : "");
+                  c.fell_back.load() ? " (some after INFO > 0)" : "");
     out += line;
   }
   return out;

@@ -1,4 +1,4 @@
-/* A stand-in for libblasoffload_cuda.so that implements CUDA module API v13 with plain CPU loops, so the offload
+/* A stand-in for libblasoffload_cuda.so that implements the CUDA module API with plain CPU loops, so the offload
  * policy (who goes where, initialisation, fallbacks) can be tested end to end on machines without a GPU.
  *
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
@@ -25,6 +25,11 @@
  *                             and "host_resident N" (the residency questions asked)
  *   FAKE_CUDA_TRACE=path      append one line per lifecycle event (load, init-begin, init-end, shutdown, ...)
  *
+ * Device memory shared between processes (the ScaLAPACK takeover's copy, shared_alloc and the others) is a memfd the
+ * other processes map through /proc/<pid>/fd; regions_copy copies with memcpy; lapack_in_place runs getrf, potrf,
+ * gesv and posv with the CPU LAPACK (host services' cpu_call) on that memory and answers BO_CUDA_CPU_ANSWERS for
+ * INFO > 0; geqrf and gels it declines (BO_CUDA_UNSUPPORTED), as a GPU that fails on its copy would.
+ *
  * Like the CUDA runtime, init() registers an exit handler of its own when it begins (after the core's, so it runs
  * before them): "runtime-exit" in the trace, and a contract violation when init() is still running then (the real
  * runtime's teardown under a running initialisation crashes the process).
@@ -41,6 +46,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -102,19 +109,26 @@ static int should_fail(int routine) {
   return 0;
 }
 
-/* Every routine passes through here: counts the call and decides whether the core was entitled to make it. */
-static int enter(int routine) {
-  atomic_fetch_add(&g_counts[routine], 1);
+/* Whether the core was entitled to call `what` now. */
+static int ready_for(const char* what) {
   const int state = atomic_load(&g_state);
   if (state == kForked) return BO_CUDA_FORKED_CHILD; /* the core may ask; we must just refuse */
   if (state != kReady) {
-    violation("%s called while the module is %s", bo_routine_name(routine),
+    violation("%s called while the module is %s", what,
               state == kIdle          ? "not initialised"
               : state == kInitRunning ? "still initialising"
               : state == kNoDevice    ? "without a device (init failed)"
                                       : "shut down");
     return BO_CUDA_NO_DEVICE;
   }
+  return BO_CUDA_OK;
+}
+
+/* Every routine passes through here: counts the call and decides whether the core was entitled to make it. */
+static int enter(int routine) {
+  atomic_fetch_add(&g_counts[routine], 1);
+  const int ready = ready_for(bo_routine_name(routine));
+  if (ready != BO_CUDA_OK) return ready;
   if (should_fail(routine)) {
     trace("fail %s", bo_routine_name(routine));
     return BO_CUDA_LAUNCH_FAILED;
@@ -540,6 +554,101 @@ static int fake_solver(int open) { /* no LAPACK here: nothing to open */
   return -1;
 }
 
+/* ---- Shared "device" memory: a memfd, a page of header (its size, the owner's descriptor) before the data. ---- */
+enum { kHeader = 4096 };
+struct fake_shared_header {
+  int64_t bytes;
+  int32_t fd;
+};
+struct fake_handle {
+  char magic[8];
+  int32_t pid, fd;
+  int64_t bytes;
+};
+
+static int fake_shared_alloc(int64_t bytes, void** dev, unsigned char handle[BO_SHARED_HANDLE_BYTES]) {
+  *dev = NULL;
+  const int st = ready_for("shared_alloc");
+  if (st != BO_CUDA_OK) return st;
+  if (bytes <= 0) return BO_CUDA_UNSUPPORTED;
+  const int fd = (int)syscall(SYS_memfd_create, "fake-cuda-shared", 0);
+  if (fd < 0) return BO_CUDA_OUT_OF_MEMORY;
+  if (ftruncate(fd, (off_t)(bytes + kHeader)) != 0) return close(fd), BO_CUDA_OUT_OF_MEMORY;
+  char* p = mmap(NULL, (size_t)(bytes + kHeader), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return close(fd), BO_CUDA_OUT_OF_MEMORY;
+  struct fake_shared_header* h = (struct fake_shared_header*)p;
+  h->bytes = bytes;
+  h->fd = fd;
+  struct fake_handle fh = {"fakeshm", (int32_t)getpid(), fd, bytes};
+  memset(handle, 0, BO_SHARED_HANDLE_BYTES);
+  memcpy(handle, &fh, sizeof fh);
+  *dev = p + kHeader;
+  trace("shared-alloc %lld", (long long)bytes);
+  return BO_CUDA_OK;
+}
+
+static int fake_shared_open(const unsigned char handle[BO_SHARED_HANDLE_BYTES], void** dev) {
+  *dev = NULL;
+  const int st = ready_for("shared_open");
+  if (st != BO_CUDA_OK) return st;
+  struct fake_handle fh;
+  memcpy(&fh, handle, sizeof fh);
+  if (memcmp(fh.magic, "fakeshm", 8) != 0) {
+    violation("shared_open with a handle no shared_alloc made");
+    return BO_CUDA_UNSUPPORTED;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)fh.pid, (int)fh.fd);
+  const int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return BO_CUDA_UNSUPPORTED;
+  char* p = mmap(NULL, (size_t)(fh.bytes + kHeader), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) return BO_CUDA_UNSUPPORTED;
+  *dev = p + kHeader;
+  return BO_CUDA_OK;
+}
+
+static void fake_shared_close(void* dev, int owner) {
+  if (!dev) return;
+  char* p = (char*)dev - kHeader;
+  const struct fake_shared_header* h = (const struct fake_shared_header*)p;
+  const int fd = h->fd;
+  const size_t size = (size_t)(h->bytes + kHeader);
+  if (owner) close(fd);
+  munmap(p, size);
+}
+
+static int fake_regions_copy(const struct bo_region* r, int64_t count, int elem_size, int to_device) {
+  const int st = ready_for("regions_copy");
+  if (st != BO_CUDA_OK) return st;
+  for (int64_t i = 0; i < count; ++i) {
+    if (r[i].rows > r[i].host_ld || r[i].rows > r[i].dev_ld) violation("regions_copy with rows beyond a leading dimension");
+    for (int64_t j = 0; j < r[i].cols; ++j) {
+      char* h = (char*)r[i].host + (size_t)elem_size * (size_t)(j * r[i].host_ld);
+      char* d = (char*)r[i].dev + (size_t)elem_size * (size_t)(j * r[i].dev_ld);
+      memcpy(to_device ? d : h, to_device ? h : d, (size_t)elem_size * (size_t)r[i].rows);
+    }
+  }
+  return BO_CUDA_OK;
+}
+
+static int fake_lapack_in_place(const struct bo_call* c) {
+  const int st = enter(c->routine);
+  if (st != BO_CUDA_OK) return st;
+  switch (bo_routine_kind_of(c->routine)) {
+    case BO_KIND_GETRF:
+    case BO_KIND_POTRF:
+    case BO_KIND_GESV:
+    case BO_KIND_POSV:
+      break;
+    default:
+      return BO_CUDA_UNSUPPORTED;
+  }
+  g_host->cpu_call(c);
+  const int64_t info = c->int_bytes == 8 ? *(const int64_t*)c->info : *(const int32_t*)c->info;
+  return info > 0 ? BO_CUDA_CPU_ANSWERS : BO_CUDA_OK;
+}
+
 static void fake_forked_child(void) {
   atomic_store(&g_state, kForked);
   trace("forked-child");
@@ -571,6 +680,11 @@ static const struct bo_cuda_module kModule = {
     fake_solver,
     fake_forked_child,
     fake_shutdown,
+    fake_shared_alloc,
+    fake_shared_open,
+    fake_shared_close,
+    fake_regions_copy,
+    fake_lapack_in_place,
 };
 
 FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v13(void) { return &kModule; }
