@@ -38,6 +38,7 @@
  * a successful init() or after shutdown(), a second init(), shutdown() racing a running init(), or arguments that
  * are not checked/normalised are reported on stderr as "fake-cuda: contract violation: ..." (tests reject that
  * text) and the call is refused, so the core's fallback keeps the numbers right and only the message tells. */
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -46,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -622,7 +622,8 @@ static int fake_regions_copy(const struct bo_region* r, int64_t count, int elem_
   const int st = ready_for("regions_copy");
   if (st != BO_CUDA_OK) return st;
   for (int64_t i = 0; i < count; ++i) {
-    if (r[i].rows > r[i].host_ld || r[i].rows > r[i].dev_ld) violation("regions_copy with rows beyond a leading dimension");
+    if (r[i].rows > r[i].host_ld || r[i].rows > r[i].dev_ld)
+      violation("regions_copy with rows beyond a leading dimension");
     for (int64_t j = 0; j < r[i].cols; ++j) {
       char* h = (char*)r[i].host + (size_t)elem_size * (size_t)(j * r[i].host_ld);
       char* d = (char*)r[i].dev + (size_t)elem_size * (size_t)(j * r[i].dev_ld);
