@@ -15,6 +15,9 @@
 #   --gathered "getrf"      ScaLAPACK factorizations (getrf, potrf, geqrf) every rank's summary must show taken over
 #                           (its "ScaLAPACK p?getrf: N calls, G gathered ..." line with G > 0 and nothing left; with
 #                           --gpu-calls, every one factored on the GPU)
+#   --through-gpu-memory "getrf"  of the --gathered ones, those whose calls must mostly have been copied through the
+#                           factoring GPU's memory: on every rank, at least half of them and one (a grid's first calls
+#                           may take host memory: the other processes' GPUs are not up yet)
 #   --cpu-answers "gels"    routines whose GPU calls may end in the summary's fallback column (the CPU LAPACK answers
 #                           inputs LAPACK scales, by design: docs/lapack.md); any other routine's may not
 #   --expect-local-gpu      a rank whose summary names its GPU must have GPU (rank mod GPUs), chosen by
@@ -24,7 +27,7 @@
 set -u
 
 mpiexec="" program="" input="" lib="" np="" mode="" workdir="" ldpath=""
-calls="" somewhere="" gpu_calls="" gathered="" expect_cpu="" local_gpu=0 cpu_answers=""
+calls="" somewhere="" gpu_calls="" gathered="" expect_cpu="" local_gpu=0 cpu_answers="" through=""
 limit=240 sets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
     --gpu-calls) gpu_calls=$2; shift 2 ;;
     --gathered) gathered=$2; shift 2 ;;
     --cpu-answers) cpu_answers=$2; shift 2 ;;
+    --through-gpu-memory) through=$2; shift 2 ;;
     --expect-cpu-blas) expect_cpu=$2; shift 2 ;;
     --expect-local-gpu) local_gpu=1; shift ;;
     --timeout) limit=$2; shift 2 ;;
@@ -145,6 +149,12 @@ for ((r = 0; r < np; ++r)); do
       problem "rank $r: p$prec$kind: $line"
     else
       echo "rank $r: p$prec$kind $n calls, $g gathered"
+    fi
+    if [[ " $through " == *" $kind "* ]]; then
+      t=$(sed -nE 's/.* ([0-9]+) copied through its memory.*/\1/p' <<<"$line")
+      if ! [[ "${t:-}" =~ ^[0-9]+$ ]] || [ "$t" -lt 1 ] || [ $((2 * t)) -lt "$g" ]; then
+        problem "rank $r: p$prec$kind: ${t:-no} of $g gathered calls copied through the GPU's memory: $line"
+      fi
     fi
   done
   # "  GPU: blasoffload-cuda 0.4 (CUDA 13.0, GPU 1 of 4: NVIDIA H200, sm_90, by OMPI_COMM_WORLD_LOCAL_RANK)"

@@ -421,6 +421,24 @@ static int fake_call(const struct bo_call* c, double cpu_share) {
   if (cpu_share != 0 && bo_routine_kind_of(c->routine) != BO_KIND_GEMM)
     violation("%s with cpu_share %g", bo_routine_name(c->routine), cpu_share);
   t_dp = bo_routine_precision(c->routine) == BO_PREC_D;
+  /* The loops below are real; a complex call is computed by the CPU BLAS (host services' cpu_call), so that a complex
+   * program's results under the fake stay right. */
+  const int complex_call =
+      bo_routine_precision(c->routine) == BO_PREC_C || bo_routine_precision(c->routine) == BO_PREC_Z;
+  if (complex_call) {
+    switch (bo_routine_kind_of(c->routine)) {
+      case BO_KIND_GEMM:
+      case BO_KIND_GEMV:
+      case BO_KIND_TRSV:
+      case BO_KIND_TRSM:
+      case BO_KIND_SYRK:
+        if (cpu_share != 0) return BO_CUDA_UNSUPPORTED;
+        g_host->cpu_call(c);
+        return BO_CUDA_OK;
+      default:
+        return BO_CUDA_UNSUPPORTED;
+    }
+  }
   switch (bo_routine_kind_of(c->routine)) {
     case BO_KIND_GEMM:
       return fake_gemm(c, cpu_share);
