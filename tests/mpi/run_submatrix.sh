@@ -29,56 +29,53 @@ grep -E '<stdout>:(PASS|FAIL)' out.txt | sed 's/^\[1,0\]<stdout>://'
 status=0
 [ $rc -eq 0 ] || { echo "FAIL: mpirun exited $rc"; tail -20 out.txt; status=1; }
 grep -q '<stdout>:PASS' out.txt || { echo "FAIL: no check ran"; status=1; }
-if [ "$setting" = gather ]; then
-  for ((r = 0; r < np; ++r)); do
-    # (p?gesv and p?posv left to ScaLAPACK call its p?getrf and p?potrf, which are left to it at once.)
-    for want in "getrf: 4 calls, 2 gathered" "potrf: 6 calls, 4 gathered" "geqrf: 2 calls, 2 gathered" \
-      "gesv: 4 calls, 2 gathered" "posv: 4 calls, 2 gathered" "gels: 2 calls, 2 gathered"; do
-      grep -q "^  ScaLAPACK p?$want" log.$r || { echo "FAIL: rank $r: no 'p?$want'"; status=1; }
-    done
-    # The calls log names the way the matrix moved ("... (blocks of 8, shared memory), factored on its CPU: gather").
-    way=$([ "$copy" = messages ] && echo messages || echo "shared memory")
-    n=$(grep -Ec "gathered onto process \(0,0\) .*, $way\), factored on its (CPU|GPU): gather" log.$r)
-    [ "$n" -eq 14 ] || { echo "FAIL: rank $r: $n of 14 calls' log lines say they moved by $way"; status=1; }
-    # The singular and the indefinite matrix: found by the gathered call, left to ScaLAPACK (its INFO checked above).
-    n=$(grep -c "left to ScaLAPACK (the gathered call returned INFO = 8)" log.$r)
-    [ "$n" -eq 4 ] || { echo "FAIL: rank $r: $n of 4 calls left to ScaLAPACK after INFO = 8"; status=1; }
-    n=$(grep -c "left to ScaLAPACK (the calling driver's gathered call found INFO > 0)" log.$r)
-    [ "$n" -eq 4 ] || { echo "FAIL: rank $r: $n of 4 nested factorizations left to ScaLAPACK at once"; status=1; }
+# expect RANK OP N ERE WHAT: log.RANK's count of lines matching ERE must be OP (-eq, -ge) N.
+expect() {
+  local n
+  n=$(grep -Ec "$4" "log.$1")
+  [ "$n" "$2" "$3" ] || { echo "FAIL: rank $1: $n of $3 $5"; status=1; }
+}
+# Every rank's summary: the program's calls taken over. (p?gesv and p?posv left to ScaLAPACK call its p?getrf and
+# p?potrf, which are left to it at once.)
+expect_gathered() {
+  for want in "getrf: 4 calls, 2 gathered" "potrf: 6 calls, 4 gathered" "geqrf: 2 calls, 2 gathered" \
+    "gesv: 4 calls, 2 gathered" "posv: 4 calls, 2 gathered" "gels: 2 calls, 2 gathered"; do
+    grep -q "^  ScaLAPACK p?$want" "log.$1" || { echo "FAIL: rank $1: no 'p?$want'"; status=1; }
   done
-elif [ "${BLASOFFLOAD_MODE:-}" = gpu ] && [ "$setting" = auto ] && [ -n "${BLASOFFLOAD_CUDA_MODULE:-}" ]; then
-  for ((r = 0; r < np; ++r)); do
+}
+# The calls log names the way the matrix moved ("... (blocks of 8, shared memory), factored on its CPU: gather").
+moved() { echo "gathered onto process \(0,0\) .*, $1\), factored on its (CPU|GPU): gather"; }
+info8="left to ScaLAPACK \(the gathered call returned INFO = 8\)"
+declined="the GPU declined its copy \(INFO > 0, non-finite values or a scaled magnitude\); gathered again"
+for ((r = 0; r < np; ++r)); do
+  if [ "$setting" = gather ]; then
+    expect_gathered $r
+    way=$([ "$copy" = messages ] && echo messages || echo "shared memory")
+    expect $r -eq 14 "$(moved "$way")" "calls' log lines say they moved by $way"
+    # The singular and the indefinite matrix: found by the gathered call, left to ScaLAPACK (its INFO checked above).
+    expect $r -eq 4 "$info8" "calls left to ScaLAPACK after INFO = 8"
+    expect $r -eq 4 "left to ScaLAPACK \(the calling driver's gathered call found INFO > 0\)" \
+      "nested factorizations left to ScaLAPACK at once"
+  elif [ "${BLASOFFLOAD_MODE:-}" = gpu ] && [ "$setting" = auto ] && [ -n "${BLASOFFLOAD_CUDA_MODULE:-}" ]; then
     # The tests' fake module (tests/policy/fake_module.c), whose "device" memory is a memfd: the 10 LU and Cholesky
     # calls that succeed go through its memory, all but the first (the other processes' modules are not up yet, and
     # this small a matrix does not pay for starting them). It declines QR in place, as a GPU that fails on its copy,
     # and the singular and indefinite ones with INFO > 0: those 8 are gathered again through host memory, where the
     # CPU LAPACK factors the QR ones and finds INFO = 8 for the others.
-    for want in "getrf: 4 calls, 2 gathered" "potrf: 6 calls, 4 gathered" "geqrf: 2 calls, 2 gathered" \
-      "gesv: 4 calls, 2 gathered" "posv: 4 calls, 2 gathered" "gels: 2 calls, 2 gathered"; do
-      grep -q "^  ScaLAPACK p?$want" log.$r || { echo "FAIL: rank $r: no 'p?$want'"; status=1; }
-    done
-    n=$(grep -Ec "gathered onto process \(0,0\) .*, its GPU's memory\), factored on its GPU: gather" log.$r)
-    [ "$n" -ge 9 ] || { echo "FAIL: rank $r: $n of 10 LU and Cholesky calls moved through the fake GPU's memory"; status=1; }
-    n=$(grep -c "the GPU declined its copy (a failure); gathered again through host memory" log.$r)
-    [ "$n" -eq 4 ] || { echo "FAIL: rank $r: $n of 4 QR calls declined by the fake GPU"; status=1; }
-    n=$(grep -c "the GPU declined its copy (INFO > 0, non-finite values or a scaled magnitude); gathered again" log.$r)
-    [ "$n" -eq 4 ] || { echo "FAIL: rank $r: $n of 4 singular or indefinite calls declined by the GPU"; status=1; }
-    n=$(grep -c "left to ScaLAPACK (the gathered call returned INFO = 8)" log.$r)
-    [ "$n" -eq 4 ] || { echo "FAIL: rank $r: $n of 4 calls left to ScaLAPACK after INFO = 8"; status=1; }
-  done
-elif [ "${BLASOFFLOAD_MODE:-}" = gpu ] && [ "$setting" = auto ] && [ "${BLASOFFLOAD_TEST_SCALAPACK_COPY:-auto}" = auto ]; then
-  for ((r = 0; r < np; ++r)); do
+    expect_gathered $r
+    expect $r -ge 9 "$(moved "its GPU's memory")" "LU and Cholesky calls (10) moved through the fake GPU's memory"
+    expect $r -eq 4 "the GPU declined its copy \(a failure\); gathered again" "QR calls declined by the fake GPU"
+    expect $r -eq 4 "$declined" "singular or indefinite calls declined by the GPU"
+    expect $r -eq 4 "$info8" "calls left to ScaLAPACK after INFO = 8"
+  elif [ "${BLASOFFLOAD_MODE:-}" = gpu ] && [ "$setting" = auto ] && [ "$copy" = auto ]; then
     # On the GPU machine: the 14 calls that succeed (getrf 2, potrf 4, geqrf 2, gesv 2, posv 2, gels 2) go through
     # the GPU's memory, all but the first: its other processes have not started their GPU yet, and a matrix this
     # small does not pay for starting it (takeover.cpp). The singular and indefinite ones are declined by the GPU
     # and gathered again through host memory, where the CPU LAPACK finds INFO = 8.
-    n=$(grep -Ec "gathered onto process \(0,0\) .*, its GPU's memory\), factored on its GPU: gather" log.$r)
-    [ "$n" -ge 13 ] || { echo "FAIL: rank $r: $n of 14 calls moved through the GPU's memory"; status=1; }
-    n=$(grep -c "the GPU declined its copy (INFO > 0, non-finite values or a scaled magnitude); gathered again" log.$r)
-    [ "$n" -eq 4 ] || { echo "FAIL: rank $r: $n of 4 singular or indefinite calls declined by the GPU"; status=1; }
-    n=$(grep -c "left to ScaLAPACK (the gathered call returned INFO = 8)" log.$r)
-    [ "$n" -eq 4 ] || { echo "FAIL: rank $r: $n of 4 calls left to ScaLAPACK after INFO = 8"; status=1; }
-  done
-fi
+    expect $r -ge 13 "$(moved "its GPU's memory")" "calls (14) moved through the GPU's memory"
+    expect $r -eq 4 "$declined" "singular or indefinite calls declined by the GPU"
+    expect $r -eq 4 "$info8" "calls left to ScaLAPACK after INFO = 8"
+  fi
+done
 [ $status -eq 0 ] && echo "PASS: scalapack_submatrix on a ${nprow}x$npcol grid, BLASOFFLOAD_SCALAPACK=$setting ($copy)"
 exit $status
