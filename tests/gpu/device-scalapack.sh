@@ -54,6 +54,8 @@ echo "GPUs: $gpus; commit $(cat "$K/COMMIT")" | tee "$W/header.txt"
 # include GPU calls, in auto mode some routine's (the policy decides which).
 declare -A calls=([lu]="gemm trsm" [llt]="gemm trsm" [qr]="gemm gemv" [ls]="gemm gemv trsm" [inv]="gemm trsm")
 declare -A factor=([lu]=getrf [llt]=potrf [qr]=geqrf [ls]=geqrf [inv]=getrf)
+# In gpu mode most of each rank's taken-over calls must also have been copied through the GPU's memory
+# (run_scalapack.sh --through-gpu-memory; a grid's first calls may take host memory).
 # xdls scales some of its matrices near underflow and overflow, which LAPACK's gels scales back: the GPU path hands
 # those calls (of the p?gels taken over) to the CPU LAPACK, and the summary counts them as fallbacks.
 declare -A cpu_answers=([ls]=gels)
@@ -83,6 +85,7 @@ for mode in "${modes[@]}"; do
           --input "$in/$(echo "$prog" | tr '[:lower:]' '[:upper:]').dat" --lib "$K/lib/libblasoffload.so.0" \
           --np "$np" --mode "${mode%-eager}" "${extra[@]}" --workdir "$dir" --ld-library-path "$REF_LIBS" --calls "$c" \
           --gpu-calls "$gpu_calls" --cpu-answers "${cpu_answers[$prog]:-}" --gathered "$([ "$mode" = gpu ] && echo "${factor[$prog]}")" \
+          --through-gpu-memory "$([ "$mode" = gpu ] && echo "${factor[$prog]}")" \
           --expect-local-gpu --timeout 150 >"$W/$mode.np$np.$name.log" 2>&1 &
         session=$!
         wait "$session"
