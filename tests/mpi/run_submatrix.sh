@@ -3,11 +3,14 @@
 # BLASOFFLOAD_SCALAPACK=SETTING and BLASOFFLOAD_SCALAPACK_MIN_N=0 (auto: the policy is asked at the program's first
 # call through the library, which is a p?getrf); passes when the program does, and with gather only when every rank's
 # summary shows each of its 2 p?getrf, 4 p?potrf, 2 p?geqrf, 2 p?gesv, 2 p?posv and 2 p?gels calls taken over, each
-# moved the way COPY asks, and its singular p?gesv and indefinite p?posv (2 each) left to ScaLAPACK after INFO > 0. Each
-# rank logs to a file of its own (log.RANK): mpirun's forwarding joins the ranks' long stderr lines at times.
+# moved the way COPY asks, and its singular p?gesv and indefinite p?posv (2 each) left to ScaLAPACK after INFO > 0; in
+# gpu mode with auto (BLASOFFLOAD_MODE=gpu set by the caller, with BLASOFFLOAD_CUDA_MODULE for the tests' fake module),
+# when the calls were copied through the GPU's memory as expected. Each rank logs to a file of its own (log.RANK):
+# mpirun's forwarding joins the ranks' long stderr lines at times.
 # Usage: run_submatrix.sh MPIEXEC PROGRAM LIB NPROW NPCOL SETTING WORKDIR [COPY]
 #   BO_REF_LIBS: the CPU BLAS and LAPACK's folders (default Debian's reference ones), ahead of LD_LIBRARY_PATH
-#   COPY: BLASOFFLOAD_TEST_SCALAPACK_COPY (auto: shared memory where it can; messages: BLACS messages)
+#   COPY: BLASOFFLOAD_TEST_SCALAPACK_COPY (auto: the GPU's memory, else shared host memory, where they can; host:
+#         shared host memory; messages: BLACS messages)
 set -u
 mpiexec=$1 program=$2 lib=$3 nprow=$4 npcol=$5 setting=$6 work=$7 copy=${8:-auto}
 np=$((nprow * npcol))
