@@ -32,6 +32,15 @@ inline std::uint64_t operand_bytes(const bo_call& c) {
   return static_cast<std::uint64_t>(b * bo::routines::element_size(c.routine));
 }
 
+// Counts one call that ran where `where` says, in `ns`, in the calling thread's summary table; the routine's row.
+inline auto& count_call(const bo_call& call, Where where, std::uint64_t ns) {
+  auto& c = thread_stats().r[index(Routine(call.routine))];
+  c.calls[static_cast<int>(where)].add(1);
+  c.ns[static_cast<int>(where)].add(ns);
+  c.bytes.add(operand_bytes(call));
+  return c;
+}
+
 // Runs a checked call where the policy says: the GPU through the module's one entry (which, unless it returns
 // BO_CUDA_OK, has written nothing), else `cpu()`, the CPU BLAS. Counts and logs it when logging is on. D: the
 // routine's descriptor. True when the GPU ran it.
@@ -69,11 +78,8 @@ __attribute__((always_inline)) inline bool route(const policy::Call& call, Cpu&&
   // a GPU many times slower than it is.
   if (d.learn && !fell_back) policy::observe(d, where == Where::kGpu, double(dt) * 1e-3 - one_time_us, t0, t1);
   if (!counting) return on_gpu;
-  auto& c = thread_stats().r[index(r)];
-  c.calls[static_cast<int>(where)].add(1);
-  c.ns[static_cast<int>(where)].add(dt);
-  c.bytes.add(operand_bytes(call.call));
-  if (fell_back) c.fallbacks.add(1);
+  auto& row = count_call(call.call, where, dt);
+  if (fell_back) row.fallbacks.add(1);
   if (s.log >= LogLevel::kCalls) {
     char args[160], why[160];
     bo::routines::describe(call.call, args, sizeof args);
@@ -108,11 +114,7 @@ class CpuCallCount {
 
 // Counts a call the module ran outside route(): the ScaLAPACK takeover's factorization on the GPU's copy, in place.
 inline void count_gpu_call(const bo_call& call, std::uint64_t ns) {
-  if (g_settings->log < LogLevel::kSummary) return;
-  auto& c = thread_stats().r[index(Routine(call.routine))];
-  c.calls[static_cast<int>(Where::kGpu)].add(1);
-  c.ns[static_cast<int>(Where::kGpu)].add(ns);
-  c.bytes.add(operand_bytes(call));
+  if (g_settings->log >= LogLevel::kSummary) count_call(call, Where::kGpu, ns);
 }
 
 // Counts a call that ended in XERBLA or a reference quick return.

@@ -46,6 +46,25 @@ constexpr int type_index() {
   return 3;
 }
 
+// Broadcasts v[0..n) from process (0,0) of the grid `ctxt` to all its processes (every one calls it alike); T is an
+// element type or the BLACS integer.
+template <class T>
+void broadcast_from_root(const Blacs& b, const I* ctxt, bool root, T* v, I n) {
+  const I one = 1, zero = 0;
+  if constexpr (std::is_same_v<T, I>) {
+    if (root)
+      b.igebs2d(ctxt, "A", " ", &n, &one, v, &n);
+    else
+      b.igebr2d(ctxt, "A", " ", &n, &one, v, &n, &zero, &zero);
+  } else {
+    constexpr int t = type_index<T>();
+    if (root)
+      b.gebs2d[t](ctxt, "A", " ", &n, &one, v, &n);
+    else
+      b.gebr2d[t](ctxt, "A", " ", &n, &one, v, &n, &zero, &zero);
+  }
+}
+
 // A ScaLAPACK array descriptor (DESCA(1..9)) and the grid it lives on, with the arithmetic of its block-cyclic
 // layout. Only what the takeover needs: square blocks (MB = NB) and a submatrix that starts on a block boundary.
 struct Layout {

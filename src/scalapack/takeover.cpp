@@ -141,6 +141,34 @@ bool move(const Blacs& b, const Request& q, Transport how, const DeviceCopy& dev
   return combine_max(b, L, failed, 1);  // every part is in (out: (0,0) may unmap)
 }
 
+// One attempt's copies (Transport): (0,0) says what the others may open (its memfd: pid and descriptor, -1 for
+// messages; where it offers its GPU's memory, that copy's handle), every process opens what it can, and one combine
+// picks the way all take. `g` becomes this process's view of the copy (nullptr where it has none). False when (0,0)
+// has no copy at all (a retry that found no memory for the host copy).
+template <class T>
+bool open_copies(const Blacs& b, const Layout& L, bool root, bool offer_device, bool messages, std::size_t bytes,
+                 DenseCopy& dense, DeviceCopy& dev, T*& g, Transport& how) {
+  I where[3 + kHandleInts] = {dense.pid(), messages ? -1 : dense.fd(), 0};
+  if (root && offer_device && dev.create(bytes, where + 3)) where[2] = 1;
+  broadcast_from_root(b, &L.ctxt, root, where, I(3 + kHandleInts));
+  // Another process opens the device copy where its GPU is up already, or where its part is large enough to pay for
+  // starting it: about 256 MiB a process went through shared host memory (gather and scatter) in a GPU's start-up
+  // time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process.
+  const std::size_t part_bytes = bytes / std::size_t(L.nprow * L.npcol);
+  if (!root && where[2] && (gpu_load_state() == GpuLoad::kReady || part_bytes >= (std::size_t(256) << 20)))
+    dev.attach(where + 3);
+  if (!root && where[1] >= 0 && dense.attach(where[0], where[1], bytes)) g = static_cast<T*>(dense.data());
+  I failed[3] = {where[2] && !dev.data() ? 1 : 0, where[1] < 0 || !g ? 1 : 0, root && !g ? 1 : 0};
+  combine_max(b, L, failed, 3);
+  if (failed[2]) return false;
+  how = where[2] && !failed[0] ? Transport::kDevice : !failed[1] ? Transport::kShared : Transport::kMessages;
+  // (0,0) frees an unused device copy after the gather, when every other process has closed it.
+  if (how != Transport::kDevice && !root) dev.release();
+  if (how == Transport::kDevice) dense.release(), g = static_cast<T*>(dev.data());
+  if (how == Transport::kMessages && !root) dense.release(), g = nullptr;
+  return true;
+}
+
 // Process (0,0)'s LAPACK call on the device copy, in place (the module's lapack_in_place): its status, the call
 // counted in the summary's table as the library's own entry counts it.
 template <class T>
@@ -198,7 +226,11 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   const Layout& L = q.L;
   const bool root = L.myrow == 0 && L.mycol == 0;
   const std::size_t a_elems = std::size_t(q.m) * std::size_t(q.n);
-  const std::size_t bytes = (a_elems + std::size_t(q.b.rows) * std::size_t(q.b.cols)) * sizeof(T);
+  const std::size_t b_elems = std::size_t(q.b.rows) * std::size_t(q.b.cols);
+  const std::size_t bytes = (a_elems + b_elems) * sizeof(T);
+  // The in-place path indexes each matrix by int (cuSOLVER's interface); a larger one takes the host copy, whose call
+  // has cuSOLVERMg.
+  const bool fits = a_elems <= std::size_t(INT32_MAX) && b_elems <= std::size_t(INT32_MAX);
   const std::size_t k = std::size_t(std::min(q.m, q.n));
   DenseCopy dense;
   RootCall<T> r;
@@ -212,7 +244,6 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   const char* mine = local_refusal<T>(q, forced, g, g ? g + a_elems : nullptr, r);
   const I hash = node_hash();
   I v[3] = {mine ? 1 : 0, hash, -hash};
-  const I one = 1, zero = 0;
   if (!combine_max(*b, L, v, 3) || v[1] != -v[2]) {
     why = mine ? mine : v[0] ? "another process of the grid declined" : "the grid spans several nodes";
     log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (%s)", name, q.m, q.n, why);
@@ -221,51 +252,25 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   }
   // The copies, the factorization and the copies back: through the GPU's memory where it can, and once more through
   // host memory where the GPU declined its copy.
+  const Part part = !is_cholesky(q.kind) ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
   Transport how = Transport::kShared;
   std::uint64_t t0 = 0, t1 = 0, t2 = 0;
   I status = 0;
   for (bool device_ok = true;; device_ok = false) {
-    // How the copies go (Transport): (0,0) says what the others may open (its memfd: pid and descriptor, -1 for
-    // messages; where its GPU factors in place, its device copy's handle), and every process what it could not open.
     if (!device_ok) {
       if (root && !dense.data()) dense.create(bytes);
       g = root ? static_cast<T*>(dense.data()) : nullptr;
     }
     DeviceCopy dev;
-    I where[3 + kHandleInts] = {dense.pid(), s.scalapack_copy == ScalapackCopy::kMessages ? -1 : dense.fd(), 0};
-    // The in-place path indexes each matrix by int (cuSOLVER's interface); a larger one takes the host copy, whose
-    // call has cuSOLVERMg.
-    const std::size_t b_elems = std::size_t(q.b.rows) * std::size_t(q.b.cols);
-    const bool fits = a_elems <= std::size_t(INT32_MAX) && b_elems <= std::size_t(INT32_MAX);
-    if (root && r.gpu && fits && device_ok && s.scalapack_copy == ScalapackCopy::kAuto && dev.create(bytes, where + 3))
-      where[2] = 1;
-    const I nwhere = 3 + kHandleInts, three = 3;
-    if (root)
-      b->igebs2d(&L.ctxt, "A", " ", &nwhere, &one, where, &nwhere);
-    else
-      b->igebr2d(&L.ctxt, "A", " ", &nwhere, &one, where, &nwhere, &zero, &zero);
-    // Another process opens the device copy where its GPU is up already, or where its part is large enough to pay for
-    // starting it: about 256 MiB a process went through shared host memory (gather and scatter) in a GPU's start-up
-    // time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process.
-    const std::size_t part_bytes = bytes / std::size_t(L.nprow * L.npcol);
-    if (!root && where[2] && (gpu_load_state() == GpuLoad::kReady || part_bytes >= (std::size_t(256) << 20)))
-      dev.attach(where + 3);
-    if (!root && where[1] >= 0 && dense.attach(where[0], where[1], bytes)) g = static_cast<T*>(dense.data());
-    // (A retry's (0,0) may find no memory for the host copy: then ScaLAPACK's own routine.)
-    I failed[3] = {where[2] && !dev.data() ? 1 : 0, where[1] < 0 || !g ? 1 : 0, root && !g ? 1 : 0};
-    combine_max(*b, L, failed, 3);
-    if (failed[2]) {
+    const bool offer_device = r.gpu && fits && device_ok && s.scalapack_copy == ScalapackCopy::kAuto;
+    if (!open_copies<T>(*b, L, root, offer_device, s.scalapack_copy == ScalapackCopy::kMessages, bytes, dense, dev, g,
+                        how)) {
       log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (no memory for the gathered matrix)", name, q.m, q.n);
       c.fell_back.fetch_add(1, std::memory_order_relaxed);
       dense.release();
       real();
       return;
     }
-    how = where[2] && !failed[0] ? Transport::kDevice : !failed[1] ? Transport::kShared : Transport::kMessages;
-    // (0,0) frees an unused device copy after the gather, when every other process has closed it.
-    if (how != Transport::kDevice && !root) dev.release();
-    if (how == Transport::kDevice) dense.release(), g = static_cast<T*>(dev.data());
-    if (how == Transport::kMessages && !root) dense.release(), g = nullptr;
     // The device copy's end: the others close it, then (0,0) frees it.
     auto end_device = [&] {
       if (how != Transport::kDevice) return;
@@ -275,7 +280,6 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
       dev.release();
     };
     T* gb = g ? g + a_elems : nullptr;
-    const Part part = !is_cholesky(q.kind) ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
     t0 = now_ns();
     const bool gathered = move<T>(*b, q, how, dev, part, a, g, out.b, gb, true);
     if (how != Transport::kDevice) dev.release();
@@ -305,10 +309,7 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
         result[1] = r.info;
       }
     }
-    if (gathered && root)
-      b->igebs2d(&L.ctxt, "A", " ", &three, &one, result, &three);
-    else if (gathered)
-      b->igebr2d(&L.ctxt, "A", " ", &three, &one, result, &three, &zero, &zero);
+    if (gathered) broadcast_from_root(*b, &L.ctxt, root, result, I(3));
     status = result[0];
     t2 = now_ns();
     if (how == Transport::kDevice && !status) {
@@ -352,10 +353,7 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     // ScaLAPACK's pivots: IPIV(local row of global row r) = the global row it was swapped with, on every process
     // column, for the rows ia .. ia + min(m, n) - 1.
     r.piv.resize(k);
-    if (root)
-      b->igebs2d(&L.ctxt, "A", " ", &mn, &one, r.piv.data(), &mn);
-    else
-      b->igebr2d(&L.ctxt, "A", " ", &mn, &one, r.piv.data(), &mn, &zero, &zero);
+    broadcast_from_root(*b, &L.ctxt, root, r.piv.data(), mn);
     for (std::int64_t i = 0; i < mn; ++i) {
       const std::int64_t gr = q.ia + i;
       if (L.row_owner(gr) == L.myrow) out.ipiv[L.local_row(gr)] = I(r.piv[std::size_t(i)] + q.ia);
@@ -365,11 +363,7 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     // ScaLAPACK's TAU: TAU(local column of global column c) for the columns ja .. ja + min(m, n) - 1, on every
     // process row.
     r.tau.resize(k);
-    constexpr int t = type_index<T>();
-    if (root)
-      b->gebs2d[t](&L.ctxt, "A", " ", &mn, &one, r.tau.data(), &mn);
-    else
-      b->gebr2d[t](&L.ctxt, "A", " ", &mn, &one, r.tau.data(), &mn, &zero, &zero);
+    broadcast_from_root(*b, &L.ctxt, root, r.tau.data(), mn);
     for (std::int64_t j = 0; j < mn; ++j) {
       const std::int64_t gc = q.ja + j;
       if (L.col_owner(gc) == L.mycol) out.tau[L.local_col(gc)] = r.tau[std::size_t(j)];
