@@ -187,6 +187,9 @@ std::vector<Knob> build() {
   // Test hooks: declared so that they are known (not warned about as unknown).
   v.push_back(integer("BLASOFFLOAD_TEST_FAIL_AFTER_TILES", O::kTest, "unset", -1, kNoMax,
                       "tests: the pipeline fails after this many tiles"));
+  v.push_back(typed("BLASOFFLOAD_TEST_PIPELINE_ORDER", K::kText, O::kTest,
+                    "unset (growing squares where every panel fits)", "columns",
+                    "benchmarks: the pipeline's column order (every A panel before the first column's tiles)"));
   v.push_back(typed("BLASOFFLOAD_TEST_ALLOW_GPU", K::kText, O::kTest, "unset", "any value",
                     "tests: results are checked against bounds, not bits (read by the test programs)"));
   v.push_back(typed("BLASOFFLOAD_TEST_CPU_LIBRARY_ROOT", K::kPath, O::kTest, "unset", "a path",

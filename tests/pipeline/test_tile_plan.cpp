@@ -16,7 +16,8 @@ namespace {
 constexpr int64_t kMiB = int64_t(1) << 20;
 
 // Replays the work items as one device driver does (A panel i in slot i % a_slots, B panels in two slots, the
-// older one replaced) and counts uploads; checks that every tile is computed exactly once.
+// older one replaced; whole panels: B panel j in slot j) and counts uploads; checks that every tile is computed exactly
+// once.
 struct Replay {
   int64_t a_uploads = 0, b_uploads = 0;
   bool each_tile_once = true;
@@ -25,7 +26,7 @@ struct Replay {
 Replay replay(const Plan& p, const TileBlock* block = nullptr,
               std::map<std::pair<int64_t, int64_t>, int>* all = nullptr) {
   Replay r;
-  std::vector<int64_t> a_slot(size_t(p.a_slots), -1), b_slot(2, -1);
+  std::vector<int64_t> a_slot(size_t(p.a_slots), -1), b_slot(size_t(p.b_slots), -1);
   int last_b = -1;
   std::map<std::pair<int64_t, int64_t>, int> own;
   std::map<std::pair<int64_t, int64_t>, int>& seen = all ? *all : own;
@@ -34,10 +35,10 @@ Replay replay(const Plan& p, const TileBlock* block = nullptr,
     int64_t i0, i1, j;
     block_item(p, b, w, &i0, &i1, &j);
     int bs = -1;
-    for (int q = 0; q < 2; ++q)
+    for (int q = 0; q < int(p.b_slots); ++q)
       if (b_slot[q] == j) bs = q;
     if (bs < 0) {
-      bs = (last_b + 1) % 2;
+      bs = p.whole ? int(j) : (last_b + 1) % 2;
       b_slot[bs] = j;
       ++r.b_uploads;
     }
@@ -223,19 +224,8 @@ TEST(ParseBytes, Suffixes) {
   EXPECT_EQ(parse_bytes(nullptr), -1);
 }
 
-// Several devices: each device's block moves only its share of A and B, and the blocks cover C exactly once.
-TEST(TilePlan, SplitAmongDevicesMovesLessPerDevice) {
-  PlanInput in;
-  in.m = in.n = in.k = 32768;
-  in.elem_size = 8;
-  in.budget_bytes = 100 * 1024 * kMiB;
-  const Plan p = make_plan(in);
-  ASSERT_TRUE(p.ok) << p.why;
-  ASSERT_EQ(p.mt, 16);
-  ASSERT_EQ(p.a_slots, 16);
-  const std::vector<TileBlock> one = split_tiles(p, 1);
-  ASSERT_EQ(one.size(), 1u);
-  EXPECT_EQ(one[0].items(), p.nt);  // one group of A, every B panel
+// The blocks of 2 .. 8 devices cover C once, and each device moves less than all of A and B.
+void split_moves_less(const Plan& p) {
   for (int devices : {2, 3, 4, 6, 8}) {
     const std::vector<TileBlock> blocks = split_tiles(p, devices);
     ASSERT_EQ(int(blocks.size()), devices);
@@ -248,9 +238,33 @@ TEST(TilePlan, SplitAmongDevicesMovesLessPerDevice) {
     EXPECT_EQ(int64_t(seen.size()), p.mt * p.nt) << devices;
     for (auto& kv : seen) EXPECT_EQ(kv.second, 1) << devices;
     // 4 devices: a 2 x 2 grid, 8 A and 8 B panels each (not all 16 A panels and 4 B panels).
-    if (devices == 4) EXPECT_EQ(most, 16);
-    if (devices == 2) EXPECT_EQ(most, 16 + 8);
+    if (devices == 4) {
+      EXPECT_EQ(most, 16);
+    } else if (devices == 2) {
+      EXPECT_EQ(most, 16 + 8);
+    }
     EXPECT_LT(most, p.mt + p.nt) << devices;  // less than one device moving everything
+  }
+}
+
+// Several devices: each device's block moves only its share of A and B, and the blocks cover C exactly once.
+TEST(TilePlan, SplitAmongDevicesMovesLessPerDevice) {
+  for (bool whole : {false, true}) {
+    SCOPED_TRACE(whole ? "whole panels" : "column order");
+    PlanInput in;
+    in.m = in.n = in.k = 32768;
+    in.elem_size = 8;
+    in.budget_bytes = 100 * 1024 * kMiB;
+    in.whole_panels = whole;
+    const Plan p = make_plan(in);
+    ASSERT_TRUE(p.ok) << p.why;
+    ASSERT_EQ(p.whole, whole);
+    ASSERT_EQ(p.mt, 16);
+    ASSERT_EQ(p.a_slots, 16);
+    const std::vector<TileBlock> one = split_tiles(p, 1);
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0].items(), whole ? p.mt * p.nt : p.nt);  // tiles; or one group of A, every B panel
+    split_moves_less(p);
   }
 }
 
@@ -270,6 +284,73 @@ TEST(TilePlan, SplitOfASmallTileGridLeavesDevicesToSteal) {
   for (const TileBlock& b : blocks) replay(p, &b, &seen);
   EXPECT_EQ(int64_t(seen.size()), 2);
   for (auto& kv : seen) EXPECT_EQ(kv.second, 1);
+}
+
+// Whole panels: each panel has its own slot and moves once; the items are single tiles in growing squares, so after
+// s * s items of a block exactly its s x s corner is done (the panels of s rows and s columns), on a square block, a
+// tall one (2 devices: 16 x 8) and a grid with partial tiles.
+TEST(TilePlan, WholePanelsGrowSquares) {
+  struct Case {
+    int64_t m, n, k, tile;
+    int devices;
+  };
+  for (const Case& c : {Case{32768, 32768, 32768, 2048, 1}, Case{32768, 32768, 32768, 2048, 2},
+                        Case{1000, 700, 300, 128, 1}, Case{1000, 700, 300, 128, 4}}) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << " tile " << c.tile << " on " << c.devices);
+    PlanInput in;
+    in.m = c.m, in.n = c.n, in.k = c.k, in.tile = c.tile;
+    in.elem_size = 8;
+    in.budget_bytes = 100 * 1024 * kMiB;
+    const Plan p = make_plan(in);
+    ASSERT_TRUE(p.ok) << p.why;
+    ASSERT_TRUE(p.whole);
+    EXPECT_EQ(p.a_slots, p.mt);
+    EXPECT_EQ(p.b_slots, p.nt);
+    EXPECT_LE(p.bytes_needed, in.budget_bytes);
+    std::map<std::pair<int64_t, int64_t>, int> seen;
+    for (const TileBlock& b : split_tiles(p, c.devices)) {
+      const int64_t rows = b.r1 - b.r0, cols = b.c1 - b.c0;
+      ASSERT_EQ(b.items(), rows * cols);
+      const Replay r = replay(p, &b, &seen);
+      EXPECT_EQ(r.a_uploads, rows);  // each of the block's panels once
+      EXPECT_EQ(r.b_uploads, cols);
+      std::set<std::pair<int64_t, int64_t>> done;
+      for (int64_t w = 0; w < b.items(); ++w) {
+        int64_t i0, i1, j;
+        block_item(p, b, w, &i0, &i1, &j);
+        ASSERT_EQ(i1, i0 + 1);
+        ASSERT_TRUE(i0 >= b.r0 && i0 < b.r1 && j >= b.c0 && j < b.c1);
+        done.insert({i0 - b.r0, j - b.c0});
+        // After the items of shells 0 .. s-1, exactly the tiles whose coordinates are both below s (within the block).
+        for (int64_t s = 1; s <= std::max(rows, cols); ++s) {
+          if (w + 1 != std::min(s, rows) * std::min(s, cols)) continue;
+          for (const auto& t : done) EXPECT_TRUE(t.first < s && t.second < s) << w;
+        }
+      }
+      EXPECT_EQ(int64_t(done.size()), rows * cols);
+    }
+    EXPECT_EQ(int64_t(seen.size()), p.mt * p.nt);
+    for (auto& kv : seen) EXPECT_EQ(kv.second, 1);
+  }
+}
+
+// Whole panels only where every panel fits in half the budget: just below that, the column order with A whole.
+TEST(TilePlan, WholePanelsOnlyWithinHalfTheBudget) {
+  PlanInput in;
+  in.m = in.n = in.k = 8192;
+  in.elem_size = 8;
+  const int64_t panels = 2 * 8192 * int64_t(8192) * 8;  // A and B
+  in.budget_bytes = 2 * panels + 256 * kMiB;            // and the three C tiles (32 MiB each)
+  Plan p = make_plan(in);
+  ASSERT_TRUE(p.ok);
+  EXPECT_TRUE(p.whole);
+  in.budget_bytes = 2 * panels - 64 * kMiB;
+  p = make_plan(in);
+  ASSERT_TRUE(p.ok);
+  EXPECT_FALSE(p.whole);
+  EXPECT_EQ(p.a_slots, p.mt);
+  EXPECT_EQ(p.b_slots, 2);
+  EXPECT_TRUE(replay(p).each_tile_once);
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 """Report of the several-GPU benchmarks (`pipeline:multi_gpu`: gemm; `pipeline:multi_gpu_level3`: trsm, syrk;
 `lapack:multi_gpu`: getrf and potrf): per routine, order and stack (1, 2 or 4 GPUs named by BLASOFFLOAD_DEVICES), the
 library's call on host operands as a program makes it, each round's time, the A/A spread between rounds, the speedup
-over one GPU (median of the rounds over the one-GPU stack's) and, where a run called the CPU BLAS too, over it.
+over one GPU (median of the rounds over the one-GPU stack's: gpus1, or gpus1-X for a stack gpusN-X) and, where a run called the CPU BLAS too, over it.
 Targets (issue 42): dgemm n = 32768 on 2 GPUs >= 1.8x one GPU, on 4 GPUs >= 3.2x; dgetrf and dpotrf n = 65536 on 2
 GPUs >= 1.6x.
 """
+import re
 import statistics
 
 import report as common
@@ -48,17 +49,21 @@ def render(rows, contexts, args):
     groups = {}
     for r in points:
         groups.setdefault((r.get("routine"), r.get("n"), r.get("stack")), []).append(r)
+    # A stack's one-GPU baseline: gpus1 with the same suffix (gpus2-columns against gpus1-columns: an A/B's variants).
+    def base(stack):
+        return re.sub(r"^gpus\d+", "gpus1", stack or "")
+
     one = {}
     for (routine, n, stack), g in groups.items():
         meds = timed_medians(g)
-        if stack == "gpus1" and meds:
-            one[(routine, n)] = statistics.median(meds)
+        if stack == base(stack) and meds:
+            one[(routine, n, stack)] = statistics.median(meds)
     body, ok, verdicts = [], True, []
     for (routine, n, stack), g in sorted(groups.items(), key=lambda kv: ("dzcs".find(kv[0][0][:1]), kv[0][1],
                                                                           kv[0][2])):
         meds = timed_medians(g)
         med = statistics.median(meds) if meds else None
-        sp = common.ratio(one.get((routine, n)), med)
+        sp = common.ratio(one.get((routine, n, base(stack))), med)
         checks = ", ".join("%s %s" % (r.get("check"), common.fmt(r.get("check_value"), "%.2g")) for r in g)
         # The CPU BLAS's time where a run of the group called it (its own line: multi_gpu_level3's `cpu` part).
         cpus = [r.get("cpu_median_ms") for r in g if r.get("cpu_reps")]

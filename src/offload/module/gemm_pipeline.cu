@@ -192,6 +192,9 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   in.elem_size = es;
   in.tile = std::max<long>(1, config_long("BLASOFFLOAD_TILE", 2048));
   in.chunk_bytes = std::max<int64_t>(kMiB, std::min<int64_t>(32 * kMiB, ring_bytes / 4));
+  // The benchmarks' A/B of the two orders (tile_plan.h): "columns" keeps the order of A's panels all first.
+  if (const char* order = config("BLASOFFLOAD_TEST_PIPELINE_ORDER"))
+    in.whole_panels = std::strcmp(order, "columns") != 0;
   // The smallest budget over the devices, so one plan serves all.
   int64_t budget = INT64_MAX;
   const char* limit_s = hs->config ? hs->config("BLASOFFLOAD_DEVICE_MEMORY_LIMIT") : nullptr;
@@ -388,14 +391,14 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   stats->d2h_busy_ms = stage_sum[kD2H];
   stats->wall_ms = ms_since(wall0);
   h.log(BO_LOG_DEBUG,
-        "%s pipeline: %dx GPU, tiles %lldx%lld (%lld on GPU, %lld on CPU after failure), %lld K pass(es), %lld "
+        "%s pipeline: %dx GPU, tiles %lldx%lld%s (%lld on GPU, %lld on CPU after failure), %lld K pass(es), %lld "
         "panel uploads, CPU share %lld cols %lld rows; in %.0f MB (h2d busy %.2f ms), out %.0f MB (d2h busy %.2f "
         "ms), kernels %.2f ms, pack %.2f ms, unpack %.2f ms, first kernel at %.2f ms, wall %.2f ms",
-        name, stats->devices, (long long)p.mb, (long long)p.nb, (long long)stats->tiles, (long long)stats->tiles_cpu,
-        (long long)p.passes, (long long)stats->panel_uploads, (long long)stats->n_cpu_cols,
-        (long long)stats->m_cpu_rows, stats->bytes_h2d / 1e6, stats->h2d_busy_ms, stats->bytes_d2h / 1e6,
-        stats->d2h_busy_ms, stats->kernel_busy_ms, stats->pack_ms, stats->unpack_ms, stats->first_kernel_ms,
-        stats->wall_ms);
+        name, stats->devices, (long long)p.mb, (long long)p.nb, p.whole ? " in growing squares" : "",
+        (long long)stats->tiles, (long long)stats->tiles_cpu, (long long)p.passes, (long long)stats->panel_uploads,
+        (long long)stats->n_cpu_cols, (long long)stats->m_cpu_rows, stats->bytes_h2d / 1e6, stats->h2d_busy_ms,
+        stats->bytes_d2h / 1e6, stats->d2h_busy_ms, stats->kernel_busy_ms, stats->pack_ms, stats->unpack_ms,
+        stats->first_kernel_ms, stats->wall_ms);
   return BO_CUDA_OK;
 }
 

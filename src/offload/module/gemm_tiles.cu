@@ -170,12 +170,16 @@ void Driver::run() {
     if (err_) break;
     int64_t i0, i1, j;
     if (!s_.take_item(index_, &i0, &i1, &j)) break;
-    // The B panel: reuse, or upload into the slot not used by the previous item.
+    // The B panel: reuse, or upload into the slot not used by the previous item (whole panels: its own slot).
     int bs = -1;
-    for (int q = 0; q < p.b_slots; ++q)
-      if (b_holds[q] == j) bs = q;
+    if (p.whole) {
+      if (b_holds[size_t(j)] == j) bs = int(j);
+    } else {
+      for (int q = 0; q < p.b_slots; ++q)
+        if (b_holds[q] == j) bs = q;
+    }
     if (bs < 0) {
-      bs = int((last_b_ + 1) % p.b_slots);
+      bs = p.whole ? int(j) : int((last_b_ + 1) % p.b_slots);
       const Block blk = b_panel(s_, j, k0, kc);
       if (b_used[bs]) check(cudaStreamWaitEvent(d_.st[kH2D], b_free[bs], 0));
       upload(blk, b_slot[bs], b_ready[bs], s_.b_direct);

@@ -36,13 +36,44 @@ std::vector<TileBlock> split_tiles(const Plan& p, int devices) {
       b.r1 = p.mt * (r + 1) / best_r;
       b.c0 = p.nt * c / best_c;
       b.c1 = p.nt * (c + 1) / best_c;
-      b.groups = cdiv(b.r1 - b.r0, p.a_slots);
+      b.groups = p.whole ? b.r1 - b.r0 : cdiv(b.r1 - b.r0, p.a_slots);
       out.push_back(b);
     }
   return out;
 }
 
+namespace {
+// Tile w of an r x c grid in growing squares: shell s holds the tiles whose larger coordinate is s, first row s's up to
+// the corner (they need A panel s and B panels already there), then column s's (B panel s), then the corner.
+void shell_tile(int64_t r, int64_t c, int64_t w, int64_t* u, int64_t* v) {
+  auto before = [&](int64_t s) { return std::min(s, r) * std::min(s, c); };  // tiles of shells 0 .. s-1
+  int64_t s = 0;
+  while (before(s + 1) <= w) ++s;
+  int64_t o = w - before(s);
+  const int64_t row_part = s < r ? std::min(s, c) : 0;
+  if (o < row_part) {
+    *u = s, *v = o;
+    return;
+  }
+  o -= row_part;
+  const int64_t col_part = s < c ? std::min(s, r) : 0;
+  if (o < col_part) {
+    *u = o, *v = s;
+    return;
+  }
+  *u = s, *v = s;  // the corner
+}
+}  // namespace
+
 void block_item(const Plan& p, const TileBlock& b, int64_t w, int64_t* i0, int64_t* i1, int64_t* j) {
+  if (p.whole) {
+    int64_t u = 0, v = 0;
+    shell_tile(b.r1 - b.r0, b.c1 - b.c0, w, &u, &v);
+    *i0 = b.r0 + u;
+    *i1 = *i0 + 1;
+    *j = b.c0 + v;
+    return;
+  }
   const int64_t nc = b.c1 - b.c0, g = w / nc, c = w % nc;
   *i0 = b.r0 + g * p.a_slots;
   *i1 = std::min(b.r1, *i0 + p.a_slots);
@@ -96,13 +127,19 @@ Plan make_plan(const PlanInput& in) {
       p.passes = 1;
       p.kc = in.k;
       const int64_t a_bytes = al(es * mb * in.k), b_bytes = al(es * in.k * nb);
-      p.a_slots = std::max<int64_t>(1, std::min(p.mt, (in.budget_bytes - fixed - p.b_slots * b_bytes) / a_bytes));
+      if (in.whole_panels && p.mt * a_bytes + p.nt * b_bytes <= (in.budget_bytes - fixed) / 2) {
+        p.whole = true;
+        p.a_slots = p.mt;
+        p.b_slots = p.nt;
+      } else {
+        p.a_slots = std::max<int64_t>(1, std::min(p.mt, (in.budget_bytes - fixed - p.b_slots * b_bytes) / a_bytes));
+      }
     } else {
       p.passes = cdiv(in.k, kc);  // balanced passes, each as deep as memory allows
       p.kc = cdiv(in.k, p.passes);
       p.a_slots = 1;
     }
-    p.groups = cdiv(p.mt, p.a_slots);
+    p.groups = p.whole ? p.mt : cdiv(p.mt, p.a_slots);
     p.bytes_needed = fixed + p.a_slots * al(es * mb * p.kc) + p.b_slots * al(es * p.kc * nb);
     p.ok = true;
     return p;
