@@ -27,7 +27,8 @@ KINDS = ("regret", "overhead", "lapack", "lapack_intercept", "lapack_complex", "
 # result files named after their benchmark, not their report
 PREFIX_KIND = {"dgemm_host": "host_gemm", "complex_host": "host_gemm", "level3_host_gemm": "level3",
                "isolate": "mix_isolate", "firstrun_idle": "firstrun", "firstrun_load": "firstrun",
-               "lapack_multi_gpu": "multi_gpu", "multi_gpu_level3": "multi_gpu"}
+               "lapack_multi_gpu": "multi_gpu", "lapack_multi_gpu_qr": "multi_gpu",
+               "multi_gpu_level3": "multi_gpu"}
 # <kind>-<gpu>-<yyyy-mm-dd>-<commit>[-more].jsonl: the result files' names (bench/common/run.py writes them).
 NAME_RE = re.compile(r"^(?P<kind>[a-z0-9_]+?)-(?P<gpu>.+)-(?P<date>\d{4}-\d\d-\d\d)-(?P<commit>[0-9a-f]{7,})")
 
