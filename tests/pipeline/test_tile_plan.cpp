@@ -288,14 +288,15 @@ TEST(TilePlan, SplitOfASmallTileGridLeavesDevicesToSteal) {
 
 // Whole panels: each panel has its own slot and moves once; the items are single tiles in growing squares, so after
 // s * s items of a block exactly its s x s corner is done (the panels of s rows and s columns), on a square block, a
-// tall one (2 devices: 16 x 8) and a grid with partial tiles.
+// tall one (2 devices: 16 x 8), grids with partial tiles, and long thin grids (100 x 9, 9 x 100).
 TEST(TilePlan, WholePanelsGrowSquares) {
   struct Case {
     int64_t m, n, k, tile;
     int devices;
   };
   for (const Case& c : {Case{32768, 32768, 32768, 2048, 1}, Case{32768, 32768, 32768, 2048, 2},
-                        Case{1000, 700, 300, 128, 1}, Case{1000, 700, 300, 128, 4}}) {
+                        Case{1000, 700, 300, 128, 1}, Case{1000, 700, 300, 128, 4}, Case{1000, 90, 50, 10, 1},
+                        Case{90, 1000, 50, 10, 1}, Case{1000, 1000, 50, 7, 3}}) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << " tile " << c.tile << " on " << c.devices);
     PlanInput in;
     in.m = c.m, in.n = c.n, in.k = c.k, in.tile = c.tile;

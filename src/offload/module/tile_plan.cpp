@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 
 namespace bom {
@@ -47,8 +48,17 @@ namespace {
 // the corner (they need A panel s and B panels already there), then column s's (B panel s), then the corner.
 void shell_tile(int64_t r, int64_t c, int64_t w, int64_t* u, int64_t* v) {
   auto before = [&](int64_t s) { return std::min(s, r) * std::min(s, c); };  // tiles of shells 0 .. s-1
+  // The shell, in constant time (small tiles make hundreds of thousands of items): squares up to the shorter side,
+  // then shells of that side's length each.
+  const int64_t side = std::min(r, c);
   int64_t s = 0;
-  while (before(s + 1) <= w) ++s;
+  if (w < side * side) {
+    s = int64_t(std::sqrt(double(w)));
+    while (s * s > w) --s;
+    while ((s + 1) * (s + 1) <= w) ++s;
+  } else {
+    s = side + (w - side * side) / side;
+  }
   int64_t o = w - before(s);
   const int64_t row_part = s < r ? std::min(s, c) : 0;
   if (o < row_part) {
