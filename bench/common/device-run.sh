@@ -9,6 +9,9 @@
 #   CARRY      made by bench/common/make-carry.sh (carried with the device call)
 #   OUTDIR     where the results go; - for $OUT (what the device tool brings back)
 #   SELECTION  FOLDER[:ITEMS][@SECONDS], e.g. pipeline:dgemm_host@200 policy:overhead@90 (bench/common/README.md)
+# A device call brings back at most 8 files from $OUT: where OUTDIR then holds more, everything in it but earlier bundles
+# is packed into one results-<time>.tar (unpack it with tar -xf; folders kept), so that several selections, or several
+# runs of this script in one call, lose nothing.
 # Environment: BO_DEVICE_LIMIT_S=570 (the whole call: every selection stops by then, 20 s kept for the reports),
 # BO_POLICY=FILE (no calibration), BO_CALIBRATE_ARGS, BO_RUN_ARGS (more run.py options, e.g. "--set round=1"),
 # BLASOFFLOAD_* (pass through to every run).
@@ -34,4 +37,11 @@ status=$?
 echo "device-run.sh: done in ${SECONDS}s (exit $status)"
 find "$out" -type f | sort
 sleep 0.2  # let tee write the last lines
+if [ "$(find "$out" -type f | wc -l)" -gt 8 ]; then
+  bundle=results-$(date -u +%Y%m%dT%H%M%SZ).tar
+  (cd "$out" && find . -type f ! -name 'results-*.tar' ! -name "$(basename "$logfile")" | sort >"/tmp/$bundle.list" &&
+    tar -cf "$bundle" -T "/tmp/$bundle.list" && xargs -d '\n' rm -f <"/tmp/$bundle.list" &&
+    find . -mindepth 1 -type d -empty -delete)
+  echo "device-run.sh: more than 8 files in $out: packed into $out/$bundle (a call brings back 8)"
+fi
 exit $status
