@@ -11,7 +11,8 @@
 # cuSOLVERMg and the tiled QR take a GPU listed twice as two shares: BO_MG_DEVICES=0,0 runs both jobs on one GPU.
 # Usage (GPU machine, repository root): tests/gpu/device-multi-gpu.sh LIB_DIR BLAS_CARRY [PRECISIONS]
 #   LIB_DIR: libblasoffload.so with libblasoffload_cuda.so beside it; BLAS_CARRY: prepare-carry.sh's folder with the
-#   LAPACK test programs; PRECISIONS: default "d s z". Results: $OUT/multi-gpu-index.txt and one folder per suite.
+#   LAPACK test programs; PRECISIONS: default "d s z". Results: $OUT/multi-gpu-index.txt, one folder per suite and its
+#   run_suite.sh output (<suite>.result.gz).
 # Environment: BO_MG_JOBS (default "lu qr"), BO_MG_DEVICES (default 0,1), BO_SUITE_LIMIT_S (default 240, per suite).
 set -u
 K=$(cd "$1" && pwd)
@@ -47,7 +48,8 @@ for p in ${3:-d s z}; do
     [ "$rc" = 0 ] || status=1
     echo "$name rc=$rc on-2-gpus=${mg:-0}$where $((SECONDS - s))s ${why}" | tee -a "$O/multi-gpu-index.txt"
     grep -h "tests failed\|FAIL" "$O/$name.result" | head -5
-    gzip -f "$log" 2>/dev/null
+    # Both hold the debug log (tens of MB): compressed, they come back from a device call (16 MiB a file).
+    gzip -f "$log" "$O/$name.result" 2>/dev/null
   done
 done
 exit $status
