@@ -3,7 +3,7 @@
 // sides) are gathered onto process (0,0), factored (and solved) there by this library's own LAPACK routine (the GPU),
 // and scattered back with ScaLAPACK's pivots or TAU; else ScaLAPACK's own routine runs, its local BLAS calls
 // intercepted as always. ScaLAPACK's unblocked panels and per-column messages, not its local BLAS, take most of a large
-// factorization's time, which no local GPU call can shorten (docs/multi-gpu.md).
+// factorization's time, which no local GPU call can shorten (docs/scalapack.md).
 #include "scalapack/takeover.h"
 
 #include <dlfcn.h>
