@@ -42,6 +42,7 @@ if [ "$(find "$out" -type f | wc -l)" -gt 8 ]; then
   (cd "$out" && find . -type f ! -name 'results-*.tar' ! -name "$(basename "$logfile")" | sort >"/tmp/$bundle.list" &&
     tar -cf "$bundle" -T "/tmp/$bundle.list" && xargs -d '\n' rm -f <"/tmp/$bundle.list" &&
     find . -mindepth 1 -type d -empty -delete)
+  rm -f "/tmp/$bundle.list"
   echo "device-run.sh: more than 8 files in $out: packed into $out/$bundle (a call brings back 8)"
 fi
 exit $status
