@@ -1,7 +1,8 @@
 """Report of the several-GPU benchmarks (`pipeline:multi_gpu`: gemm; `pipeline:multi_gpu_level3`: trsm, syrk;
 `lapack:multi_gpu`: getrf and potrf): per routine, order and stack (1, 2 or 4 GPUs named by BLASOFFLOAD_DEVICES), the
 library's call on host operands as a program makes it, each round's time, the A/A spread between rounds, the speedup
-over one GPU (median of the rounds over the one-GPU stack's: gpus1, or gpus1-X for a stack gpusN-X) and, where a run called the CPU BLAS too, over it.
+over one GPU (median of the rounds over the one-GPU stack's: gpus1, or gpus1-X for a stack gpusN-X) and, where a run
+called the CPU BLAS too, over it.
 Targets (issue 42): dgemm n = 32768 on 2 GPUs >= 1.8x one GPU, on 4 GPUs >= 3.2x; dgetrf and dpotrf n = 65536 on 2
 GPUs >= 1.6x.
 """
@@ -21,6 +22,12 @@ def normalise(r):
                  lib_gflops=r.get("gflops"), check_value=r.get("check_ratio"))
         r["check"] = r.get("check") if r.get("info", 0) == 0 else "info %s" % r.get("info")
     return r
+
+
+def base(stack):
+    """A stack's one-GPU baseline: gpus1 with the same suffix (gpus2-columns against gpus1-columns: an A/B's
+    variants)."""
+    return re.sub(r"^gpus\d+", "gpus1", stack or "")
 
 
 def timed_medians(g):
@@ -49,10 +56,6 @@ def render(rows, contexts, args):
     groups = {}
     for r in points:
         groups.setdefault((r.get("routine"), r.get("n"), r.get("stack")), []).append(r)
-    # A stack's one-GPU baseline: gpus1 with the same suffix (gpus2-columns against gpus1-columns: an A/B's variants).
-    def base(stack):
-        return re.sub(r"^gpus\d+", "gpus1", stack or "")
-
     one = {}
     for (routine, n, stack), g in groups.items():
         meds = timed_medians(g)
