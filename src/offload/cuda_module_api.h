@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 16u /* 16: device memory shared between processes for the ScaLAPACK takeover */
+#define BO_CUDA_API_VERSION 17u /* 17: bo_gemm_stats.bytes_peer */
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -77,6 +77,7 @@ struct bo_gemm_stats {
   double bytes_h2d, bytes_d2h;
   double wall_ms, cpu_part_ms, first_kernel_ms; /* first_kernel_ms: call start to the first tile's kernel start */
   double h2d_busy_ms, kernel_busy_ms, d2h_busy_ms, pack_ms, unpack_ms;
+  double bytes_peer; /* panel bytes copied from another GPU instead of staged again (several GPUs sharing panels) */
 };
 
 /* The residency cache's sizes, shared by the module (offload/module/residency.h) and the policy, which asks about

@@ -38,7 +38,9 @@ inline constexpr const char* kKnobNames[] = {"BLASOFFLOAD_PIPELINE",
                                              "BLASOFFLOAD_PIN_HOST",
                                              "BLASOFFLOAD_MULTI_GPU_MIN_N",
                                              "BLASOFFLOAD_PINNED_MAX_MB",
-                                             "BLASOFFLOAD_TEST_FAIL_AFTER_TILES"};
+                                             "BLASOFFLOAD_TEST_FAIL_AFTER_TILES",
+                                             "BLASOFFLOAD_TEST_PIPELINE_ORDER",
+                                             "BLASOFFLOAD_TEST_PEER_PANELS"};
 
 // The engine's knobs for one test. All are cleared first, so that a knob left in the environment of the run cannot
 // change the schedule a test asserts on. Only the main thread changes them, and only while no call is in flight:
@@ -227,8 +229,8 @@ inline std::string describe(const bo_gemm_stats& s) {
   std::ostringstream o;
   o << "[stats: path " << s.path << ", devices " << s.devices << ", tile " << s.tile_m << "x" << s.tile_n
     << ", k_passes " << s.k_passes << ", tiles " << s.tiles << " GPU + " << s.tiles_cpu << " CPU, panel_uploads "
-    << s.panel_uploads << ", CPU share " << s.n_cpu_cols << " cols / " << s.m_cpu_rows << " rows, h2d " << s.bytes_h2d
-    << " B, d2h " << s.bytes_d2h << " B, wall " << s.wall_ms << " ms]";
+    << s.panel_uploads << " (" << s.bytes_peer << " B copied between GPUs), CPU share " << s.n_cpu_cols << " cols / "
+    << s.m_cpu_rows << " rows, h2d " << s.bytes_h2d << " B, d2h " << s.bytes_d2h << " B, wall " << s.wall_ms << " ms]";
   return o.str();
 }
 

@@ -147,6 +147,48 @@ TYPED_TEST(PipelineMultiGpu, TwoDevices_BitIdenticalToOne) {
   }
 }
 
+// Two GPUs side by side both need every A panel: one stages each and the other copies it from that GPU (panel_share.h),
+// so the two stage what one GPU does; the same bits as one GPU and as each staging its own, with and without a
+// failure midway.
+TYPED_TEST(PipelineMultiGpu, TwoDevices_SharedPanelsStagedOnce) {
+  using T = TypeParam;
+  MULTI_GPU_PREAMBLE();
+  int can = 0;
+  if (cudaDeviceCanAccessPeer(&can, 0, 1) != cudaSuccess || !can) GTEST_SKIP() << "GPUs 0 and 1 are not peers";
+  Knobs knobs(64);
+  knobs.set("BLASOFFLOAD_PIN_HOST", "off");  // staged: registered operands are not shared
+  for (int c = 0; c < 2; ++c) {
+    const Gemm<T> g = c == 0 ? Gemm<T>('N', 'N', 640, 512, 300, 1.0f, 0.0f, true)
+                             : Gemm<T>('T', 'T', 333, 257, 190, -1.0f, 0.5f, false);
+    SCOPED_TRACE(g.name());
+    knobs.set("BLASOFFLOAD_DEVICES", "0");
+    const Result<T> one = run(g);
+    knobs.set("BLASOFFLOAD_DEVICES", "0,1");
+    const Result<T> shared = run(g);
+    knobs.set("BLASOFFLOAD_TEST_PEER_PANELS", "off");
+    const Result<T> own = run(g);
+    knobs.unset("BLASOFFLOAD_TEST_PEER_PANELS");
+    std::printf("  %s shared: %s\n  each its own: %s\n", g.name().c_str(), describe(shared.st).c_str(),
+                describe(own.st).c_str());
+    for (const Result<T>* r : {&one, &shared, &own}) EXPECT_TRUE(correct(g, *r));
+    EXPECT_TRUE(pipeline_ran(g, shared, 64, 2));
+    EXPECT_TRUE(gpu_only(shared));
+    EXPECT_TRUE(same_bits(one.c, shared.c)) << "shared panels gave other bits than one GPU";
+    EXPECT_TRUE(same_bits(own.c, shared.c));
+    EXPECT_GT(shared.st.bytes_peer, 0.0) << describe(shared.st);
+    EXPECT_EQ(own.st.bytes_peer, 0.0) << describe(own.st);
+    // Both GPUs need all of one operand: shared, every panel crosses from the host once, as on one GPU.
+    EXPECT_NEAR(shared.st.bytes_h2d, one.st.bytes_h2d, 1.0) << describe(shared.st);
+    EXPECT_GT(own.st.bytes_h2d, shared.st.bytes_h2d) << describe(own.st);
+    // A GPU failing midway: waiting for the failed GPU's panels ends, and the rest is finished on the CPU.
+    knobs.set("BLASOFFLOAD_TEST_FAIL_AFTER_TILES", "5");
+    const Result<T> failed = run(g);
+    knobs.unset("BLASOFFLOAD_TEST_FAIL_AFTER_TILES");
+    EXPECT_TRUE(correct(g, failed));
+    EXPECT_GT(failed.st.tiles_cpu, 0) << describe(failed.st);
+  }
+}
+
 // A failure on two GPUs (the hook counts the call's tiles over both) and a hybrid share with two GPUs.
 TYPED_TEST(PipelineMultiGpu, TwoDevices_FailureAndHybrid) {
   using T = TypeParam;

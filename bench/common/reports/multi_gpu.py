@@ -26,7 +26,8 @@ def normalise(r):
 
 def base(stack):
     """A stack's one-GPU baseline: gpus1 with the same suffix (gpus2-columns against gpus1-columns: an A/B's
-    variants)."""
+    variants). render falls back to gpus1 where that stack was not run (a variant that changes nothing on one GPU,
+    such as gpus2-own-panels)."""
     return re.sub(r"^gpus\d+", "gpus1", stack or "")
 
 
@@ -66,7 +67,7 @@ def render(rows, contexts, args):
                                                                           kv[0][2])):
         meds = timed_medians(g)
         med = statistics.median(meds) if meds else None
-        sp = common.ratio(one.get((routine, n, base(stack))), med)
+        sp = common.ratio(one.get((routine, n, base(stack)), one.get((routine, n, "gpus1"))), med)
         checks = ", ".join("%s %s" % (r.get("check"), common.fmt(r.get("check_value"), "%.2g")) for r in g)
         # The CPU BLAS's time where a run of the group called it (its own line: multi_gpu_level3's `cpu` part).
         cpus = [r.get("cpu_median_ms") for r in g if r.get("cpu_reps")]

@@ -7,9 +7,10 @@
 // and the C tiles of the plan, and a ring of pinned chunks. The driver thread of a device packs operand pieces
 // into the ring with the staging threads and queues their DMA; kernels wait on events for their panels; results
 // come back into ring chunks and are unpacked into C when the chunk is needed again or the call ends, so host
-// copies, both DMA directions and kernels of different tiles overlap. A tile is written to C whole, only after
-// its copy back succeeded: a failure leaves every tile either complete or untouched, and the untouched ones are
-// computed on the CPU.
+// copies, both DMA directions and kernels of different tiles overlap. On several devices a staged panel that more
+// than one needs is staged by one of them and copied by the others from its memory (panel_share.h). A tile is written
+// to C whole, only after its copy back succeeded: a failure leaves every tile either complete or untouched, and the
+// untouched ones are computed on the CPU.
 #include <cuda_runtime.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -29,6 +31,7 @@
 #include "offload/module/gemm_pipeline.h"
 #include "offload/module/gemm_tiles.h"
 #include "offload/module/host_pins.h"
+#include "offload/module/panel_share.h"
 #include "offload/module/staging_pool.h"
 #include "offload/module/tile_plan.h"
 #include "offload/one_time_cost.h"
@@ -136,6 +139,38 @@ void cpu_block(const EngineHost& h, const bo_call& g, int64_t r0, int64_t rows, 
   h.host->cpu_call(&t);
 }
 
+// Whether every device of the call reads every other's memory directly (NVLink or PCIe peer to peer), with that access
+// enabled; without it a copy between devices would go through host memory, no cheaper than staging the panel again.
+// Asked once per pair of devices.
+bool peers_reachable(const std::vector<Device*>& devs) {
+  static std::mutex mu;
+  static auto* known = new std::map<std::pair<int, int>, bool>();  // never freed: read until exit
+  std::lock_guard<std::mutex> g(mu);
+  int old = -1;
+  cudaGetDevice(&old);
+  bool all = true;
+  for (Device* x : devs)
+    for (Device* y : devs) {
+      if (x->ordinal == y->ordinal) continue;
+      auto it = known->find({x->ordinal, y->ordinal});
+      if (it == known->end()) {
+        bo::one_time::Timer one_time;  // once a process, left out of the policy's predictions
+        int can = 0;
+        bool ok = cudaDeviceCanAccessPeer(&can, x->ordinal, y->ordinal) == cudaSuccess && can &&
+                  cudaSetDevice(x->ordinal) == cudaSuccess;
+        if (ok) {
+          const cudaError_t e = cudaDeviceEnablePeerAccess(y->ordinal, 0);
+          ok = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
+        }
+        cudaGetLastError();  // refused or already enabled: neither is the call's error
+        it = known->emplace(std::make_pair(x->ordinal, y->ordinal), ok).first;
+      }
+      all = all && it->second;
+    }
+  if (old >= 0) cudaSetDevice(old);
+  return all;
+}
+
 }  // namespace
 
 int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stats) {
@@ -195,6 +230,9 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   // The benchmarks' A/B of the two orders (tile_plan.h): "columns" keeps the order of A's panels all first.
   if (const char* order = config("BLASOFFLOAD_TEST_PIPELINE_ORDER"))
     in.whole_panels = std::strcmp(order, "columns") != 0;
+  // ... and of panels shared between the GPUs against each GPU staging its own.
+  const char* peer_setting = config("BLASOFFLOAD_TEST_PEER_PANELS");
+  const bool share_panels = !peer_setting || std::strcmp(peer_setting, "off") != 0;
   // The smallest budget over the devices, so one plan serves all.
   int64_t budget = INT64_MAX;
   const char* limit_s = hs->config ? hs->config("BLASOFFLOAD_DEVICE_MEMORY_LIMIT") : nullptr;
@@ -308,8 +346,18 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
     s.blocks = split_tiles(p, int(devs.size()));
     s.next_item.reset(new std::atomic<int64_t>[s.blocks.size()]);
     for (size_t b = 0; b < s.blocks.size(); ++b) s.next_item[b].store(0);
+    // Staged panels that several devices need are staged once (panel_share.h): 2 GPUs staged 32 GiB a dgemm
+    // n = 32768 through the threads they share (A twice), one GPU 24.
+    s.share.reset();
+    s.share_a = s.share_b = false;
+    if (p.whole && devs.size() > 1 && share_panels && any_shared_panel(s.blocks) && peers_reachable(devs)) {
+      s.share_a = !s.a_direct;
+      s.share_b = !s.b_direct;
+      if (s.share_a || s.share_b) s.share.reset(new PanelShare(preferred_uploaders(p, s.blocks), int(devs.size())));
+    }
     for (int64_t t = 0; t < p.mt * p.nt; ++t) s.written[t].store(0);
     std::vector<std::unique_ptr<Driver>> drivers;
+    s.drivers.clear();
     std::vector<std::function<void()>> tasks;
     for (Device* d : devs) {
       d->out_used = 0;
@@ -334,6 +382,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
         if (prev >= 0 && prev != d->ordinal) cudaSetDevice(prev);
       });
     }
+    for (auto& dr : drivers) s.drivers.push_back(dr.get());
     if (pass == 0 && cpu_part > 0) tasks.push_back(cpu_task);
     run_concurrently(tasks.data(), int(tasks.size()));
     for (size_t q = 0; q < drivers.size(); ++q) {
@@ -343,6 +392,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
       stats->bytes_h2d += dr.h2d_bytes_;
       stats->bytes_d2h += dr.d2h_bytes_;
       stats->pack_ms += dr.pack_ms();
+      stats->bytes_peer += dr.peer_bytes();
       a_staged += dr.a_staged();
       b_staged += dr.b_staged();
       stats->unpack_ms += dr.unpack_ms();
@@ -392,13 +442,14 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   stats->wall_ms = ms_since(wall0);
   h.log(BO_LOG_DEBUG,
         "%s pipeline: %dx GPU, tiles %lldx%lld%s (%lld on GPU, %lld on CPU after failure), %lld K pass(es), %lld "
-        "panel uploads, CPU share %lld cols %lld rows; in %.0f MB (h2d busy %.2f ms), out %.0f MB (d2h busy %.2f "
-        "ms), kernels %.2f ms, pack %.2f ms, unpack %.2f ms, first kernel at %.2f ms, wall %.2f ms",
+        "panel uploads (%.0f MB of them copied between GPUs), CPU share %lld cols %lld rows; in %.0f MB (h2d busy "
+        "%.2f ms), out %.0f MB (d2h busy %.2f ms), kernels %.2f ms, pack %.2f ms, unpack %.2f ms, first kernel at "
+        "%.2f ms, wall %.2f ms",
         name, stats->devices, (long long)p.mb, (long long)p.nb, p.whole ? " in growing squares" : "",
         (long long)stats->tiles, (long long)stats->tiles_cpu, (long long)p.passes, (long long)stats->panel_uploads,
-        (long long)stats->n_cpu_cols, (long long)stats->m_cpu_rows, stats->bytes_h2d / 1e6, stats->h2d_busy_ms,
-        stats->bytes_d2h / 1e6, stats->d2h_busy_ms, stats->kernel_busy_ms, stats->pack_ms, stats->unpack_ms,
-        stats->first_kernel_ms, stats->wall_ms);
+        stats->bytes_peer / 1e6, (long long)stats->n_cpu_cols, (long long)stats->m_cpu_rows, stats->bytes_h2d / 1e6,
+        stats->h2d_busy_ms, stats->bytes_d2h / 1e6, stats->d2h_busy_ms, stats->kernel_busy_ms, stats->pack_ms,
+        stats->unpack_ms, stats->first_kernel_ms, stats->wall_ms);
   return BO_CUDA_OK;
 }
 

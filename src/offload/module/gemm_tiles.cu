@@ -40,10 +40,12 @@ cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t r
   bool grows = arena_bytes > d.arena_cap || d.chunk_bytes != chunk_bytes || d.ring_max != want ||
                int(d.sync_events.size()) < sync_events;
   for (auto& s : d.st) grows |= !s;
+  grows |= !d.peer;
   bo::one_time::Timer one_time(grows);  // the engine's resources grow once per size reached
   cudaError_t e = cudaSuccess;
   for (auto& s : d.st)
     if (!s && (e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking))) return e;
+  if (!d.peer && (e = cudaStreamCreateWithFlags(&d.peer, cudaStreamNonBlocking))) return e;
   if (arena_bytes > d.arena_cap) {
     const int64_t arena_want =
         std::max(arena_bytes, std::min(std::max(arena_bytes + arena_bytes / 4, 2 * d.arena_cap), arena_max));
@@ -89,13 +91,14 @@ cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t r
   return cudaSuccess;
 }
 
-bool Shared::take_item(int index, int64_t* i0, int64_t* i1, int64_t* j) {
+bool Shared::take_item(int index, int64_t* i0, int64_t* i1, int64_t* j, int* block) {
   const int nb = int(blocks.size());
   for (int q = 0; q < nb; ++q) {
     const int b = (index + q) % nb;
     const int64_t w = next_item[b].fetch_add(1);
     if (w < blocks[size_t(b)].items()) {
       block_item(plan, blocks[size_t(b)], w, i0, i1, j);
+      *block = b;
       return true;
     }
   }
@@ -149,7 +152,11 @@ void Driver::run() {
     off += al256(bytes);
     return q;
   };
-  std::vector<char*> a_slot(p.a_slots), b_slot(p.b_slots), c_slot(p.c_slots);
+  a_slot_.assign(size_t(p.a_slots), nullptr);
+  b_slot_.assign(size_t(p.b_slots), nullptr);
+  std::vector<char*>& a_slot = a_slot_;
+  std::vector<char*>& b_slot = b_slot_;
+  std::vector<char*> c_slot(p.c_slots);
   for (auto& q : a_slot) q = take(es * p.mb * kc);
   for (auto& q : b_slot) q = take(es * kc * p.nb);
   for (auto& q : c_slot) q = take(es * p.mb * p.nb);
@@ -157,8 +164,11 @@ void Driver::run() {
   // Sync events: per A slot, B slot, C slot a "ready" and a "free" event.
   int ev = 0;
   auto next_ev = [&] { return d_.sync_events[ev++]; };
-  std::vector<cudaEvent_t> a_ready(p.a_slots), a_free(p.a_slots), b_ready(p.b_slots), b_free(p.b_slots),
-      c_ready(p.c_slots), c_free(p.c_slots);
+  a_ready_.assign(size_t(p.a_slots), nullptr);
+  b_ready_.assign(size_t(p.b_slots), nullptr);
+  std::vector<cudaEvent_t>& a_ready = a_ready_;
+  std::vector<cudaEvent_t>& b_ready = b_ready_;
+  std::vector<cudaEvent_t> a_free(p.a_slots), b_free(p.b_slots), c_ready(p.c_slots), c_free(p.c_slots);
   for (auto* v : {&a_ready, &a_free, &b_ready, &b_free, &c_ready, &c_free})
     for (auto& e : *v) e = next_ev();
   std::vector<int64_t> a_holds(p.a_slots, -1), b_holds(p.b_slots, -1);
@@ -169,7 +179,12 @@ void Driver::run() {
   for (;;) {
     if (err_) break;
     int64_t i0, i1, j;
-    if (!s_.take_item(index_, &i0, &i1, &j)) break;
+    int block = 0;
+    if (!s_.take_item(index_, &i0, &i1, &j, &block)) break;
+    if (block != index_ && !left_own_) {
+      left_own_ = true;
+      if (s_.share) s_.share->left_own_block(index_);
+    }
     // The B panel: reuse, or upload into the slot not used by the previous item (whole panels: its own slot).
     int bs = -1;
     if (p.whole) {
@@ -182,8 +197,8 @@ void Driver::run() {
       bs = p.whole ? int(j) : int((last_b_ + 1) % p.b_slots);
       const Block blk = b_panel(s_, j, k0, kc);
       if (b_used[bs]) check(cudaStreamWaitEvent(d_.st[kH2D], b_free[bs], 0));
-      upload(blk, b_slot[bs], b_ready[bs], s_.b_direct);
-      if (!s_.b_direct) b_staged_ += double(s_.es) * double(blk.rows) * double(blk.cols);
+      if (fetch_panel(false, j, blk, b_slot[bs], b_ready[bs], s_.b_direct))
+        b_staged_ += double(s_.es) * double(blk.rows) * double(blk.cols);
       b_holds[bs] = err_ ? -1 : j;
       panels_++;
     }
@@ -193,8 +208,8 @@ void Driver::run() {
       if (a_holds[as] != i) {
         if (a_used[as]) check(cudaStreamWaitEvent(d_.st[kH2D], a_free[as], 0));
         const Block blk = a_panel(s_, i, k0, kc);
-        upload(blk, a_slot[as], a_ready[as], s_.a_direct);
-        if (!s_.a_direct) a_staged_ += double(s_.es) * double(blk.rows) * double(blk.cols);
+        if (fetch_panel(true, i, blk, a_slot[as], a_ready[as], s_.a_direct))
+          a_staged_ += double(s_.es) * double(blk.rows) * double(blk.cols);
         a_holds[as] = err_ ? -1 : i;
         panels_++;
       }
@@ -243,9 +258,12 @@ void Driver::run() {
       if (!err_) tiles_++;
     }
   }
+  // Nobody waits for this driver to start a panel any more.
+  if (s_.share && !left_own_) s_.share->left_own_block(index_);
+  left_own_ = true;
   // Results still in the ring go to C now (or, after a failure, whatever completed).
   for (size_t q = 0; q < d_.ring.size(); ++q) retire(d_.ring[(d_.head + q) % d_.ring.size()], true);
-  for (auto& st : d_.st) {
+  for (cudaStream_t st : {d_.st[kH2D], d_.st[kKernel], d_.st[kD2H], d_.peer}) {
     const cudaError_t e = cudaStreamSynchronize(st);
     if (e && !err_) err_ = e;
   }
@@ -387,6 +405,38 @@ void Driver::upload(const Block& blk, char* dst, cudaEvent_t ready, bool direct)
       }
   }
   check(cudaEventRecord(ready, d_.st[kH2D]));
+}
+
+bool Driver::fetch_panel(bool a, int64_t x, const Block& blk, char* dst, cudaEvent_t ready, bool direct) {
+  if (err_) return false;
+  const bool shared = s_.share && (a ? s_.share_a : s_.share_b);
+  if (!shared) {
+    upload(blk, dst, ready, direct);
+    return !direct;
+  }
+  const int64_t q = a ? x : s_.plan.mt + x;
+  const PanelShare::Source src = s_.share->need(q, index_);
+  if (!src.upload && copy_from(*s_.drivers[size_t(src.from)], a, x, dst, ready, int64_t(s_.es) * blk.rows * blk.cols))
+    return false;
+  upload(blk, dst, ready, direct);
+  if (src.upload) s_.share->uploaded(q, index_, !err_);
+  return !direct;
+}
+
+bool Driver::copy_from(const Driver& o, bool a, int64_t x, char* dst, cudaEvent_t ready, int64_t bytes) {
+  // In the whole-panel order o's slot x holds panel x for the rest of the call, and o's devices' memory is freed or
+  // reused only after every driver of the call has synchronised its streams.
+  const char* src = a ? o.a_slot_[size_t(x)] : o.b_slot_[size_t(x)];
+  cudaEvent_t src_ready = a ? o.a_ready_[size_t(x)] : o.b_ready_[size_t(x)];
+  cudaError_t e = cudaStreamWaitEvent(d_.peer, src_ready, 0);
+  if (!e) e = cudaMemcpyPeerAsync(dst, d_.ordinal, src, o.d_.ordinal, size_t(bytes), d_.peer);
+  if (e) {
+    cudaGetLastError();  // refused at enqueue, nothing copied: the caller uploads it instead
+    return false;
+  }
+  check(cudaEventRecord(ready, d_.peer));
+  peer_bytes_ += double(bytes);
+  return true;
 }
 
 void Driver::download(const char* src, int64_t rows, int64_t cols, char* cdst, int64_t tile) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "offload/module/gemm_pipeline.h"
+#include "offload/module/panel_share.h"
 #include "offload/module/tile_plan.h"
 
 namespace bom {
@@ -46,6 +47,8 @@ struct Device {
   int ordinal = 0;
   std::mutex mu;  // one engine call at a time per device
   cudaStream_t st[kStages] = {};
+  cudaStream_t peer = nullptr;  // copies of panels from another device (panel_share.h): apart, so uploads never queue
+                                // behind a copy waiting for that device's upload
   char* arena = nullptr;
   int64_t arena_cap = 0;
   int64_t free_at_start = -1;  // device memory free (plus the arena) when first asked
@@ -86,6 +89,8 @@ constexpr int kRingFirst = 2;
 cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t ring_bytes, int64_t chunk_bytes,
                     int sync_events);
 
+class Driver;
+
 // Everything one engine call shares between its device drivers.
 struct Shared {
   const EngineHost* h;
@@ -96,8 +101,13 @@ struct Shared {
   double beta_pass = 0, beta_pass_i = 0;              // this K pass's beta (complex: its imaginary part too)
   std::vector<TileBlock> blocks;                      // one per device (split_tiles), set per pass
   std::unique_ptr<std::atomic<int64_t>[]> next_item;  // per block: its next work item
-  // Driver `index` takes its own block's items, then the other blocks' in turn.
-  bool take_item(int index, int64_t* i0, int64_t* i1, int64_t* j);
+  // Driver `index` takes its own block's items, then the other blocks' in turn; *block: whose item it is.
+  bool take_item(int index, int64_t* i0, int64_t* i1, int64_t* j, int* block);
+  // Panels several devices need, uploaded by one and copied by the others (whole-panel order, staged operands only:
+  // registered ones are DMA'd by each device over its own link, which no other device shares).
+  std::unique_ptr<PanelShare> share;
+  bool share_a = false, share_b = false;
+  std::vector<Driver*> drivers;                     // by index, for the copies' sources
   std::unique_ptr<std::atomic<uint8_t>[]> written;  // per tile of this pass: 1 once its result is in C
   std::atomic<int64_t> issued{0};
   int64_t fail_after = -1;  // test hook
@@ -135,6 +145,7 @@ class Driver {
   // Bytes of A's and of B's panels this driver staged (not DMA'd from registered memory).
   double a_staged() const { return a_staged_; }
   double b_staged() const { return b_staged_; }
+  double peer_bytes() const { return peer_bytes_; }
   double pack_ms() const { return pack_ms_; }
   double unpack_ms() const { return unpack_ms_; }
   cudaEvent_t first_kernel() const { return first_kernel_; }
@@ -166,6 +177,12 @@ class Driver {
   // Host block -> device (leading dimension = rows), through ring chunks, or straight from registered memory;
   // `ready` fires when all of it is there.
   void upload(const Block& blk, char* dst, cudaEvent_t ready, bool direct);
+  // A's (a) or B's panel x into its slot: uploaded, or copied from the device that uploaded it where the panel is
+  // shared (panel_share.h). True when this driver staged it from host memory (not a copy, not a direct DMA).
+  bool fetch_panel(bool a, int64_t x, const Block& blk, char* dst, cudaEvent_t ready, bool direct);
+  // Panel x from driver o's slot once o's upload of it has completed, over NVLink where the GPUs have it; false when
+  // the copy could not be queued (nothing was).
+  bool copy_from(const Driver& o, bool a, int64_t x, char* dst, cudaEvent_t ready, int64_t bytes);
 
   // Device tile -> a ring chunk, unpacked into C later by retire(); or straight into registered C, element-exact
   // (rows of each column, never the bytes between them).
@@ -180,10 +197,16 @@ class Driver {
   int index_ = 0;  // this driver's block
   cudaError_t err_ = cudaSuccess;
   int64_t last_b_ = -1;
+  bool left_own_ = false;  // took another block's item, or stopped
+  // The slots and their "ready" events, for the drivers that copy panels from this one (whole-panel order: the
+  // slot of A's panel i is i, of B's panel j is j, each filled once a call).
+  std::vector<char*> a_slot_, b_slot_;
+  std::vector<cudaEvent_t> a_ready_, b_ready_;
   int64_t tiles_ = 0, panels_ = 0;
   double a_staged_ = 0, b_staged_ = 0;
   int64_t ws_bytes_ = 0;
   double pack_ms_ = 0, unpack_ms_ = 0;
+  double peer_bytes_ = 0;
   cudaEvent_t first_kernel_ = nullptr;
   std::vector<Timed> timed_;
   std::vector<std::pair<cudaEvent_t, int64_t>> direct_out_;  // copies straight into C, and their tiles
