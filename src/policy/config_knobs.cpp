@@ -191,8 +191,8 @@ std::vector<Knob> build() {
                     "unset (growing squares where every panel fits)", "columns",
                     "benchmarks: the pipeline's column order (every A panel before the first column's tiles)"));
   v.push_back(words("BLASOFFLOAD_TEST_PEER_PANELS", O::kTest, {"on", "off"},
-                    "benchmarks: on several GPUs, a staged panel that two GPUs need is staged by one and copied to the "
-                    "other (on), or staged by each (off)"));
+                    "benchmarks: what several GPUs need of A (gemm: the panels of A or B in the order of growing "
+                    "squares; trsm and syrk: A) is staged once and copied between them (on), or staged by each (off)"));
   v.push_back(typed("BLASOFFLOAD_TEST_ALLOW_GPU", K::kText, O::kTest, "unset", "any value",
                     "tests: results are checked against bounds, not bits (read by the test programs)"));
   v.push_back(typed("BLASOFFLOAD_TEST_CPU_LIBRARY_ROOT", K::kPath, O::kTest, "unset", "a path",

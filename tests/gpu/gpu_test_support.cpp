@@ -15,12 +15,13 @@ int g_dev_shift = 0;
 
 namespace {
 std::atomic<int64_t> g_cpu_calls{0}, g_cpu_bad_calls{0}, g_multi_gpu_calls{0}, g_split1{0}, g_split2{0}, g_qr1{0},
-    g_qr2{0};
+    g_qr2{0}, g_a_shared{0};
 
 void host_log(int level, const char* msg) {
   if (std::strstr(msg, "(cuSOLVERMg)")) ++g_multi_gpu_calls;
   if (std::strstr(msg, "split over 1 GPU (cuBLAS)")) ++g_split1;
   if (std::strstr(msg, "split over 2 GPUs (cuBLAS)")) ++g_split2;
+  if (std::strstr(msg, "split over 2 GPUs (cuBLAS), A staged once")) ++g_a_shared;
   if (std::strstr(msg, "on 1 GPU (tiled QR")) ++g_qr1;
   if (std::strstr(msg, "on 2 GPUs (tiled QR")) ++g_qr2;
   if (level <= BO_LOG_SUMMARY || bo_gpu::env_config("BO_GPU_TEST_VERBOSE")) std::fprintf(stderr, "[module] %s\n", msg);
@@ -89,6 +90,7 @@ std::atomic<int64_t>& cpu_calls() { return g_cpu_calls; }
 std::atomic<int64_t>& multi_gpu_calls() { return g_multi_gpu_calls; }
 std::atomic<int64_t>& split_calls(int lanes) { return lanes == 1 ? g_split1 : g_split2; }
 std::atomic<int64_t>& qr_calls(int lanes) { return lanes == 1 ? g_qr1 : g_qr2; }
+std::atomic<int64_t>& a_shared_calls() { return g_a_shared; }
 std::atomic<int64_t>& cpu_bad_calls() { return g_cpu_bad_calls; }
 
 int device_count() {

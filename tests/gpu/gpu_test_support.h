@@ -221,6 +221,8 @@ std::atomic<int64_t>& cpu_bad_calls();
 std::atomic<int64_t>& multi_gpu_calls();
 // Calls of trsm and syrk/herk that level3_mg.cu split over `lanes` GPU lanes (1 or 2), counted from its log lines.
 std::atomic<int64_t>& split_calls(int lanes);
+// trsm/syrk calls over two lanes whose A was staged once and copied between the lanes (level3_mg.cu).
+std::atomic<int64_t>& a_shared_calls();
 // geqrf calls that qr_mg.cu ran over `lanes` GPU lanes (1 or 2), counted from its summary lines.
 std::atomic<int64_t>& qr_calls(int lanes);
 

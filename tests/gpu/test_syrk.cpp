@@ -238,7 +238,7 @@ void rank_k_lanes(bo_routine_kind kind, int lanes) {
   // (n, k): two lanes need n >= 512 (lanes take 256 columns at the least); each case moves more than 1 MiB.
   const int64_t shapes[][2] = {{777, 300}, {600, 40}, {1030, 64}};
   const auto ab = rank_k_scalars<T>(kind);
-  const int64_t before = split_calls(lanes).load();
+  const int64_t before = split_calls(lanes).load(), shared_before = a_shared_calls().load();
   int64_t calls = 0, h = 0;
   Tally tally;
   for (char uplo : {'U', 'L'})
@@ -253,6 +253,8 @@ void rank_k_lanes(bo_routine_kind kind, int lanes) {
         calls += 2;  // the case runs twice (the bits must agree)
       }
   EXPECT_EQ(split_calls(lanes).load() - before, calls) << "calls split over " << lanes << " lane(s)";
+  // Two lanes stage op(A)'s rows once between them, each its own range's, and copy the rows of the other's they need.
+  EXPECT_EQ(a_shared_calls().load() - shared_before, lanes == 2 ? calls : 0) << "calls with A staged once";
   report(std::string(Real<T>::name) + " " + bo_routine_name(routine_of<T>(kind)) + " over " + std::to_string(lanes) +
              " lane(s)",
          rs, tally);

@@ -461,7 +461,7 @@ void trsm_lanes(int lanes) {
   ASSERT_EQ(rs.size(), 1u);
   // (order t, systems): two lanes need 512 systems (lanes take 256 at the least); one lane more than 1 MiB of operands.
   const int64_t shapes[][2] = {{300, 777}, {513, 520}, {40, 600}};
-  const int64_t before = split_calls(lanes).load();
+  const int64_t before = split_calls(lanes).load(), shared_before = a_shared_calls().load();
   int64_t calls = 0, combo = 0;
   Tally tally;
   for (char side : {'L', 'R'})
@@ -487,6 +487,8 @@ void trsm_lanes(int lanes) {
             calls += 2;  // the case runs twice (the bits must agree)
           }
   EXPECT_EQ(split_calls(lanes).load() - before, calls) << "calls split over " << lanes << " lane(s)";
+  // Two lanes stage A's triangle once between them, each a part, and copy the other's part.
+  EXPECT_EQ(a_shared_calls().load() - shared_before, lanes == 2 ? calls : 0) << "calls with A staged once";
   print_tally(std::string(Real<T>::name) + " trsm over " + std::to_string(lanes) + " lane(s)", tally);
 }
 

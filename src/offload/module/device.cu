@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "offload/module/device.h"
 #include "offload/module/gpu_share.h"
@@ -213,6 +216,34 @@ int device_list(int* out, int cap, bool repeats) {
 
 int pipeline_devices(int* out, int cap) { return device_list(out, cap, false); }
 int pipeline_lanes(int* out, int cap) { return device_list(out, cap, true); }
+
+bool peers_reachable(const std::vector<int>& devs) {
+  static std::mutex mu;
+  static auto* known = new std::map<std::pair<int, int>, bool>();  // never freed: read until exit
+  std::lock_guard<std::mutex> g(mu);
+  int old = -1;
+  cudaGetDevice(&old);
+  bool all = true;
+  for (int x : devs)
+    for (int y : devs) {
+      if (x == y) continue;
+      auto it = known->find({x, y});
+      if (it == known->end()) {
+        bo::one_time::Timer one_time;  // once a process, left out of the policy's predictions
+        int can = 0;
+        bool ok = cudaDeviceCanAccessPeer(&can, x, y) == cudaSuccess && can && cudaSetDevice(x) == cudaSuccess;
+        if (ok) {
+          const cudaError_t e = cudaDeviceEnablePeerAccess(y, 0);
+          ok = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
+        }
+        cudaGetLastError();  // refused or already enabled: neither is the call's error
+        it = known->emplace(std::make_pair(x, y), ok).first;
+      }
+      all = all && it->second;
+    }
+  if (old >= 0) cudaSetDevice(old);
+  return all;
+}
 
 namespace {
 // Growth prices measured by reserve() (ns a byte; a quarter of the way toward each new measurement), for growth_us.

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 #include "offload/cuda_module_api.h"
 
@@ -49,6 +50,10 @@ int pipeline_devices(int* out, int cap);
 // The same list with its repeats kept: a GPU listed twice (BLASOFFLOAD_DEVICES=0,0) takes two shares of a trsm or
 // syrk (level3_mg.h), which tries the several-GPU split on a machine of one GPU.
 int pipeline_lanes(int* out, int cap);
+// Whether every GPU of the list reads every other's memory directly (NVLink or PCIe peer to peer), with that access
+// enabled; a GPU listed twice reads its own. Without it a copy between GPUs goes through host memory, no cheaper than
+// staging the data again. Asked once per pair of GPUs a process.
+bool peers_reachable(const std::vector<int>& devs);
 // Pinned staging memory a slot may hold (BLASOFFLOAD_PINNED_MAX_MB, read at init).
 void set_pinned_max(size_t bytes);
 

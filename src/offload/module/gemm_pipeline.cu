@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -139,36 +138,10 @@ void cpu_block(const EngineHost& h, const bo_call& g, int64_t r0, int64_t rows, 
   h.host->cpu_call(&t);
 }
 
-// Whether every device of the call reads every other's memory directly (NVLink or PCIe peer to peer), with that access
-// enabled; without it a copy between devices would go through host memory, no cheaper than staging the panel again.
-// Asked once per pair of devices.
-bool peers_reachable(const std::vector<Device*>& devs) {
-  static std::mutex mu;
-  static auto* known = new std::map<std::pair<int, int>, bool>();  // never freed: read until exit
-  std::lock_guard<std::mutex> g(mu);
-  int old = -1;
-  cudaGetDevice(&old);
-  bool all = true;
-  for (Device* x : devs)
-    for (Device* y : devs) {
-      if (x->ordinal == y->ordinal) continue;
-      auto it = known->find({x->ordinal, y->ordinal});
-      if (it == known->end()) {
-        bo::one_time::Timer one_time;  // once a process, left out of the policy's predictions
-        int can = 0;
-        bool ok = cudaDeviceCanAccessPeer(&can, x->ordinal, y->ordinal) == cudaSuccess && can &&
-                  cudaSetDevice(x->ordinal) == cudaSuccess;
-        if (ok) {
-          const cudaError_t e = cudaDeviceEnablePeerAccess(y->ordinal, 0);
-          ok = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
-        }
-        cudaGetLastError();  // refused or already enabled: neither is the call's error
-        it = known->emplace(std::make_pair(x->ordinal, y->ordinal), ok).first;
-      }
-      all = all && it->second;
-    }
-  if (old >= 0) cudaSetDevice(old);
-  return all;
+std::vector<int> ordinals(const std::vector<Device*>& devs) {
+  std::vector<int> out;
+  for (const Device* d : devs) out.push_back(d->ordinal);
+  return out;
 }
 
 }  // namespace
@@ -350,7 +323,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
     // n = 32768 through the threads they share (A twice), one GPU 24.
     s.share.reset();
     s.share_a = s.share_b = false;
-    if (p.whole && devs.size() > 1 && share_panels && any_shared_panel(s.blocks) && peers_reachable(devs)) {
+    if (p.whole && devs.size() > 1 && share_panels && any_shared_panel(s.blocks) && peers_reachable(ordinals(devs))) {
       s.share_a = !s.a_direct;
       s.share_b = !s.b_direct;
       if (s.share_a || s.share_b) s.share.reset(new PanelShare(preferred_uploaders(p, s.blocks), int(devs.size())));

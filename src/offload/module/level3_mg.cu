@@ -6,10 +6,19 @@
 // columns with one gemm, from the rows of op(A) they need. Each GPU has a host thread of its own that moves its
 // operands through a pinned ring of its own (ring_transfer.h), so that the GPUs' links and the staging threads work
 // at once, and its own cuBLAS handle. The program's memory is written only after every GPU has finished computing.
+// What several GPUs need of A (trsm: all of its triangle; syrk: op(A)'s rows below, or above, each range) is staged
+// once: each GPU stages its own part (trsm: a column range of the triangle of equal area; syrk: the rows of its own
+// range) and copies the others' parts from their GPUs' memory, over NVLink where the GPUs have it, once every part has
+// arrived.
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -41,6 +50,51 @@ struct Lane {
   cudaStream_t st = nullptr;
   cudaError_t err = cudaSuccess;
 };
+
+// Every lane's own part of A has arrived on its GPU (or some lane failed): the lanes then copy each other's.
+class Rendezvous {
+ public:
+  explicit Rendezvous(size_t lanes) : arrived_(lanes, 0) {}
+  // Lane q's part arrived (ok) or will not (a failure); a second arrival of the lane changes nothing.
+  void arrive(size_t q, bool ok) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (arrived_[q]) return;
+    arrived_[q] = 1;
+    count_++;
+    ok_ = ok_ && ok;
+    cv_.notify_all();
+  }
+  // Whether every part arrived.
+  bool wait() {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return count_ == arrived_.size() || !ok_; });
+    return ok_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<uint8_t> arrived_;
+  size_t count_ = 0;
+  bool ok_ = true;
+};
+
+// A copy of a rows x cols block between two GPUs' memory (or within one GPU's), each side with its own leading
+// dimension.
+cudaError_t copy_block(char* dst, int dst_dev, int64_t dst_ld, const char* src, int src_dev, int64_t src_ld,
+                       int64_t rows, int64_t cols, int es, cudaStream_t st) {
+  const size_t width = size_t(es) * size_t(rows);
+  if (dst_dev == src_dev)
+    return cudaMemcpy2DAsync(dst, size_t(es) * size_t(dst_ld), src, size_t(es) * size_t(src_ld), width, size_t(cols),
+                             cudaMemcpyDeviceToDevice, st);
+  cudaMemcpy3DPeerParms p{};
+  p.srcPtr = make_cudaPitchedPtr(const_cast<char*>(src), size_t(es) * size_t(src_ld), width, size_t(cols));
+  p.srcDevice = src_dev;
+  p.dstPtr = make_cudaPitchedPtr(dst, size_t(es) * size_t(dst_ld), width, size_t(cols));
+  p.dstDevice = dst_dev;
+  p.extent = make_cudaExtent(width, size_t(cols), 1);
+  return cudaMemcpy3DPeerAsync(&p, st);
+}
 
 // Where one lane's operands lie in the program's memory and on its GPU.
 struct Part {
@@ -75,6 +129,13 @@ class Level3Mg {
     }
     lanes_.resize(ranges.size());
     for (size_t q = 0; q < lanes_.size(); ++q) lanes_[q].dev = devs[q], lanes_[q].r = ranges[q];
+    // Each lane's own part of A: trsm, a column range of its triangle (of equal areas); syrk, op(A)'s rows of its
+    // range.
+    if (trsm_) {
+      own_ = split_triangle(t_, int(lanes_.size()), c.op[1] == 'L', kAlign);
+    } else {
+      for (const Lane& l : lanes_) own_.push_back(l.r);
+    }
   }
   ~Level3Mg() { cleanup(); }
 
@@ -88,6 +149,17 @@ class Level3Mg {
   // The lane's operands: [0] A (or op(A)'s rows), [1] B's range (or C's diagonal block), [2] C's rectangle (syrk;
   // o.rows == 0 when there is none).
   void parts(const Lane& l, Part* p) const;
+  // Own part q of A (own_[q]), rows x cols: where it starts in the program's memory (host, at A's leading dimension)
+  // and in lane l's image of A (dev_offset elements in, at leading dimension dev_ld).
+  struct Piece {
+    const char* host;
+    int64_t dev_offset, dev_ld, rows, cols;
+  };
+  Piece own_piece(const Lane& l, size_t q) const;
+  // Whether lane l's image of A holds own part q.
+  bool needs(const Lane& l, size_t q) const;
+  // Stages lane q's own part of A, waits for every lane's, and copies the others' parts it needs from their GPUs.
+  cudaError_t share_a(Lane& l, size_t q, const Ring& ring);
   cudaError_t compute(Lane& l) const;
   void cleanup();
   // Runs body(lane) on one host thread per lane (its device current); the first error.
@@ -98,7 +170,55 @@ class Level3Mg {
   bool trsm_ = false, herk_ = false, side_l_ = false, lower_ = false, nt_ = false;
   int64_t t_ = 0;  // trsm: A's order
   std::vector<Lane> lanes_;
+  std::vector<LaneRange> own_;      // per lane (trsm: fewer for a small triangle): the part of A it stages
+  Rendezvous* rv_ = nullptr;        // while A is shared
+  std::atomic<int64_t> copied_{0};  // bytes of A copied between lanes
 };
+
+template <class T>
+typename Level3Mg<T>::Piece Level3Mg<T>::own_piece(const Lane& l, size_t q) const {
+  const int64_t s0 = own_[q].s0, s1 = own_[q].s1, w = s1 - s0;
+  const char* a = static_cast<const char*>(c_.a);
+  const int64_t lda = c_.lda;
+  if (trsm_) {  // the triangle's columns [s0, s1): lower, rows [s0, t); upper, rows [0, s1)
+    const int64_t r0 = c_.op[1] == 'L' ? s0 : 0, rows = c_.op[1] == 'L' ? t_ - s0 : s1;
+    return {a + size_t(es_) * size_t(r0 + s0 * lda), r0 + s0 * t_, t_, rows, w};
+  }
+  // op(A)'s rows [s0, s1) in lane l's image, which starts at op(A)'s row r0 (see parts()).
+  const int64_t r0 = lower_ ? l.r.s0 : 0, h = lower_ ? c_.n - l.r.s0 : l.r.s1, k = c_.k;
+  if (nt_) return {a + size_t(es_) * size_t(s0), s0 - r0, h, w, k};
+  return {a + size_t(es_) * size_t(s0 * lda), (s0 - r0) * k, k, k, w};
+}
+
+template <class T>
+bool Level3Mg<T>::needs(const Lane& l, size_t q) const {
+  if (trsm_) return true;
+  return lower_ ? own_[q].s0 >= l.r.s0 : own_[q].s1 <= l.r.s1;
+}
+
+template <class T>
+cudaError_t Level3Mg<T>::share_a(Lane& l, size_t q, const Ring& ring) {
+  cudaError_t e = cudaSuccess;
+  if (q < own_.size()) {
+    const Piece p = own_piece(l, q);
+    const bo_region r{
+        const_cast<char*>(p.host), c_.lda, l.a + size_t(es_) * size_t(p.dev_offset), p.dev_ld, p.rows, p.cols};
+    e = ring_copy_regions(ring, &r, 1, es_, true, l.st);  // returns once the part is on the GPU
+  }
+  rv_->arrive(q, !e);
+  if (e) return e;
+  if (!rv_->wait()) return cudaErrorUnknown;  // another lane failed: the call goes to the CPU BLAS
+  for (size_t o = 0; o < own_.size(); ++o) {
+    if (o == q || !needs(l, o)) continue;
+    const Lane& src = lanes_[o];
+    const Piece from = own_piece(src, o), to = own_piece(l, o);
+    e = copy_block(l.a + size_t(es_) * size_t(to.dev_offset), l.dev, to.dev_ld,
+                   src.a + size_t(es_) * size_t(from.dev_offset), src.dev, from.dev_ld, to.rows, to.cols, es_, l.st);
+    if (e) return e;
+    copied_ += int64_t(es_) * to.rows * to.cols;
+  }
+  return cudaSuccess;
+}
 
 template <class T>
 void Level3Mg<T>::parts(const Lane& l, Part* p) const {
@@ -167,9 +287,11 @@ cudaError_t Level3Mg<T>::each(F&& body) {
   std::vector<std::thread> th;
   th.reserve(lanes_.size());
   for (Lane& l : lanes_)
-    th.emplace_back([&body, &l] {
+    th.emplace_back([this, &body, &l] {
       if (!l.err) l.err = cudaSetDevice(l.dev);
       if (!l.err) l.err = body(l);
+      // A lane that stopped before its part of A arrived: the others stop waiting for it.
+      if (rv_) rv_->arrive(size_t(&l - lanes_.data()), false);
     });
   for (std::thread& t : th) t.join();
   for (const Lane& l : lanes_)
@@ -228,6 +350,13 @@ int Level3Mg<T>::run() {
   const auto secs = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
   };
+  // A staged once where several GPUs need it and each reads the others' memory (BLASOFFLOAD_TEST_PEER_PANELS=off: each
+  // stages all it needs, the benchmarks' A/B).
+  const char* peer_setting = config("BLASOFFLOAD_TEST_PEER_PANELS");
+  std::vector<int> devs;
+  for (const Lane& l : lanes_) devs.push_back(l.dev);
+  Rendezvous rv(lanes_.size());
+  if (lanes_.size() > 1 && !(peer_setting && std::strcmp(peer_setting, "off") == 0) && peers_reachable(devs)) rv_ = &rv;
   const Clock::time_point t_up = Clock::now();
   // Up and computed; everything finished before any GPU writes the program's memory.
   cudaError_t e = each([&](Lane& l) {
@@ -235,13 +364,19 @@ int Level3Mg<T>::run() {
     parts(l, p);
     const Ring ring{l.pinned, piece, kRingSlots};
     char* dev[3] = {l.a, l.b, l.c};
-    for (int i = 0; i < 3; ++i) {
+    const size_t q = size_t(&l - lanes_.data());
+    if (rv_) {  // its own part of A first, so that the others' are likely there by the time its B or C is
+      if (cudaError_t r = share_a(l, q, ring)) return r;
+    }
+    for (int i = rv_ ? 1 : 0; i < 3; ++i) {
       if (p[i].o.rows == 0 || p[i].o.access == Operand::kOut) continue;  // kOut: beta = 0, C never read
       if (cudaError_t r = ring_upload(ring, dev[i], p[i].host, p[i].o, es_, l.st)) return r;
     }
     if (cudaError_t r = compute(l)) return r;
     return cudaStreamSynchronize(l.st);
   });
+  const bool shared = rv_ != nullptr;
+  rv_ = nullptr;
   const Clock::time_point t_down = Clock::now();
   if (e) {
     log_line(BO_LOG_DEBUG, "%s on %zu GPUs: %s before anything was written", name, lanes_.size(),
@@ -273,10 +408,13 @@ int Level3Mg<T>::run() {
                               : Operand{2, Operand::kMatrix, Operand::kInOut, c_.n, c_.n, c_.ldc};
     written->host_written(resident_view(c_.c, out, es_));
   }
-  log_line(BO_LOG_DEBUG,
-           "%s %.4s m=%lld n=%lld k=%lld: split over %zu GPU%s (cuBLAS): up and compute %.3f s, down %.3f s", name,
-           c_.op, (long long)c_.m, (long long)c_.n, (long long)c_.k, lanes_.size(), lanes_.size() > 1 ? "s" : "",
-           secs(t_up, t_down), secs(t_down, t_end));
+  log_line(
+      BO_LOG_DEBUG, "%s %.4s m=%lld n=%lld k=%lld: split over %zu GPU%s (cuBLAS)%s: up and compute %.3f s, down %.3f s",
+      name, c_.op, (long long)c_.m, (long long)c_.n, (long long)c_.k, lanes_.size(), lanes_.size() > 1 ? "s" : "",
+      shared ? (", A staged once, " + std::to_string(copied_.load() >> 20) + " MiB of it copied between them").c_str()
+      : lanes_.size() > 1 ? ", A staged by each"
+                          : "",
+      secs(t_up, t_down), secs(t_down, t_end));
   return BO_CUDA_OK;
 }
 
