@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """ctest bench.report_multi_gpu: the several-GPU report (bench/common/reports/multi_gpu.py) on made-up points: each
 stack's speedup is over the one-GPU stack of the same variant (gpus2-columns over gpus1-columns, gpus2 over gpus1),
-a variant whose one-GPU stack was not run (gpus2-own-panels) is over gpus1, and the dgemm target's verdict follows the
-default stacks only.
+a variant whose one-GPU stack was not run (gpus2-own-panels) and two shares of one GPU (lanes2) are over gpus1, and the
+dgemm target's verdict follows the default stacks only.
 
 Usage: check_report_multi_gpu.py BENCH_COMMON_DIR
 """
@@ -36,11 +36,11 @@ def main():
     rows = []
     for rnd in (1, 2):
         rows += [row("gpus1", 1440, rnd), row("gpus2", 800, rnd), row("gpus1-columns", 2000, rnd),
-                 row("gpus2-columns", 1000, rnd), row("gpus2-own-panels", 960, rnd)]
+                 row("gpus2-columns", 1000, rnd), row("gpus2-own-panels", 960, rnd), row("lanes2", 1600, rnd)]
     lines, status = multi_gpu.render(rows, [], Args())
     got = speedups(lines)
     want = {"gpus1": "1.00x", "gpus2": "1.80x", "gpus1-columns": "1.00x", "gpus2-columns": "2.00x",
-            "gpus2-own-panels": "1.50x"}
+            "gpus2-own-panels": "1.50x", "lanes2": "0.90x"}
     bad = [s for s in want if got.get(s) != want[s]]
     if bad or status != 0:
         print("\n".join(lines))

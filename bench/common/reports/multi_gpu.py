@@ -26,9 +26,9 @@ def normalise(r):
 
 def base(stack):
     """A stack's one-GPU baseline: gpus1 with the same suffix (gpus2-columns against gpus1-columns: an A/B's
-    variants). render falls back to gpus1 where that stack was not run (a variant that changes nothing on one GPU,
-    such as gpus2-own-panels)."""
-    return re.sub(r"^gpus\d+", "gpus1", stack or "")
+    variants; lanes2, two shares of one GPU, against gpus1). render falls back to gpus1 where that stack was not run (a
+    variant that changes nothing on one GPU, such as gpus2-own-panels)."""
+    return re.sub(r"^(gpus|lanes)\d+", "gpus1", stack or "")
 
 
 def timed_medians(g):
