@@ -111,16 +111,14 @@ TYPED_TEST(PipelineStaging, Threads16_BlocksOfSharedArrays_tile16) {
 // ---------------------------------------------------------------- 6. several GPUs
 GPU_TYPED_SUITE(PipelineMultiGpu);
 
-#define MULTI_GPU_PREAMBLE()                                                                     \
-  do {                                                                                           \
-    GPU_TEST_PREAMBLE();                                                                         \
-    if (device_count() < 2) GTEST_SKIP() << "one CUDA device: multi-GPU pipeline tests skipped"; \
-  } while (0)
+// Two devices: GPUs 0 and 1 where the machine has two, else two shares of GPU 0 (BLASOFFLOAD_DEVICES=0,0: each share
+// its own streams, arena and ring, half the GPU's memory; the panels shared between them are copied within the GPU).
+inline const char* two_devices() { return device_count() >= 2 ? "0,1" : "0,0"; }
 
 // Tiles spread over two GPUs run the same kernels as on one: the same bits, in core, out of core and in K passes.
 TYPED_TEST(PipelineMultiGpu, TwoDevices_BitIdenticalToOne) {
   using T = TypeParam;
-  MULTI_GPU_PREAMBLE();
+  GPU_TEST_PREAMBLE();
   for (const OocCase& c : {OocCase{'N', 'T', 333, 257, 190, 1.0f, 0.5f, false, ""},
                            OocCase{'N', 'N', 640, 640, 512, -1.0f, 0.0f, true, "1M"},
                            OocCase{'T', 'N', 200, 150, 4000, 1.0f, 1.0f, false, "1M"}}) {
@@ -128,9 +126,9 @@ TYPED_TEST(PipelineMultiGpu, TwoDevices_BitIdenticalToOne) {
     if (*c.limit) knobs.set("BLASOFFLOAD_DEVICE_MEMORY_LIMIT", scaled_limit<T>(c.limit));
     const Gemm<T> g(c.ta, c.tb, c.m, c.n, c.k, c.alpha, c.beta, c.nan_c);
     SCOPED_TRACE(g.name() + " limit " + scaled_limit<T>(c.limit));
-    knobs.set("BLASOFFLOAD_DEVICES", "0,1");
+    knobs.set("BLASOFFLOAD_DEVICES", two_devices());
     const Result<T> two = run(g);
-    std::printf("  %s limit %s on 0,1: %s\n", g.name().c_str(), scaled_limit<T>(c.limit).c_str(),
+    std::printf("  %s limit %s on %s: %s\n", g.name().c_str(), scaled_limit<T>(c.limit).c_str(), two_devices(),
                 describe(two.st).c_str());
     knobs.set("BLASOFFLOAD_DEVICES", "0");
     const Result<T> one = run(g);
@@ -152,9 +150,10 @@ TYPED_TEST(PipelineMultiGpu, TwoDevices_BitIdenticalToOne) {
 // failure midway.
 TYPED_TEST(PipelineMultiGpu, TwoDevices_SharedPanelsStagedOnce) {
   using T = TypeParam;
-  MULTI_GPU_PREAMBLE();
-  int can = 0;
-  if (cudaDeviceCanAccessPeer(&can, 0, 1) != cudaSuccess || !can) GTEST_SKIP() << "GPUs 0 and 1 are not peers";
+  GPU_TEST_PREAMBLE();
+  int can = 1;
+  if (device_count() >= 2 && (cudaDeviceCanAccessPeer(&can, 0, 1) != cudaSuccess || !can))
+    GTEST_SKIP() << "GPUs 0 and 1 are not peers";
   Knobs knobs(64);
   knobs.set("BLASOFFLOAD_PIN_HOST", "off");  // staged: registered operands are not shared
   for (int c = 0; c < 2; ++c) {
@@ -163,7 +162,7 @@ TYPED_TEST(PipelineMultiGpu, TwoDevices_SharedPanelsStagedOnce) {
     SCOPED_TRACE(g.name());
     knobs.set("BLASOFFLOAD_DEVICES", "0");
     const Result<T> one = run(g);
-    knobs.set("BLASOFFLOAD_DEVICES", "0,1");
+    knobs.set("BLASOFFLOAD_DEVICES", two_devices());
     const Result<T> shared = run(g);
     knobs.set("BLASOFFLOAD_TEST_PEER_PANELS", "off");
     const Result<T> own = run(g);
@@ -192,9 +191,9 @@ TYPED_TEST(PipelineMultiGpu, TwoDevices_SharedPanelsStagedOnce) {
 // A failure on two GPUs (the hook counts the call's tiles over both) and a hybrid share with two GPUs.
 TYPED_TEST(PipelineMultiGpu, TwoDevices_FailureAndHybrid) {
   using T = TypeParam;
-  MULTI_GPU_PREAMBLE();
+  GPU_TEST_PREAMBLE();
   Knobs knobs(37);
-  knobs.set("BLASOFFLOAD_DEVICES", "0,1");
+  knobs.set("BLASOFFLOAD_DEVICES", two_devices());
   {
     knobs.set("BLASOFFLOAD_TEST_FAIL_AFTER_TILES", "3");
     const Gemm<T> g('N', 'N', 200, 150, 90, 1.0f, 0.75f, false);

@@ -182,7 +182,7 @@ int device_count() { return g_device_count; }
 void set_pinned_max(size_t bytes) { g_pinned_max = bytes; }
 
 namespace {
-int device_list(int* out, int cap, bool repeats) {
+int device_list(int* out, int cap) {
   const char* v = config("BLASOFFLOAD_DEVICES");
   int n = 0;
   if (v && *v) {
@@ -198,9 +198,7 @@ int device_list(int* out, int cap, bool repeats) {
         out[0] = g_device;
         return 1;
       }
-      bool dup = false;
-      for (int i = 0; i < n && !repeats; ++i) dup |= out[i] == int(d);
-      if (!dup) out[n++] = int(d);
+      out[n++] = int(d);
       q = *end == ',' ? end + 1 : end;
       if (*end && *end != ',') break;
     }
@@ -214,8 +212,7 @@ int device_list(int* out, int cap, bool repeats) {
 }
 }  // namespace
 
-int pipeline_devices(int* out, int cap) { return device_list(out, cap, false); }
-int pipeline_lanes(int* out, int cap) { return device_list(out, cap, true); }
+int pipeline_lanes(int* out, int cap) { return device_list(out, cap); }
 
 bool peers_reachable(const std::vector<int>& devs) {
   static std::mutex mu;

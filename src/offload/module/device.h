@@ -44,11 +44,10 @@ bool forked();
 int choose_device(const char** how);
 int device();        // the chosen GPU
 int device_count();  // visible GPUs
-// The tiled pipeline's GPUs into out (at most cap): BLASOFFLOAD_DEVICES, else all visible ones (the process's own GPU
-// first), else only the chosen one when it was chosen for this process (ranks must not share every GPU).
-int pipeline_devices(int* out, int cap);
-// The same list with its repeats kept: a GPU listed twice (BLASOFFLOAD_DEVICES=0,0) takes two shares of a trsm or
-// syrk (level3_mg.h), which tries the several-GPU split on a machine of one GPU.
+// The GPUs of a call that several may share (the gemm pipeline, trsm/syrk, cuSOLVERMg, the tiled QR) into out (at most
+// cap): BLASOFFLOAD_DEVICES, else all visible ones (the process's own GPU first), else only the chosen one when it was
+// chosen for this process (ranks must not share every GPU). A GPU listed twice (BLASOFFLOAD_DEVICES=0,0) takes two
+// shares of the call, which tries the several-GPU paths on a machine of one GPU.
 int pipeline_lanes(int* out, int cap);
 // Whether every GPU of the list reads every other's memory directly (NVLink or PCIe peer to peer), with that access
 // enabled; a GPU listed twice reads its own. Without it a copy between GPUs goes through host memory, no cheaper than

@@ -127,7 +127,7 @@ int gemm(const bo_call& c, double cpu_share) {
   int devs[16];
   int ndev = 0;
   if (!any_device) {
-    ndev = pipeline_devices(devs, 16);
+    ndev = pipeline_lanes(devs, 16);
     use = need_ab ? pipeline_use(gemm_host_bytes(c, es, need_ab), cpu_share) : PipelineUse::kNo;
   }
   const auto t0 = std::chrono::steady_clock::now();

@@ -213,15 +213,27 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   if (limit_s && *limit_s && limit < 0) h.log(0, "BLASOFFLOAD_DEVICE_MEMORY_LIMIT=%s is not a size; ignored", limit_s);
   int old_dev = -1;
   cudaGetDevice(&old_dev);
+  // The call's devices: a GPU listed twice takes two shares (device.h), which split its memory.
+  std::vector<Device*> devs;
   for (int q = 0; q < h.device_count; ++q) {
-    Device* d = device(h.devices[q]);
+    int share = 0;
+    for (int r = 0; r < q; ++r) share += h.devices[r] == h.devices[q];
+    devs.push_back(device(h.devices[q], share));
+  }
+  auto shares_of = [&](const Device* d) {
+    int64_t n = 0;
+    for (const Device* x : devs) n += x->ordinal == d->ordinal;
+    return n;
+  };
+  for (Device* d : devs) {
     if (cudaSetDevice(d->ordinal)) {
       cudaGetLastError();
       if (old_dev >= 0) cudaSetDevice(old_dev);
       return BO_CUDA_NO_DEVICE;
     }
-    // What was free at the first call plus what the engine held then, less a reserve for cuBLAS and the program's
-    // own use. Asked once (cudaMemGetInfo costs as much as a small call); again after an allocation failed.
+    // What was free at the first call plus what the engine held then (every share's arena), less a reserve for cuBLAS
+    // and the program's own use; the shares of the GPU not in this call keep theirs, those in it split the rest. Asked
+    // once (cudaMemGetInfo costs as much as a small call); again after an allocation failed.
     if (d->free_at_start < 0) {
       size_t free_b = 0, total_b = 0;
       if (cudaMemGetInfo(&free_b, &total_b)) {
@@ -229,9 +241,12 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
         if (old_dev >= 0) cudaSetDevice(old_dev);
         return BO_CUDA_NO_DEVICE;
       }
-      d->free_at_start = int64_t(free_b) + d->arena_cap;
+      d->free_at_start = int64_t(free_b) + arenas_held(d->ordinal);
     }
-    int64_t avail = int64_t(double(d->free_at_start) * 0.9) - 256 * kMiB;
+    int64_t others = arenas_held(d->ordinal);
+    for (const Device* x : devs)
+      if (x->ordinal == d->ordinal) others -= x->arena_cap;
+    int64_t avail = (int64_t(double(d->free_at_start - others) * 0.9) - 256 * kMiB) / shares_of(d);
     if (limit > 0) avail = std::min(avail, limit);
     budget = std::min(budget, avail);
   }
@@ -251,13 +266,13 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   }
   const Plan& p = s.plan;
   const int64_t arena = p.bytes_needed + al256(ws) + 1024;
-  // Take every device's lock (in ordinal order: no deadlock between concurrent calls) and its resources before
-  // anything is written, so that a call that cannot start leaves C untouched.
-  std::vector<Device*> devs;
+  // Take every device's lock (in the order of ordinal and share: no deadlock between concurrent calls) and its
+  // resources before anything is written, so that a call that cannot start leaves C untouched.
   std::vector<std::unique_lock<std::mutex>> locks;
-  for (int q = 0; q < h.device_count; ++q) devs.push_back(device(h.devices[q]));
   std::vector<Device*> order = devs;
-  std::sort(order.begin(), order.end(), [](Device* x, Device* y) { return x->ordinal < y->ordinal; });
+  std::sort(order.begin(), order.end(), [](Device* x, Device* y) {
+    return x->ordinal != y->ordinal ? x->ordinal < y->ordinal : x->share < y->share;
+  });
   for (Device* d : order) locks.emplace_back(d->mu);
   const int n_sync = int(2 * (p.a_slots + p.b_slots + p.c_slots));
   for (Device* d : devs) {

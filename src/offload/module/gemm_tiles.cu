@@ -2,6 +2,8 @@
 // runs the tiles' kernels and streams results back, all three overlapped.
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <utility>
 
 #include "kernels/launch.h"
 #include "kernels/registry.h"
@@ -18,20 +20,29 @@ namespace tiles {
 
 namespace {
 std::mutex g_devices_mu;
-std::vector<Device*>* g_devices = nullptr;  // by ordinal; never freed (the driver reclaims at exit)
+std::map<std::pair<int, int>, Device*>* g_devices = nullptr;  // by (ordinal, share); never freed (the driver reclaims)
 
 }  // namespace
 
-Device* device(int ordinal) {
+Device* device(int ordinal, int share) {
   std::lock_guard<std::mutex> g(g_devices_mu);
-  if (!g_devices) g_devices = new std::vector<Device*>();
-  if (int(g_devices->size()) <= ordinal) g_devices->resize(ordinal + 1, nullptr);
-  Device*& d = (*g_devices)[ordinal];
+  if (!g_devices) g_devices = new std::map<std::pair<int, int>, Device*>();
+  Device*& d = (*g_devices)[{ordinal, share}];
   if (!d) {
     d = new Device();
     d->ordinal = ordinal;
+    d->share = share;
   }
   return d;
+}
+
+int64_t arenas_held(int ordinal) {
+  std::lock_guard<std::mutex> g(g_devices_mu);
+  int64_t sum = 0;
+  if (g_devices)
+    for (const auto& [key, d] : *g_devices)
+      if (key.first == ordinal) sum += d->arena_cap;
+  return sum;
 }
 
 cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t ring_bytes, int64_t chunk_bytes,
@@ -429,7 +440,10 @@ bool Driver::copy_from(const Driver& o, bool a, int64_t x, char* dst, cudaEvent_
   const char* src = a ? o.a_slot_[size_t(x)] : o.b_slot_[size_t(x)];
   cudaEvent_t src_ready = a ? o.a_ready_[size_t(x)] : o.b_ready_[size_t(x)];
   cudaError_t e = cudaStreamWaitEvent(d_.peer, src_ready, 0);
-  if (!e) e = cudaMemcpyPeerAsync(dst, d_.ordinal, src, o.d_.ordinal, size_t(bytes), d_.peer);
+  if (!e)
+    e = o.d_.ordinal == d_.ordinal  // two shares of one GPU
+            ? cudaMemcpyAsync(dst, src, size_t(bytes), cudaMemcpyDeviceToDevice, d_.peer)
+            : cudaMemcpyPeerAsync(dst, d_.ordinal, src, o.d_.ordinal, size_t(bytes), d_.peer);
   if (e) {
     cudaGetLastError();  // refused at enqueue, nothing copied: the caller uploads it instead
     return false;

@@ -45,6 +45,7 @@ enum Stage { kH2D, kKernel, kD2H, kStages };
 
 struct Device {
   int ordinal = 0;
+  int share = 0;  // of its GPU
   std::mutex mu;  // one engine call at a time per device
   cudaStream_t st[kStages] = {};
   cudaStream_t peer = nullptr;  // copies of panels from another device (panel_share.h): apart, so uploads never queue
@@ -78,8 +79,11 @@ struct Device {
   }
 };
 
-// The engine's state of a device (created on first use, never freed: the driver reclaims it at exit).
-Device* device(int ordinal);
+// The engine's state of a device's share (created on first use, never freed: the driver reclaims it at exit). A GPU
+// listed twice in BLASOFFLOAD_DEVICES takes two shares, each with its own streams, arena and ring.
+Device* device(int ordinal, int share);
+// Device memory the engine holds on a GPU, over all its shares (their arenas).
+int64_t arenas_held(int ordinal);
 // The ring's first chunks. Pinning costs 0.4-1 ms a MiB: the whole ring (256 MiB by default) made up front cost
 // the process's first pipelined call 100-300 ms on the lent H100, whatever that call moved.
 constexpr int kRingFirst = 2;
