@@ -186,6 +186,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   }
 
   Shared s;
+  s.t0 = wall0;
   s.h = &h;
   s.g = gpu_call;
   s.es = es;
@@ -398,6 +399,13 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
         double st[kStages];
         dr.stage_ms(st);
         for (int q2 = 0; q2 < kStages; ++q2) stage_sum[q2] += st[q2];
+        if (devs.size() > 1)  // each device's part of the call's line below
+          h.log(BO_LOG_DEBUG,
+                "%s pipeline: GPU %d (share %d): %lld tiles, kernels %.0f ms, h2d busy %.0f ms, pack %.0f ms, unpack "
+                "%.0f ms, waited %.0f ms for shared panels and %.0f ms for ring chunks, %.0f MB copied from another "
+                "GPU, done at %.0f ms",
+                name, devs[q]->ordinal, devs[q]->share, (long long)dr.tiles(), st[kKernel], st[kH2D], dr.pack_ms(),
+                dr.unpack_ms(), dr.panel_wait_ms(), dr.ring_wait_ms(), dr.peer_bytes() / 1e6, dr.done_ms());
       }
     }
     if (gpu_failed) {

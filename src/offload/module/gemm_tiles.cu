@@ -283,6 +283,7 @@ void Driver::run() {
   for (const auto& o : direct_out_)
     if (cudaEventQuery(o.first) == cudaSuccess) s_.written[o.second].store(1);
   cudaGetLastError();
+  done_ms_ = ms_since(s_.t0);
 }
 
 void Driver::stage_ms(double out[kStages]) const {
@@ -352,7 +353,9 @@ void Driver::grow_ring() {
 
 void Driver::retire(Chunk& c, bool wait) {
   if (!c.in_use) return;
+  const auto w0 = std::chrono::steady_clock::now();
   cudaError_t e = wait ? cudaEventSynchronize(c.ev) : cudaSuccess;
+  if (wait) ring_wait_ms_ += ms_since(w0);
   if (e) {
     cudaGetLastError();
     check(e);
@@ -426,7 +429,9 @@ bool Driver::fetch_panel(bool a, int64_t x, const Block& blk, char* dst, cudaEve
     return !direct;
   }
   const int64_t q = a ? x : s_.plan.mt + x;
+  const auto w0 = std::chrono::steady_clock::now();
   const PanelShare::Source src = s_.share->need(q, index_);
+  panel_wait_ms_ += ms_since(w0);
   if (!src.upload && copy_from(*s_.drivers[size_t(src.from)], a, x, dst, ready, int64_t(s_.es) * blk.rows * blk.cols))
     return false;
   upload(blk, dst, ready, direct);

@@ -150,6 +150,11 @@ class Driver {
   double a_staged() const { return a_staged_; }
   double b_staged() const { return b_staged_; }
   double peer_bytes() const { return peer_bytes_; }
+  // Host time spent waiting for another device to start or queue a shared panel, and for ring chunks' copies; when the
+  // driver finished (ms since the call began), for the debug log.
+  double panel_wait_ms() const { return panel_wait_ms_; }
+  double ring_wait_ms() const { return ring_wait_ms_; }
+  double done_ms() const { return done_ms_; }
   double pack_ms() const { return pack_ms_; }
   double unpack_ms() const { return unpack_ms_; }
   cudaEvent_t first_kernel() const { return first_kernel_; }
@@ -211,6 +216,7 @@ class Driver {
   int64_t ws_bytes_ = 0;
   double pack_ms_ = 0, unpack_ms_ = 0;
   double peer_bytes_ = 0;
+  double panel_wait_ms_ = 0, ring_wait_ms_ = 0, done_ms_ = 0;
   cudaEvent_t first_kernel_ = nullptr;
   std::vector<Timed> timed_;
   std::vector<std::pair<cudaEvent_t, int64_t>> direct_out_;  // copies straight into C, and their tiles
