@@ -156,7 +156,7 @@ std::vector<Knob> build() {
   v.push_back(integer("BLASOFFLOAD_STAGING_THREADS", O::kModule,
                       "half the cores, at most 16 (an MPI rank: half its share of the node's cores)", 1, 256,
                       "host threads of the staging copies"));
-  v.push_back(integer("BLASOFFLOAD_PINNED_MB", O::kModule, "256", 3, kNoMax,
+  v.push_back(integer("BLASOFFLOAD_PINNED_MB", O::kModule, "1024", 3, kNoMax,
                       "MiB: the most the ring of pinned staging chunks grows to, per GPU (it starts at two chunks and "
                       "adds one where a call finds the next still in flight)"));
   v.push_back(words("BLASOFFLOAD_PIN_HOST", O::kModule, {"auto", "on", "off"},

@@ -3,6 +3,7 @@
 // driver is not waited for.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -108,19 +109,8 @@ Outcome simulate(const Plan& p, int drivers, std::vector<int> delay_us, int fail
         left = true;
         share.left_own_block(me);
       }
-      for (int64_t q : {p.mt + j, i0}) {
-        if (held[size_t(q)]) continue;
-        const PanelShare::Source s = share.need(q, me);
-        std::unique_lock<std::mutex> g(mu);
-        out.needs++;
-        out.distinct.insert(q);
-        if (!s.upload && !holder[size_t(q * drivers + s.from)].load()) out.bad_source = true;
-        if (!s.upload) {
-          held[size_t(q)] = 1;
-          holder[size_t(q * drivers + me)].store(1);
-          continue;
-        }
-        g.unlock();
+      // Stages panel q (claimed by me): false when the upload failed (the driver stops, as a failed GPU's does).
+      auto stage = [&](int64_t q) {
         std::this_thread::sleep_for(std::chrono::microseconds(delay_us[size_t(me)] + int(rng() % 50)));
         const bool ok = !(me == fail && uploads++ >= fail_at);
         if (ok) {
@@ -128,10 +118,47 @@ Outcome simulate(const Plan& p, int drivers, std::vector<int> delay_us, int fail
           holder[size_t(q * drivers + me)].store(1);
         }
         share.uploaded(q, me, ok);
-        g.lock();
+        std::lock_guard<std::mutex> g(mu);
         if (ok) out.uploader[size_t(q)] = me;
-        if (!ok) {
-          out.failed++;
+        if (!ok) out.failed++;
+        return ok;
+      };
+      for (int64_t q : {p.mt + j, i0}) {
+        if (held[size_t(q)] || failed) continue;
+        // As gemm_tiles.cu's stage_ahead: about to wait, stage one panel of the coming own items that is this
+        // driver's turn.
+        if (!left && !share.ready_for(q, me)) {
+          const int64_t from = next[size_t(me)].load();
+          bool staged = false;
+          for (int64_t w = from; w < std::min(blocks[size_t(me)].items(), from + 64) && !staged; ++w) {
+            int64_t a0 = 0, a1 = 0, b0 = 0;
+            block_item(p, blocks[size_t(me)], w, &a0, &a1, &b0);
+            for (int64_t r : {p.mt + b0, a0}) {
+              if (staged || held[size_t(r)] || !share.claim_own(r, me)) continue;
+              {
+                std::lock_guard<std::mutex> g(mu);
+                out.needs++;
+                out.distinct.insert(r);
+              }
+              staged = true;
+              failed = !stage(r);
+            }
+          }
+          if (failed) break;
+        }
+        const PanelShare::Source s = share.need(q, me);
+        {
+          std::lock_guard<std::mutex> g(mu);
+          out.needs++;
+          out.distinct.insert(q);
+          if (!s.upload && !holder[size_t(q * drivers + s.from)].load()) out.bad_source = true;
+        }
+        if (!s.upload) {
+          held[size_t(q)] = 1;
+          holder[size_t(q * drivers + me)].store(1);
+          continue;
+        }
+        if (!stage(q)) {
           failed = true;
           break;
         }
@@ -238,6 +265,27 @@ TEST(PanelShare, DriversWaitingForEachOtherDoNotWait) {
   t.join();
   EXPECT_FALSE(first.upload);
   EXPECT_EQ(first.from, 1);
+  EXPECT_EQ(share.uploads(), 2);
+  EXPECT_EQ(share.copies(), 1);
+}
+
+// A driver about to wait stages its own coming panels meanwhile: claim_own takes only a free panel of its turn (or of
+// nobody's), and ready_for says whether need() would return at once.
+TEST(PanelShare, StagingAheadTakesOnlyItsOwnTurns) {
+  PanelShare share({0, 1, -1}, 2);
+  EXPECT_FALSE(share.ready_for(1, 0)) << "panel 1 is driver 1's to start, and driver 1 is at work";
+  EXPECT_TRUE(share.ready_for(0, 0));
+  EXPECT_FALSE(share.claim_own(1, 0)) << "driver 1's turn";
+  EXPECT_TRUE(share.claim_own(0, 0));
+  EXPECT_FALSE(share.claim_own(0, 1)) << "already claimed";
+  EXPECT_FALSE(share.ready_for(0, 1)) << "claimed, not yet queued";
+  share.uploaded(0, 0, true);
+  EXPECT_TRUE(share.ready_for(0, 1));
+  const PanelShare::Source s = share.need(0, 1);
+  EXPECT_FALSE(s.upload);
+  EXPECT_EQ(s.from, 0);
+  EXPECT_TRUE(share.claim_own(2, 1)) << "nobody's turn";
+  share.uploaded(2, 1, true);
   EXPECT_EQ(share.uploads(), 2);
   EXPECT_EQ(share.copies(), 1);
 }

@@ -182,7 +182,10 @@ void Driver::run() {
   std::vector<cudaEvent_t> a_free(p.a_slots), b_free(p.b_slots), c_ready(p.c_slots), c_free(p.c_slots);
   for (auto* v : {&a_ready, &a_free, &b_ready, &b_free, &c_ready, &c_free})
     for (auto& e : *v) e = next_ev();
-  std::vector<int64_t> a_holds(p.a_slots, -1), b_holds(p.b_slots, -1);
+  a_holds_.assign(size_t(p.a_slots), -1);
+  b_holds_.assign(size_t(p.b_slots), -1);
+  std::vector<int64_t>& a_holds = a_holds_;
+  std::vector<int64_t>& b_holds = b_holds_;
   std::vector<bool> a_used(p.a_slots, false), b_used(p.b_slots, false), c_used(p.c_slots, false);
   int64_t c_next = 0;
   const bo_kernel_registry* reg = bok::registry();
@@ -429,6 +432,7 @@ bool Driver::fetch_panel(bool a, int64_t x, const Block& blk, char* dst, cudaEve
     return !direct;
   }
   const int64_t q = a ? x : s_.plan.mt + x;
+  if (!s_.share->ready_for(q, index_)) stage_ahead();
   const auto w0 = std::chrono::steady_clock::now();
   const PanelShare::Source src = s_.share->need(q, index_);
   panel_wait_ms_ += ms_since(w0);
@@ -437,6 +441,37 @@ bool Driver::fetch_panel(bool a, int64_t x, const Block& blk, char* dst, cudaEve
   upload(blk, dst, ready, direct);
   if (src.upload) s_.share->uploaded(q, index_, !err_);
   return !direct;
+}
+
+void Driver::stage_ahead() {
+  if (left_own_ || err_) return;
+  const Plan& p = s_.plan;
+  const TileBlock& b = s_.blocks[size_t(index_)];
+  const int64_t k0 = p.pass_k0(s_.pass), kc = p.pass_k(s_.pass);
+  // The coming items of a shell of s tiles reach its other panel within s + 1 items.
+  const int64_t next = s_.next_item[size_t(index_)].load(), last = std::min(b.items(), next + 64);
+  for (int64_t w = next; w < last; ++w) {
+    int64_t i0 = 0, i1 = 0, j = 0;
+    block_item(p, b, w, &i0, &i1, &j);
+    if (s_.share_b && b_holds_[size_t(j)] != j && s_.share->claim_own(p.mt + j, index_)) {
+      const Block blk = b_panel(s_, j, k0, kc);
+      upload(blk, b_slot_[size_t(j)], b_ready_[size_t(j)], false);
+      s_.share->uploaded(p.mt + j, index_, !err_);
+      b_staged_ += double(s_.es) * double(blk.rows) * double(blk.cols);
+      b_holds_[size_t(j)] = err_ ? -1 : j;
+      panels_++;
+      return;
+    }
+    if (s_.share_a && a_holds_[size_t(i0)] != i0 && s_.share->claim_own(i0, index_)) {
+      const Block blk = a_panel(s_, i0, k0, kc);
+      upload(blk, a_slot_[size_t(i0)], a_ready_[size_t(i0)], false);
+      s_.share->uploaded(i0, index_, !err_);
+      a_staged_ += double(s_.es) * double(blk.rows) * double(blk.cols);
+      a_holds_[size_t(i0)] = err_ ? -1 : i0;
+      panels_++;
+      return;
+    }
+  }
 }
 
 bool Driver::copy_from(const Driver& o, bool a, int64_t x, char* dst, cudaEvent_t ready, int64_t bytes) {

@@ -84,7 +84,7 @@ struct Device {
 Device* device(int ordinal, int share);
 // Device memory the engine holds on a GPU, over all its shares (their arenas).
 int64_t arenas_held(int ordinal);
-// The ring's first chunks. Pinning costs 0.4-1 ms a MiB: the whole ring (256 MiB by default) made up front cost
+// The ring's first chunks. Pinning costs 0.4-1 ms a MiB: the whole ring (then 256 MiB by default) made up front cost
 // the process's first pipelined call 100-300 ms on the lent H100, whatever that call moved.
 constexpr int kRingFirst = 2;
 // Grow-only resources of a device for a call (current device already set). A growing arena takes headroom up to
@@ -192,6 +192,9 @@ class Driver {
   // Panel x from driver o's slot once o's upload of it has completed, over NVLink where the GPUs have it; false when
   // the copy could not be queued (nothing was).
   bool copy_from(const Driver& o, bool a, int64_t x, char* dst, cudaEvent_t ready, int64_t bytes);
+  // About to wait for another device's shared panel: stages instead the next panel of this device's own coming items
+  // that is its to stage (one, about as long as the wait), so that the two devices' hosts stage at once.
+  void stage_ahead();
 
   // Device tile -> a ring chunk, unpacked into C later by retire(); or straight into registered C, element-exact
   // (rows of each column, never the bytes between them).
@@ -211,6 +214,7 @@ class Driver {
   // slot of A's panel i is i, of B's panel j is j, each filled once a call).
   std::vector<char*> a_slot_, b_slot_;
   std::vector<cudaEvent_t> a_ready_, b_ready_;
+  std::vector<int64_t> a_holds_, b_holds_;  // per slot: the panel it holds, or -1
   int64_t tiles_ = 0, panels_ = 0;
   double a_staged_ = 0, b_staged_ = 0;
   int64_t ws_bytes_ = 0;

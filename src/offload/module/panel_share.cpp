@@ -43,6 +43,29 @@ bool PanelShare::waiting_to_start(int d) const {
   return q >= 0 && p_[size_t(q)].state == kFree;
 }
 
+bool PanelShare::may_start(const Panel& x, int me) const {
+  const int u = x.preferred;
+  const bool others = u >= 0 && u != me && u < int(away_.size());
+  return !others || away_[size_t(me)] || away_[size_t(u)] || waiting_to_start(u);
+}
+
+bool PanelShare::ready_for(int64_t q, int me) const {
+  std::lock_guard<std::mutex> g(mu_);
+  const Panel& x = p_[size_t(q)];
+  if (x.state == kReady) return true;
+  return x.state == kFree && may_start(x, me);
+}
+
+bool PanelShare::claim_own(int64_t q, int me) {
+  std::lock_guard<std::mutex> g(mu_);
+  Panel& x = p_[size_t(q)];
+  if (x.state != kFree || (x.preferred >= 0 && x.preferred != me)) return false;
+  x.state = kClaimed;
+  x.by = me;
+  uploads_++;
+  return true;
+}
+
 PanelShare::Source PanelShare::need(int64_t q, int me) {
   std::unique_lock<std::mutex> lk(mu_);
   Panel& x = p_[size_t(q)];
@@ -52,15 +75,13 @@ PanelShare::Source PanelShare::need(int64_t q, int me) {
       return {false, x.by};
     }
     if (x.state == kFree || (x.state == kReady && x.by == me)) {
-      const int u = x.preferred;
-      const bool others = u >= 0 && u != me && u < int(away_.size());
-      if (!others || away_[size_t(me)] || away_[size_t(u)] || waiting_to_start(u)) {
+      if (x.state == kReady || may_start(x, me)) {  // kReady here: me's own upload, which it no longer holds
         x.state = kClaimed;
         x.by = me;
         uploads_++;
         return {true, me};
       }
-      // Wait for u to start it; those waiting for me to start a panel see me waiting and stop.
+      // Wait for its uploader to start it; those waiting for me to start a panel see me waiting and stop.
       waits_for_[size_t(me)] = q;
       cv_.notify_all();
       cv_.wait(lk);

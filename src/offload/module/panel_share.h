@@ -37,6 +37,11 @@ class PanelShare {
   // Waiting drivers that would form a cycle (each waiting for the next to start a panel) cannot all wait: the last one
   // to join sees its uploader waiting and uploads.
   Source need(int64_t q, int me);
+  // Without blocking: whether need() would return at once (the panel is ready, or it is me's to stage now).
+  bool ready_for(int64_t q, int me) const;
+  // Claims panel q for me to stage where nobody has started it and it is me's turn (or nobody's): true, and me stages
+  // it and calls uploaded(). A driver about to wait for another's panel stages its own next ones meanwhile.
+  bool claim_own(int64_t q, int me);
   // me's upload of panel q is queued (ok) or failed (the drivers waiting for it upload it themselves; a failed driver
   // is waited for no more).
   void uploaded(int64_t q, int me, bool ok);
@@ -57,9 +62,10 @@ class PanelShare {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Panel> p_;
-  bool waiting_to_start(int d) const;  // under mu_
-  std::vector<int64_t> waits_for_;     // per driver: the panel it waits for its uploader to start, or -1
-  std::vector<uint8_t> away_;          // per driver: past its own block, or failed
+  bool waiting_to_start(int d) const;            // under mu_
+  bool may_start(const Panel& x, int me) const;  // under mu_: x is free and me need not wait for its uploader
+  std::vector<int64_t> waits_for_;               // per driver: the panel it waits for its uploader to start, or -1
+  std::vector<uint8_t> away_;                    // per driver: past its own block, or failed
   int64_t uploads_ = 0, copies_ = 0;
 };
 
