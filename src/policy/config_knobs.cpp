@@ -138,9 +138,10 @@ std::vector<Knob> build() {
                     "rank chose one); a GPU listed twice takes two shares of a trsm, syrk, getrf, potrf or geqrf (0,0 "
                     "tries the split on one GPU)"));
   v.push_back(integer("BLASOFFLOAD_MULTI_GPU_MIN_N", O::kModule, "32768", 0, kNoMax,
-                      "order from which getrf (square) and potrf spread one matrix over BLASOFFLOAD_DEVICES' GPUs "
-                      "with cuSOLVERMg, min(m, n) from which geqrf does with a tiled QR, and twice the order and other "
-                      "dimension from which trsm and syrk/herk share theirs (0: never; needs two GPUs or more)"));
+                      "order from which getrf (square) spreads one matrix over BLASOFFLOAD_DEVICES' GPUs with "
+                      "cuSOLVERMg (potrf from twice it, or beyond one GPU's cuSOLVER at 46341), min(m, n) from which "
+                      "geqrf does with a tiled QR, and twice the order and other dimension from which trsm and "
+                      "syrk/herk share theirs (0: never; needs two GPUs or more)"));
   v.push_back(integer("BLASOFFLOAD_PINNED_MAX_MB", O::kModule, "4096", 1, kNoMax,
                       "MiB: the largest pinned staging buffer per thread slot of whole-operand calls (a trsm or syrk "
                       "beyond it moves its operands through a ring of pinned pieces instead)"));

@@ -542,8 +542,9 @@ TEST(GpuLapackLink, LargeStagedUploadsAreTimed) {
 }  // namespace
 
 // Several GPUs (lapack_mg.h): square getrf and potrf of every type spread over two GPUs (BLASOFFLOAD_MULTI_GPU_MIN_N
-// lowered to 64 for the test), within the same bounds, with padding and guard zones untouched, and INFO > 0 or a NaN
-// answered by the CPU with nothing written. On a machine of one GPU, over two shares of it (BLASOFFLOAD_DEVICES=0,0).
+// lowered to 64 for the test: getrf from 64, potrf from 128), within the same bounds, with padding and guard zones
+// untouched, and INFO > 0 or a NaN answered by the CPU with nothing written. On a machine of one GPU, over two shares
+// of it (BLASOFFLOAD_DEVICES=0,0).
 TYPED_TEST(GpuLapack, SeveralGpusFactorWithinBounds) {
   using T = TypeParam;
   GPU_TEST_PREAMBLE();
@@ -553,7 +554,7 @@ TYPED_TEST(GpuLapack, SeveralGpusFactorWithinBounds) {
   const int64_t before = gt::multi_gpu_calls().load();
   for (int64_t n : {64, 333, 1000}) check_regular(make<T>(K::kGetrf, n, n, 0, n + 5, 1));
   for (const char* u : {"UNN", "LNN"})
-    for (int64_t n : {100, 777}) check_regular(make<T>(K::kPotrf, n, n, 0, n + 3, 1, u));
+    for (int64_t n : {128, 777}) check_regular(make<T>(K::kPotrf, n, n, 0, n + 3, 1, u));  // potrf: from 2 * 64
   EXPECT_EQ(gt::multi_gpu_calls().load() - before, 7) << "factorizations that ran on two GPUs";
   const int64_t n = 500;
   auto z = make<T>(K::kGetrf, n, n, 0, n + 1, 1);

@@ -321,6 +321,10 @@ int mg_factor_call(const bo_call& c) {
   // One GPU too where the one-GPU path cannot take the matrix: its cuSOLVER interface indexes a matrix by int (an
   // order above 46340), cuSOLVERMg by 64 bits.
   const bool too_large_for_one = !fits_int(c.n * c.n);
+  // Cholesky spreads from twice that order: at 32768 cuSOLVERMg's potrf over two H200s took 0.735 s against cuSOLVER's
+  // 0.580 s on one, where getrf gained 1.24x (0.946 s against 1.172); at 65536 potrf gained 1.73x over cuSOLVERMg on
+  // one GPU (bench/results/lapack/lapack_multi_gpu-*).
+  if (kind == BO_KIND_POTRF && c.n < 2 * int64_t(min_n) && !too_large_for_one) return BO_CUDA_UNSUPPORTED;
   if (nd < (too_large_for_one ? 1 : 2) || !bok::vendor::cusolvermg_available()) return BO_CUDA_UNSUPPORTED;
   // A block of at least 32 columns for every GPU (mg_layout.h), as cuSOLVERMg's examples have: under xlintstd (orders
   // up to 50) its workspace query failed for some of the small orders on the H200s (those calls took one GPU).
