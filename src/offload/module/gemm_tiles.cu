@@ -444,7 +444,8 @@ bool Driver::fetch_panel(bool a, int64_t x, const Block& blk, char* dst, cudaEve
 }
 
 void Driver::stage_ahead() {
-  if (left_own_ || err_) return;
+  // A driver without a block of its own (more devices than a small tile grid has blocks) only takes others' items.
+  if (left_own_ || err_ || size_t(index_) >= s_.blocks.size()) return;
   const Plan& p = s_.plan;
   const TileBlock& b = s_.blocks[size_t(index_)];
   const int64_t k0 = p.pass_k0(s_.pass), kc = p.pass_k(s_.pass);
