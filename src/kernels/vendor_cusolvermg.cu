@@ -61,13 +61,12 @@ cudaDataType type_of(int es, bool cplx) {
   return es == 4 ? CUDA_R_32F : CUDA_R_64F;
 }
 
-// The handle of a set of devices (kept: creating one enables peer access between them, which costs).
+// The handle of a set of devices (kept; the caller has enabled peer access between them, device.h peers_reachable).
 cusolverMgHandle_t handle_for(int ndev, const int* devs) {
   static std::map<std::vector<int>, cusolverMgHandle_t> handles;
   std::vector<int> key(devs, devs + ndev);
   auto it = handles.find(key);
   if (it != handles.end()) return it->second;
-  enable_peer_access(ndev, devs);  // each GPU reads the others' panels
   cusolverMgHandle_t h = nullptr;
   if (g_api.create(&h) != CUSOLVER_STATUS_SUCCESS) return nullptr;
   if (g_api.select(h, ndev, key.data()) != CUSOLVER_STATUS_SUCCESS) return nullptr;  // kept: a handle is small
@@ -111,20 +110,6 @@ struct Job {
 };
 
 }  // namespace
-
-void enable_peer_access(int ndev, const int* devs) {
-  int old = -1;
-  cudaGetDevice(&old);
-  for (int i = 0; i < ndev; ++i)
-    for (int j = 0; j < ndev; ++j) {
-      int can = 0;
-      if (devs[i] != devs[j] && cudaDeviceCanAccessPeer(&can, devs[i], devs[j]) == cudaSuccess && can &&
-          cudaSetDevice(devs[i]) == cudaSuccess)
-        cudaDeviceEnablePeerAccess(devs[j], 0);
-    }
-  cudaGetLastError();  // already enabled, or refused: neither is the caller's error
-  if (old >= 0) cudaSetDevice(old);
-}
 
 bool cusolvermg_available() {
   std::call_once(g_once, open_mg);

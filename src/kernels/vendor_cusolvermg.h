@@ -10,9 +10,6 @@ namespace bok::vendor {
 
 // Whether libcusolverMg opened with every symbol the module uses (opened on the first call; thread-safe).
 bool cusolvermg_available();
-// Peer access both ways between the distinct GPUs of devs where the hardware allows it (already enabled is fine;
-// without it peer copies go through the host, slower but correct). The current device is left as it was.
-void enable_peer_access(int ndev, const int* devs);
 std::string cusolvermg_description();
 
 // One factorization over `ndev` devices (ordinals `devs`), columns in blocks of `tile` dealt round-robin: device q

@@ -242,6 +242,11 @@ bool peers_reachable(const std::vector<int>& devs) {
   return all;
 }
 
+bool share_between(const std::vector<int>& devs) {
+  const char* v = config("BLASOFFLOAD_TEST_PEER_PANELS");
+  return devs.size() > 1 && !(v && std::strcmp(v, "off") == 0) && peers_reachable(devs);
+}
+
 namespace {
 // Growth prices measured by reserve() (ns a byte; a quarter of the way toward each new measurement), for growth_us.
 std::atomic<double> g_pin_ns_per_byte{0.4};

@@ -53,6 +53,9 @@ int pipeline_lanes(int* out, int cap);
 // enabled; a GPU listed twice reads its own. Without it a copy between GPUs goes through host memory, no cheaper than
 // staging the data again. Asked once per pair of GPUs a process.
 bool peers_reachable(const std::vector<int>& devs);
+// Whether what several of these GPUs need of a call is staged once and copied between them: two GPUs or more, all
+// peers, and BLASOFFLOAD_TEST_PEER_PANELS not off (the benchmarks' A/B).
+bool share_between(const std::vector<int>& devs);
 // Pinned staging memory a slot may hold (BLASOFFLOAD_PINNED_MAX_MB, read at init).
 void set_pinned_max(size_t bytes);
 

@@ -207,9 +207,6 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   // The benchmarks' A/B of the two orders (tile_plan.h): "columns" keeps the order of A's panels all first.
   if (const char* order = config("BLASOFFLOAD_TEST_PIPELINE_ORDER"))
     in.whole_panels = std::strcmp(order, "columns") != 0;
-  // ... and of panels shared between the GPUs against each GPU staging its own.
-  const char* peer_setting = config("BLASOFFLOAD_TEST_PEER_PANELS");
-  const bool share_panels = !peer_setting || std::strcmp(peer_setting, "off") != 0;
   // The smallest budget over the devices, so one plan serves all.
   int64_t budget = INT64_MAX;
   const char* limit_s = hs->config ? hs->config("BLASOFFLOAD_DEVICE_MEMORY_LIMIT") : nullptr;
@@ -342,7 +339,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
     // n = 32768 through the threads they share (A twice), one GPU 24.
     s.share.reset();
     s.share_a = s.share_b = false;
-    if (p.whole && devs.size() > 1 && share_panels && any_shared_panel(s.blocks) && peers_reachable(ordinals(devs))) {
+    if (p.whole && any_shared_panel(s.blocks) && share_between(ordinals(devs))) {
       s.share_a = !s.a_direct;
       s.share_b = !s.b_direct;
       if (s.share_a || s.share_b) s.share.reset(new PanelShare(preferred_uploaders(p, s.blocks), int(devs.size())));

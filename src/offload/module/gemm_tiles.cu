@@ -451,27 +451,23 @@ void Driver::stage_ahead() {
   const int64_t k0 = p.pass_k0(s_.pass), kc = p.pass_k(s_.pass);
   // The coming items of a shell of s tiles reach its other panel within s + 1 items.
   const int64_t next = s_.next_item[size_t(index_)].load(), last = std::min(b.items(), next + 64);
+  // Panel x of A (a) or of B into its slot (whole panels: slot x), where it is this driver's turn to stage it.
+  auto stage = [&](bool a, int64_t x) {
+    int64_t& holds = (a ? a_holds_ : b_holds_)[size_t(x)];
+    const int64_t q = a ? x : p.mt + x;
+    if (!(a ? s_.share_a : s_.share_b) || holds == x || !s_.share->claim_own(q, index_)) return false;
+    const Block blk = a ? a_panel(s_, x, k0, kc) : b_panel(s_, x, k0, kc);
+    upload(blk, (a ? a_slot_ : b_slot_)[size_t(x)], (a ? a_ready_ : b_ready_)[size_t(x)], false);
+    s_.share->uploaded(q, index_, !err_);
+    (a ? a_staged_ : b_staged_) += double(s_.es) * double(blk.rows) * double(blk.cols);
+    holds = err_ ? -1 : x;
+    panels_++;
+    return true;
+  };
   for (int64_t w = next; w < last; ++w) {
     int64_t i0 = 0, i1 = 0, j = 0;
     block_item(p, b, w, &i0, &i1, &j);
-    if (s_.share_b && b_holds_[size_t(j)] != j && s_.share->claim_own(p.mt + j, index_)) {
-      const Block blk = b_panel(s_, j, k0, kc);
-      upload(blk, b_slot_[size_t(j)], b_ready_[size_t(j)], false);
-      s_.share->uploaded(p.mt + j, index_, !err_);
-      b_staged_ += double(s_.es) * double(blk.rows) * double(blk.cols);
-      b_holds_[size_t(j)] = err_ ? -1 : j;
-      panels_++;
-      return;
-    }
-    if (s_.share_a && a_holds_[size_t(i0)] != i0 && s_.share->claim_own(i0, index_)) {
-      const Block blk = a_panel(s_, i0, k0, kc);
-      upload(blk, a_slot_[size_t(i0)], a_ready_[size_t(i0)], false);
-      s_.share->uploaded(i0, index_, !err_);
-      a_staged_ += double(s_.es) * double(blk.rows) * double(blk.cols);
-      a_holds_[size_t(i0)] = err_ ? -1 : i0;
-      panels_++;
-      return;
-    }
+    if (stage(false, j) || stage(true, i0)) return;  // one panel: about as long as the wait
   }
 }
 

@@ -218,6 +218,7 @@ int run(const bo_call& c, const int* devs, int nd) {
     std::vector<void*> local(static_cast<size_t>(nd));
     std::vector<int*> ipiv(static_cast<size_t>(nd));
     for (int q = 0; q < nd; ++q) local[size_t(q)] = parts[size_t(q)].local, ipiv[size_t(q)] = parts[size_t(q)].ipiv;
+    peers_reachable(std::vector<int>(devs, devs + nd));  // each GPU reads the others' panels (where the GPUs can)
     const int r =
         lu ? bok::vendor::cusolvermg_getrf(nd, devs, n, tile, es, kComplex, local.data(), ipiv.data(), &info)
            : bok::vendor::cusolvermg_potrf(nd, devs, flip ? 'L' : uplo, n, tile, es, kComplex, local.data(), &info);

@@ -16,7 +16,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -350,13 +349,11 @@ int Level3Mg<T>::run() {
   const auto secs = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
   };
-  // A staged once where several GPUs need it and each reads the others' memory (BLASOFFLOAD_TEST_PEER_PANELS=off: each
-  // stages all it needs, the benchmarks' A/B).
-  const char* peer_setting = config("BLASOFFLOAD_TEST_PEER_PANELS");
+  // A staged once where several GPUs need it and each reads the others' memory.
   std::vector<int> devs;
   for (const Lane& l : lanes_) devs.push_back(l.dev);
   Rendezvous rv(lanes_.size());
-  if (lanes_.size() > 1 && !(peer_setting && std::strcmp(peer_setting, "off") == 0) && peers_reachable(devs)) rv_ = &rv;
+  if (share_between(devs)) rv_ = &rv;
   const Clock::time_point t_up = Clock::now();
   // Up and computed; everything finished before any GPU writes the program's memory.
   cudaError_t e = each([&](Lane& l) {

@@ -48,7 +48,7 @@ class PanelShare {
   // me has finished its own block's items (it takes other blocks' now, or none): nobody waits for it to start a panel.
   void left_own_block(int me);
 
-  // Counts for the debug line and the tests: panels uploaded from the host and copied between devices.
+  // Counts for the tests: panels claimed for staging from the host, and copied between devices.
   int64_t uploads() const;
   int64_t copies() const;
 

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "kernels/vendor_cusolver.h"
-#include "kernels/vendor_cusolvermg.h"  // enable_peer_access
 #include "offload/module/call_plan.h"
 #include "offload/module/device.h"
 #include "offload/module/lapack_common.cuh"
@@ -346,7 +345,7 @@ int QrMg<T>::run() {
   // Each GPU reads the others' panels.
   std::vector<int> devs;
   for (const QrLane& l : lanes_) devs.push_back(l.dev);
-  vendor::enable_peer_access(int(devs.size()), devs.data());
+  peers_reachable(devs);  // enables peer access where the GPUs have it; without, copies go through the host
   using Clock = std::chrono::steady_clock;
   const auto secs = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
