@@ -191,6 +191,9 @@ std::vector<Knob> build() {
   v.push_back(typed("BLASOFFLOAD_TEST_PIPELINE_ORDER", K::kText, O::kTest,
                     "unset (growing squares where every panel fits)", "columns",
                     "benchmarks: the pipeline's column order (every A panel before the first column's tiles)"));
+  v.push_back(integer("BLASOFFLOAD_TEST_STEAL_DEPTH", O::kTest, "2", -1, kNoMax,
+                      "benchmarks: a GPU of the gemm pipeline takes another GPU's tiles only when at most this many of "
+                      "its own wait to run (-1: whenever its own are all taken)"));
   v.push_back(words("BLASOFFLOAD_TEST_PEER_PANELS", O::kTest, {"on", "off"},
                     "benchmarks: what several GPUs need of A (gemm: the panels of A or B in the order of growing "
                     "squares; trsm and syrk: A) is staged once and copied between them (on), or staged by each (off)"));

@@ -40,7 +40,8 @@ inline constexpr const char* kKnobNames[] = {"BLASOFFLOAD_PIPELINE",
                                              "BLASOFFLOAD_PINNED_MAX_MB",
                                              "BLASOFFLOAD_TEST_FAIL_AFTER_TILES",
                                              "BLASOFFLOAD_TEST_PIPELINE_ORDER",
-                                             "BLASOFFLOAD_TEST_PEER_PANELS"};
+                                             "BLASOFFLOAD_TEST_PEER_PANELS",
+                                             "BLASOFFLOAD_TEST_STEAL_DEPTH"};
 
 // The engine's knobs for one test. All are cleared first, so that a knob left in the environment of the run cannot
 // change the schedule a test asserts on. Only the main thread changes them, and only while no call is in flight:

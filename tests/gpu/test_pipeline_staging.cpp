@@ -115,7 +115,8 @@ GPU_TYPED_SUITE(PipelineMultiGpu);
 // its own streams, arena and ring, half the GPU's memory; the panels shared between them are copied within the GPU).
 inline const char* two_devices() { return device_count() >= 2 ? "0,1" : "0,0"; }
 
-// Tiles spread over two GPUs run the same kernels as on one: the same bits, in core, out of core and in K passes.
+// Tiles spread over two GPUs run the same kernels as on one: the same bits, in core, out of core and in K passes,
+// however soon a GPU takes the other's tiles.
 TYPED_TEST(PipelineMultiGpu, TwoDevices_BitIdenticalToOne) {
   using T = TypeParam;
   GPU_TEST_PREAMBLE();
@@ -130,8 +131,18 @@ TYPED_TEST(PipelineMultiGpu, TwoDevices_BitIdenticalToOne) {
     const Result<T> two = run(g);
     std::printf("  %s limit %s on %s: %s\n", g.name().c_str(), scaled_limit<T>(c.limit).c_str(), two_devices(),
                 describe(two.st).c_str());
+    // A GPU whose own tiles are all taken takes the other's once its queue is down to this many (default 2): at
+    // once (-1) and only once its queue is empty (0), the same bits.
+    knobs.set("BLASOFFLOAD_TEST_STEAL_DEPTH", "0");
+    const Result<T> patient = run(g);
+    knobs.set("BLASOFFLOAD_TEST_STEAL_DEPTH", "-1");
+    const Result<T> eager = run(g);
+    knobs.unset("BLASOFFLOAD_TEST_STEAL_DEPTH");
     knobs.set("BLASOFFLOAD_DEVICES", "0");
     const Result<T> one = run(g);
+    EXPECT_TRUE(same_bits(patient.c, two.c));
+    EXPECT_TRUE(same_bits(eager.c, two.c));
+    EXPECT_TRUE(pipeline_ran(g, patient, 64, 2));
     EXPECT_TRUE(correct(g, two));
     EXPECT_TRUE(pipeline_ran(g, two, 64, 2));
     EXPECT_TRUE(gpu_only(two));

@@ -192,6 +192,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
   s.es = es;
   s.stats = stats;
   s.fail_after = config_long("BLASOFFLOAD_TEST_FAIL_AFTER_TILES", -1);
+  s.steal_depth = int(config_long("BLASOFFLOAD_TEST_STEAL_DEPTH", 2));
   // The ring grows on demand up to 1 GiB a device: with 256 MiB (8 chunks of 32), staged dgemm n = 32768 on two H200s
   // waited 200-220 ms a device for chunks whose copies were in flight (866-874 ms a call), with 1 GiB 61-71 ms
   // (767-826 ms); it holds uploads and finished tiles alike.
@@ -357,12 +358,10 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
         int prev = -1;
         cudaGetDevice(&prev);
         cudaSetDevice(d->ordinal);
-        cudaEvent_t start = d->timing_event();
-        if (start) cudaEventRecord(start, d->st[kH2D]);
         dr->run();
-        if (start && dr->first_kernel() && !dr->error()) {
+        if (dr->started() && dr->first_kernel() && !dr->error()) {
           float ms = 0;
-          if (cudaEventElapsedTime(&ms, start, dr->first_kernel()) == cudaSuccess) {
+          if (cudaEventElapsedTime(&ms, dr->started(), dr->first_kernel()) == cudaSuccess) {
             std::lock_guard<std::mutex> g(s.stats_mu);
             if (s.stats->first_kernel_ms == 0) s.stats->first_kernel_ms = ms;
           }
@@ -399,13 +398,18 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
         double st[kStages];
         dr.stage_ms(st);
         for (int q2 = 0; q2 < kStages; ++q2) stage_sum[q2] += st[q2];
-        if (devs.size() > 1)  // each device's part of the call's line below
+        if (devs.size() > 1) {  // each device's part of the call's line below
+          double idle[3];
+          dr.kernel_idle(&idle[0], &idle[1], &idle[2]);
           h.log(BO_LOG_DEBUG,
-                "%s pipeline: GPU %d (share %d): %lld tiles, kernels %.0f ms, h2d busy %.0f ms, pack %.0f ms, unpack "
-                "%.0f ms, waited %.0f ms for shared panels and %.0f ms for ring chunks, %.0f MB copied from another "
-                "GPU, done at %.0f ms",
-                name, devs[q]->ordinal, devs[q]->share, (long long)dr.tiles(), st[kKernel], st[kH2D], dr.pack_ms(),
-                dr.unpack_ms(), dr.panel_wait_ms(), dr.ring_wait_ms(), dr.peer_bytes() / 1e6, dr.done_ms());
+                "%s pipeline: GPU %d (share %d): %lld tiles, kernels %.0f ms (idle %.0f ms before the first, %.0f + "
+                "%.0f ms between them in the first and second half), h2d busy %.0f ms, pack %.0f ms, unpack %.0f ms, "
+                "waited %.0f ms for shared panels and %.0f ms for ring chunks, %.0f MB copied from another GPU, done "
+                "at %.0f ms",
+                name, devs[q]->ordinal, devs[q]->share, (long long)dr.tiles(), st[kKernel], idle[0], idle[1], idle[2],
+                st[kH2D], dr.pack_ms(), dr.unpack_ms(), dr.panel_wait_ms(), dr.ring_wait_ms(), dr.peer_bytes() / 1e6,
+                dr.done_ms());
+        }
       }
     }
     if (gpu_failed) {

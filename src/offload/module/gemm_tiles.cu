@@ -102,11 +102,21 @@ cudaError_t prepare(Device& d, int64_t arena_bytes, int64_t arena_max, int64_t r
   return cudaSuccess;
 }
 
-bool Shared::take_item(int index, int64_t* i0, int64_t* i1, int64_t* j, int* block) {
+bool Shared::take_own(int index, int64_t* i0, int64_t* i1, int64_t* j, int* block) {
+  if (size_t(index) >= blocks.size()) return false;
+  const int64_t w = next_item[size_t(index)].fetch_add(1);
+  if (w >= blocks[size_t(index)].items()) return false;
+  block_item(plan, blocks[size_t(index)], w, i0, i1, j);
+  *block = index;
+  return true;
+}
+
+bool Shared::take_other(int index, int64_t* i0, int64_t* i1, int64_t* j, int* block) {
   const int nb = int(blocks.size());
-  for (int q = 0; q < nb; ++q) {
+  for (int q = 1; q <= nb; ++q) {
     const int b = (index + q) % nb;
-    const int64_t w = next_item[b].fetch_add(1);
+    if (b == index) continue;
+    const int64_t w = next_item[size_t(b)].fetch_add(1);
     if (w < blocks[size_t(b)].items()) {
       block_item(plan, blocks[size_t(b)], w, i0, i1, j);
       *block = b;
@@ -152,6 +162,8 @@ bo_call tile_call(const bo_call& g, int64_t rows, int64_t cols, int64_t kc, doub
 }
 
 void Driver::run() {
+  started_ = d_.timing_event();
+  if (started_) cudaEventRecord(started_, d_.st[kH2D]);
   const Plan& p = s_.plan;
   const int64_t k0 = p.pass_k0(s_.pass), kc = p.pass_k(s_.pass);
   // Carve the arena.
@@ -194,10 +206,15 @@ void Driver::run() {
     if (err_) break;
     int64_t i0, i1, j;
     int block = 0;
-    if (!s_.take_item(index_, &i0, &i1, &j, &block)) break;
-    if (block != index_ && !left_own_) {
-      left_own_ = true;
-      if (s_.share) s_.share->left_own_block(index_);
+    if (!s_.take_own(index_, &i0, &i1, &j, &block)) {
+      if (!left_own_) {  // nobody waits for this driver to start a panel any more
+        left_own_ = true;
+        if (s_.share) s_.share->left_own_block(index_);
+      }
+      // Two H200s, staged dgemm n = 32768: taking others' items behind 5-6 tiles of its own queue, the stealing GPU
+      // finished 28-48 ms after the other.
+      wait_backlog(s_.steal_depth);
+      if (err_ || !s_.take_other(index_, &i0, &i1, &j, &block)) break;
     }
     // The B panel: reuse, or upload into the slot not used by the previous item (whole panels: its own slot).
     int bs = -1;
@@ -261,7 +278,10 @@ void Driver::run() {
       cudaEvent_t t0 = timed_begin(kKernel);
       if (!first_kernel_) first_kernel_ = t0;
       check(bok::launch(idx, &args, ws, d_.st[kKernel]));
-      timed_end(kKernel, t0);
+      if (cudaEvent_t done = timed_end(kKernel, t0)) {
+        while (!unfinished_.empty() && cudaEventQuery(unfinished_.front()) == cudaSuccess) unfinished_.pop_front();
+        unfinished_.push_back(done);
+      }
       check(cudaEventRecord(a_free[as], d_.st[kKernel]));
       check(cudaEventRecord(b_free[bs], d_.st[kKernel]));
       check(cudaEventRecord(c_ready[cs], d_.st[kKernel]));
@@ -309,17 +329,50 @@ void Driver::refused(cudaError_t e, const void* p, int64_t rows, int64_t cols, i
               bo_routine_name(s_.g.c.routine), (long long)rows, (long long)cols, (long long)ld, p, cudaGetErrorName(e));
 }
 
+void Driver::wait_backlog(int depth) {
+  if (depth < 0) return;
+  while (int(unfinished_.size()) > depth && !err_) {
+    for (size_t q = 0; q < d_.ring.size(); ++q) {  // results already back, oldest first
+      Chunk& c = d_.ring[(d_.head + q) % d_.ring.size()];
+      if (c.out_tile < 0) continue;
+      if (cudaEventQuery(c.ev) != cudaSuccess) break;
+      retire(c, false);
+    }
+    const cudaError_t e = cudaEventSynchronize(unfinished_.front());
+    if (e) {
+      cudaGetLastError();
+      check(e);
+    }
+    unfinished_.pop_front();
+  }
+}
+
+void Driver::kernel_idle(double* before, double* first_half, double* second_half) const {
+  *before = *first_half = *second_half = 0;
+  std::vector<const Timed*> k;
+  for (const auto& t : timed_)
+    if (t.stage == kKernel) k.push_back(&t);
+  float ms = 0;
+  if (k.empty()) return;
+  if (started_ && cudaEventElapsedTime(&ms, started_, k[0]->b) == cudaSuccess) *before = ms;
+  for (size_t q = 1; q < k.size(); ++q)
+    if (cudaEventElapsedTime(&ms, k[q - 1]->e, k[q]->b) == cudaSuccess && ms > 0)
+      *(2 * q < k.size() ? first_half : second_half) += ms;
+  cudaGetLastError();
+}
+
 cudaEvent_t Driver::timed_begin(int stage) {
   cudaEvent_t e = d_.timing_event();
   if (e) cudaEventRecord(e, d_.st[stage]);
   return e;
 }
 
-void Driver::timed_end(int stage, cudaEvent_t b) {
+cudaEvent_t Driver::timed_end(int stage, cudaEvent_t b) {
   cudaEvent_t e = d_.timing_event();
-  if (!b || !e) return;
+  if (!b || !e) return nullptr;
   cudaEventRecord(e, d_.st[stage]);
   timed_.push_back({stage, b, e});
+  return e;
 }
 
 Chunk& Driver::acquire() {

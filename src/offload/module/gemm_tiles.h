@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -105,8 +106,13 @@ struct Shared {
   double beta_pass = 0, beta_pass_i = 0;              // this K pass's beta (complex: its imaginary part too)
   std::vector<TileBlock> blocks;                      // one per device (split_tiles), set per pass
   std::unique_ptr<std::atomic<int64_t>[]> next_item;  // per block: its next work item
-  // Driver `index` takes its own block's items, then the other blocks' in turn; *block: whose item it is.
-  bool take_item(int index, int64_t* i0, int64_t* i1, int64_t* j, int* block);
+  // Driver `index`'s next item of its own block (none when it has no block), and of the other blocks in turn (its own
+  // is exhausted); *block: whose item it is.
+  bool take_own(int index, int64_t* i0, int64_t* i1, int64_t* j, int* block);
+  bool take_other(int index, int64_t* i0, int64_t* i1, int64_t* j, int* block);
+  // A driver takes another block's item only when at most this many of its own tiles wait to run (-1: whenever):
+  // an item taken behind a long queue runs later than its block's own device would have run it.
+  int steal_depth = 2;
   // Panels several devices need, uploaded by one and copied by the others (whole-panel order, staged operands only:
   // registered ones are DMA'd by each device over its own link, which no other device shares).
   std::unique_ptr<PanelShare> share;
@@ -158,6 +164,10 @@ class Driver {
   double pack_ms() const { return pack_ms_; }
   double unpack_ms() const { return unpack_ms_; }
   cudaEvent_t first_kernel() const { return first_kernel_; }
+  cudaEvent_t started() const { return started_; }
+  // The kernel stream's idle time (ms): before its first kernel, and between kernels in the first and second half of
+  // its tiles (after the streams are synchronised; for the debug log).
+  void kernel_idle(double* before, double* first_half, double* second_half) const;
   void set_workspace(int64_t b) { ws_bytes_ = b; }
 
   // Busy time per stage from the timing events (after the streams are synchronised).
@@ -174,7 +184,11 @@ class Driver {
   void refused(cudaError_t e, const void* p, int64_t rows, int64_t cols, int64_t ld);
 
   cudaEvent_t timed_begin(int stage);
-  void timed_end(int stage, cudaEvent_t b);
+  // The end event (null when none could be recorded).
+  cudaEvent_t timed_end(int stage, cudaEvent_t b);
+  // Waits until at most `depth` of the tiles queued on this device have not finished, unpacking the results that
+  // came back meanwhile.
+  void wait_backlog(int depth);
 
   // The next ring chunk, free to fill: waits for its last DMA and unpacks a result it held.
   Chunk& acquire();
@@ -209,7 +223,7 @@ class Driver {
   int index_ = 0;  // this driver's block
   cudaError_t err_ = cudaSuccess;
   int64_t last_b_ = -1;
-  bool left_own_ = false;  // took another block's item, or stopped
+  bool left_own_ = false;  // its own block's items are all taken, or it stopped
   // The slots and their "ready" events, for the drivers that copy panels from this one (whole-panel order: the
   // slot of A's panel i is i, of B's panel j is j, each filled once a call).
   std::vector<char*> a_slot_, b_slot_;
@@ -221,8 +235,9 @@ class Driver {
   double pack_ms_ = 0, unpack_ms_ = 0;
   double peer_bytes_ = 0;
   double panel_wait_ms_ = 0, ring_wait_ms_ = 0, done_ms_ = 0;
-  cudaEvent_t first_kernel_ = nullptr;
+  cudaEvent_t first_kernel_ = nullptr, started_ = nullptr;
   std::vector<Timed> timed_;
+  std::deque<cudaEvent_t> unfinished_;  // the end events of tiles queued, oldest first (finished ones dropped lazily)
   std::vector<std::pair<cudaEvent_t, int64_t>> direct_out_;  // copies straight into C, and their tiles
 };
 
