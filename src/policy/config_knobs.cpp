@@ -155,8 +155,9 @@ std::vector<Knob> build() {
                     "90% of free memory less 256 MiB (MPI ranks sharing a GPU: each its share of 90% of it)",
                     "a size such as 8G", "device memory the pipeline may use per GPU"));
   v.push_back(integer("BLASOFFLOAD_STAGING_THREADS", O::kModule,
-                      "half the cores, at most 16 (an MPI rank: half its share of the node's cores)", 1, 256,
-                      "host threads of the staging copies"));
+                      "half the cores, at most 16 (an MPI rank: half its share of the node's cores); from a call over "
+                      "several GPUs on, 8 more for each GPU beyond the first, leaving a core for each GPU and two more",
+                      1, 256, "host threads of the staging copies"));
   v.push_back(integer("BLASOFFLOAD_PINNED_MB", O::kModule, "1024", 3, kNoMax,
                       "MiB: the most the ring of pinned staging chunks grows to, per GPU (it starts at two chunks and "
                       "adds one where a call finds the next still in flight)"));

@@ -48,6 +48,13 @@ TEST(GpuShare, StagingThreadsAreHalfTheRanksShareOfTheCores) {
   EXPECT_EQ(bom::staging_threads_for(64, 4), 8);
   EXPECT_EQ(bom::staging_threads_for(2, 4), 1) << "at least 1";
   EXPECT_EQ(bom::staging_threads_for(16, 0), 8) << "an unknown rank count: alone";
+  // Several GPUs: 8 more for each beyond the first, leaving a core for each GPU's driver and two more.
+  EXPECT_EQ(bom::staging_threads_for(32, 1, 2), 24);
+  EXPECT_EQ(bom::staging_threads_for(64, 1, 4), 40);
+  EXPECT_EQ(bom::staging_threads_for(16, 1, 2), 12) << "16 cores less 2 drivers and 2";
+  EXPECT_EQ(bom::staging_threads_for(4, 1, 2), 2) << "never fewer than alone";
+  EXPECT_EQ(bom::staging_threads_for(64, 4, 2), 12) << "a rank's share of 16 cores";
+  EXPECT_EQ(bom::staging_threads_for(32, 1, 1), 16);
 }
 
 }  // namespace

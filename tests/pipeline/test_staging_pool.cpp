@@ -2,6 +2,7 @@
 // copy exactly the block and nothing around it; run_concurrently runs each task once on a fixed worker; the threads
 // carry our names.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "offload/module/gpu_share.h"
 #include "offload/module/staging_pool.h"
 #include "thread_names.h"
 
@@ -106,6 +108,20 @@ TEST(StagingPool, ThreadsCarryOurNames) {
   EXPECT_EQ(total.load(), 1000);
   EXPECT_EQ(names["bo-stage"], staging_threads());
   EXPECT_GE(names["bo-worker"], 3);
+}
+
+// A call over several GPUs grows the pool to that many GPUs' default (gpu_share.h); one GPU leaves it as it is.
+TEST(StagingPool, GrowsForACallOverSeveralGpus) {
+  const int before = staging_threads();
+  staging_threads_for_gpus(1);
+  EXPECT_EQ(staging_threads(), before);
+  staging_threads_for_gpus(2);
+  const long want = std::max<long>(before + 1, staging_threads_for(sysconf(_SC_NPROCESSORS_ONLN), 1, 2));
+  EXPECT_EQ(staging_threads() + 1, want);
+  std::atomic<int64_t> total{0};
+  parallel_for(1000, [&](int64_t) { total.fetch_add(1); });
+  EXPECT_EQ(total.load(), 1000);
+  EXPECT_EQ(thread_names()["bo-stage"], staging_threads());
 }
 
 }  // namespace

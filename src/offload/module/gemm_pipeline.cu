@@ -321,6 +321,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
     }
   } release{{&la, &lb, &lc}};
   stats->devices = int(devs.size());
+  staging_threads_for_gpus(int(devs.size()));  // their drivers pack at once
   stats->tile_m = p.mb;
   stats->tile_n = p.nb;
   stats->k_passes = p.passes;

@@ -29,6 +29,7 @@
 #include "offload/module/level3_mg.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
+#include "offload/module/staging_pool.h"
 #include "routines/all.h"
 
 namespace bom {
@@ -283,6 +284,7 @@ cudaError_t Level3Mg<T>::compute(Lane& l) const {
 template <class T>
 template <class F>
 cudaError_t Level3Mg<T>::each(F&& body) {
+  staging_threads_for_gpus(int(lanes_.size()));  // the lanes stage at once
   std::vector<std::thread> th;
   th.reserve(lanes_.size());
   for (Lane& l : lanes_)

@@ -57,17 +57,24 @@ void spawn_blocked(void* (*main)(void*), void* arg, const char* name) {
 class Pool {
  public:
   Pool() {
-    const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-    long n = staging_threads_for(cores, g_node_ranks.load());
+    long n = staging_threads_for(cores(), g_node_ranks.load());
     if (const long r = g_threads_setting.load()) n = r;
-    threads_ = int(n) - 1;  // the caller is one of them
-    for (int i = 0; i < threads_; ++i) spawn_blocked(&Pool::main, this, "bo-stage");
+    grow(int(n));
   }
-  int threads() const { return threads_; }
+  static long cores() { return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)); }
+  int threads() const { return threads_.load(); }
+  // Up to `total` threads, the caller one of them.
+  void grow(int total) {
+    std::lock_guard<std::mutex> g(grow_mu_);
+    while (threads_.load() < total - 1) {
+      spawn_blocked(&Pool::main, this, "bo-stage");
+      threads_.fetch_add(1);
+    }
+  }
 
   void run(int64_t n, const std::function<void(int64_t)>& fn) {
     if (n <= 0) return;
-    if (threads_ == 0 || n == 1) {
+    if (threads_.load() == 0 || n == 1) {
       for (int64_t i = 0; i < n; ++i) fn(i);
       return;
     }
@@ -109,8 +116,8 @@ class Pool {
       done_cv_.notify_all();
     }
   }
-  int threads_ = 0;
-  std::mutex mu_;
+  std::atomic<int> threads_{0};
+  std::mutex grow_mu_, mu_;
   std::condition_variable cv_, done_cv_;
   std::deque<Job*> jobs_;
 };
@@ -159,6 +166,10 @@ Worker* worker(int i) {
 
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) { pool().run(n, fn); }
 int staging_threads() { return pool().threads(); }
+void staging_threads_for_gpus(int gpus) {
+  if (gpus > 1 && !g_threads_setting.load())
+    pool().grow(int(staging_threads_for(Pool::cores(), g_node_ranks.load(), gpus)));
+}
 
 void run_concurrently(const std::function<void()>* tasks, int count) {
   std::vector<Worker*> used;
