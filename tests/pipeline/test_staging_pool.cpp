@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -59,26 +60,43 @@ TEST(StagingPool, PackUnpackTouchOnlyTheBlock) {
   }
 }
 
+// A rows x cols block of doubles (leading dimension ld) packed and unpacked: exactly its elements, nothing around it.
+void check_doubles_block(int64_t rows, int64_t cols, int64_t ld) {
+  SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " ld " + std::to_string(ld));
+  std::vector<double> src(size_t(ld * cols + 7), NAN);
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i) src[size_t(j * ld + i)] = double(i) + 1e-9 * double(j);
+  std::vector<double> packed(size_t(rows * cols), -1.0);
+  pack_block(packed.data(), src.data(), rows, cols, ld, 8);
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i) ASSERT_EQ(packed[size_t(j * rows + i)], double(i) + 1e-9 * double(j));
+  std::vector<double> dst(src.size(), -2.0);
+  unpack_block(dst.data(), packed.data(), rows, cols, ld, 8);
+  for (int64_t p = 0; p < int64_t(dst.size()); ++p) {
+    const int64_t j = p / ld, i = p % ld;
+    if (j < cols && i < rows)
+      ASSERT_EQ(dst[size_t(p)], double(i) + 1e-9 * double(j));
+    else
+      ASSERT_EQ(dst[size_t(p)], -2.0) << "wrote outside the block at " << p;
+  }
+}
+
+// With several threads a copy of a few MiB goes in one part per thread (and the caller), not in 2 MiB parts: the
+// parts' edges fall inside columns of a contiguous run and between columns of a strided block.
+TEST(StagingPool, ManyThreads_CopiesSplitIntoAPartPerThread) {
+  set_staging_threads_setting("8");  // before the pool's first use when this test runs alone; else no effect
+  if (staging_threads() != 7) GTEST_SKIP() << "the pool was made before this test (run it alone, as CTest does)";
+  check_doubles_block(1000, 400, 1003);    // 3.2 MB strided: 8 parts of 50 columns, not 2 of 262
+  check_doubles_block(393216, 1, 393216);  // 3 MiB contiguous: 8 parts, not 1
+  check_doubles_block(4099, 97, 4099);     // contiguous, parts ending inside columns
+  check_doubles_block(50000, 7, 50001);    // strided, fewer columns than parts
+}
+
 // The same for doubles (8-byte elements), with columns long enough to take the streaming path and split pieces.
 TEST(StagingPool, PackUnpackOfDoublesTouchOnlyTheBlock) {
   for (int64_t rows : {1, 5, 3000, 400000}) {
     const int64_t cols = rows > 3000 ? 3 : 11, ld = rows + 3;
-    std::vector<double> src(size_t(ld * cols + 7), NAN);
-    for (int64_t j = 0; j < cols; ++j)
-      for (int64_t i = 0; i < rows; ++i) src[size_t(j * ld + i)] = double(i) + 1e-9 * double(j);
-    std::vector<double> packed(size_t(rows * cols), -1.0);
-    pack_block(packed.data(), src.data(), rows, cols, ld, 8);
-    for (int64_t j = 0; j < cols; ++j)
-      for (int64_t i = 0; i < rows; ++i) ASSERT_EQ(packed[size_t(j * rows + i)], double(i) + 1e-9 * double(j));
-    std::vector<double> dst(src.size(), -2.0);
-    unpack_block(dst.data(), packed.data(), rows, cols, ld, 8);
-    for (int64_t p = 0; p < int64_t(dst.size()); ++p) {
-      const int64_t j = p / ld, i = p % ld;
-      if (j < cols && i < rows)
-        ASSERT_EQ(dst[size_t(p)], double(i) + 1e-9 * double(j));
-      else
-        ASSERT_EQ(dst[size_t(p)], -2.0) << "wrote outside the block at " << p;
-    }
+    check_doubles_block(rows, cols, ld);
   }
   // One contiguous run at an odd byte offset (the streaming copy's unaligned head and tail).
   std::vector<char> a(3 << 20), b(3 << 20, 0);

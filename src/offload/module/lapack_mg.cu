@@ -112,7 +112,7 @@ int run(const bo_call& c, const int* devs, int nd) {
     for (GpuShare& p : parts) {
       cudaSetDevice(p.dev);
       if (p.st) cudaStreamSynchronize(p.st), cudaStreamDestroy(p.st);
-      cudaFree(p.local), cudaFree(p.ipiv), cudaFree(p.rows), cudaFree(p.flag), cudaFreeHost(p.pinned);
+      cudaFree(p.local), cudaFree(p.ipiv), cudaFree(p.rows), cudaFree(p.flag), return_ring(p.pinned);
     }
     if (old >= 0) cudaSetDevice(old);
     cudaGetLastError();
@@ -129,7 +129,7 @@ int run(const bo_call& c, const int* devs, int nd) {
     if (!e && flip) e = cudaMalloc(&p.rows, row_block);
     if (!e) e = cudaMalloc(&p.ipiv, sizeof(int) * size_t(p.blocks * tile));
     if (!e) e = cudaMalloc(&p.flag, 4 * sizeof(unsigned long long));
-    if (!e) e = cudaHostAlloc(&p.pinned, size_t(kRingSlots) * piece, cudaHostAllocDefault);
+    if (!e) e = lease_ring(size_t(kRingSlots) * piece, &p.pinned);
     if (!e) e = cudaStreamCreateWithFlags(&p.st, cudaStreamNonBlocking);
     if (!e) e = cudaMemsetAsync(p.flag, 0, 4 * sizeof(unsigned long long), p.st);
     if (e) {

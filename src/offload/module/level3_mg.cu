@@ -49,6 +49,7 @@ struct Lane {
   char* pinned = nullptr;
   cudaStream_t st = nullptr;
   cudaError_t err = cudaSuccess;
+  double a_s = 0, up_s = 0, compute_s = 0;  // host time: A shared, its other operands up, its compute (debug line)
 };
 
 // Every lane's own part of A has arrived on its GPU (or some lane failed): the lanes then copy each other's.
@@ -307,7 +308,7 @@ void Level3Mg<T>::cleanup() {
   for (Lane& l : lanes_) {
     cudaSetDevice(l.dev);
     if (l.st) cudaStreamSynchronize(l.st), cudaStreamDestroy(l.st);
-    cudaFree(l.a), cudaFree(l.b), cudaFree(l.c), cudaFreeHost(l.pinned);
+    cudaFree(l.a), cudaFree(l.b), cudaFree(l.c), return_ring(l.pinned);
     l = Lane{l.dev, l.r};
   }
   if (old >= 0) cudaSetDevice(old);
@@ -338,7 +339,7 @@ int Level3Mg<T>::run() {
     if (!e) e = cudaMalloc(&l.a, bytes(p[0].o));
     if (!e) e = cudaMalloc(&l.b, bytes(p[1].o));
     if (!e && p[2].o.rows > 0) e = cudaMalloc(&l.c, bytes(p[2].o));
-    if (!e) e = cudaHostAlloc(&l.pinned, size_t(kRingSlots) * piece, cudaHostAllocDefault);
+    if (!e) e = lease_ring(size_t(kRingSlots) * piece, &l.pinned);
     if (!e) e = cudaStreamCreateWithFlags(&l.st, cudaStreamNonBlocking);
     if (e) {
       log_line(BO_LOG_DEBUG, "%s on %zu GPUs: GPU %d cannot hold its share (%s)", name, lanes_.size(), l.dev,
@@ -364,15 +365,22 @@ int Level3Mg<T>::run() {
     const Ring ring{l.pinned, piece, kRingSlots};
     char* dev[3] = {l.a, l.b, l.c};
     const size_t q = size_t(&l - lanes_.data());
+    const Clock::time_point ta = Clock::now();
     if (rv_) {  // its own part of A first, so that the others' are likely there by the time its B or C is
       if (cudaError_t r = share_a(l, q, ring)) return r;
     }
+    const Clock::time_point t0 = Clock::now();
+    l.a_s = secs(ta, t0);
     for (int i = rv_ ? 1 : 0; i < 3; ++i) {
       if (p[i].o.rows == 0 || p[i].o.access == Operand::kOut) continue;  // kOut: beta = 0, C never read
       if (cudaError_t r = ring_upload(ring, dev[i], p[i].host, p[i].o, es_, l.st)) return r;
     }
+    const Clock::time_point t1 = Clock::now();
     if (cudaError_t r = compute(l)) return r;
-    return cudaStreamSynchronize(l.st);
+    const cudaError_t r = cudaStreamSynchronize(l.st);
+    l.up_s = secs(t0, t1);
+    l.compute_s = secs(t1, Clock::now());
+    return r;
   });
   const bool shared = rv_ != nullptr;
   rv_ = nullptr;
@@ -414,6 +422,9 @@ int Level3Mg<T>::run() {
       : lanes_.size() > 1 ? ", A staged by each"
                           : "",
       secs(t_up, t_down), secs(t_down, t_end));
+  for (const Lane& l : lanes_)
+    log_line(BO_LOG_DEBUG, "%s: GPU %d: A shared %.3f s, its other operands up %.3f s, then its compute %.3f s", name,
+             l.dev, l.a_s, l.up_s, l.compute_s);
   return BO_CUDA_OK;
 }
 

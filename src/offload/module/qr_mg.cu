@@ -166,7 +166,7 @@ cudaError_t QrMg<T>::allocate(int q, size_t piece) {
   if (!e && panel) e = cudaMalloc(&l.panel, panel);
   if (!e) e = cudaMalloc(&l.tau, size_t(es_) * size_t(lay_.k));
   if (!e) e = cudaMalloc(&l.flags, 3 * sizeof(int));
-  if (!e) e = cudaHostAlloc(&l.pinned, size_t(kRingSlots) * piece, cudaHostAllocDefault);
+  if (!e) e = lease_ring(size_t(kRingSlots) * piece, &l.pinned);
   if (!e) e = cudaStreamCreateWithFlags(&l.st, cudaStreamNonBlocking);
   if (!e) e = cudaMemsetAsync(l.flags, 0, 3 * sizeof(int), l.st);
   if (e) return e;
@@ -316,7 +316,7 @@ void QrMg<T>::cleanup() {
   for (QrLane& l : lanes_) {
     cudaSetDevice(l.dev);
     if (l.st) cudaStreamDestroy(l.st);
-    cudaFree(l.local), cudaFree(l.panel), cudaFree(l.tau), cudaFree(l.work), cudaFree(l.flags), cudaFreeHost(l.pinned);
+    cudaFree(l.local), cudaFree(l.panel), cudaFree(l.tau), cudaFree(l.work), cudaFree(l.flags), return_ring(l.pinned);
     l = QrLane{l.dev};
   }
   signals_.destroy();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "offload/module/ring_transfer.h"
@@ -183,6 +184,62 @@ cudaError_t ring_copy_regions(const Ring& r, const bo_region* regs, size_t count
       if (cudaError_t e = dma(p + size_t(r.slots))) return e;
   }
   return cudaSuccess;
+}
+
+namespace {
+std::mutex g_rings_mu;
+// Every ring pinned so far (never freed: the driver reclaims them at exit), and whether a lane holds it.
+struct Kept {
+  char* p;
+  size_t bytes;
+  bool leased;
+};
+std::vector<Kept>* g_rings = nullptr;
+// Beyond this many bytes of rings kept, a ring given back is freed (a process with many GPUs, or rings of long
+// columns).
+constexpr size_t kRingsKept = size_t(1) << 30;
+}  // namespace
+
+cudaError_t lease_ring(size_t bytes, char** p) {
+  *p = nullptr;
+  {
+    std::lock_guard<std::mutex> g(g_rings_mu);
+    if (!g_rings) g_rings = new std::vector<Kept>();
+    Kept* best = nullptr;  // the smallest free ring that holds it
+    for (Kept& k : *g_rings)
+      if (!k.leased && k.bytes >= bytes && (!best || k.bytes < best->bytes)) best = &k;
+    if (best) {
+      best->leased = true;
+      *p = best->p;
+      return cudaSuccess;
+    }
+  }
+  void* q = nullptr;
+  if (cudaError_t e = cudaHostAlloc(&q, bytes, cudaHostAllocPortable)) {
+    cudaGetLastError();
+    return e;
+  }
+  std::lock_guard<std::mutex> g(g_rings_mu);
+  g_rings->push_back({static_cast<char*>(q), bytes, true});
+  *p = static_cast<char*>(q);
+  return cudaSuccess;
+}
+
+void return_ring(char* p) {
+  if (!p) return;
+  std::lock_guard<std::mutex> g(g_rings_mu);
+  size_t kept = 0;
+  for (const Kept& k : *g_rings) kept += k.bytes;
+  for (size_t i = 0; i < g_rings->size(); ++i) {
+    if ((*g_rings)[i].p != p) continue;
+    if (kept > kRingsKept) {
+      cudaFreeHost(p);
+      g_rings->erase(g_rings->begin() + long(i));
+    } else {
+      (*g_rings)[i].leased = false;
+    }
+    return;
+  }
 }
 
 }  // namespace bom

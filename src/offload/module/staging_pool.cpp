@@ -189,8 +189,16 @@ void run_concurrently(const std::function<void()>* tasks, int count) {
 }
 
 namespace {
-// Pieces of about 2 MiB: enough to amortise the hand-off, small enough to balance across threads.
-constexpr int64_t kPieceBytes = int64_t(2) << 20;
+// Parts of about 2 MiB: enough to amortise the hand-off, small enough to balance across threads; but at least one for
+// each staging thread and the caller where parts stay at 256 KiB or more. The several-GPU paths' rings pack pieces of
+// 16 MiB: in 2 MiB parts only 8 threads of 16 or 24 worked on each, and each GPU's lane moved 9-16 GB/s where the
+// gemm pipeline's 32 MiB chunks (16 parts) packed at 30.
+constexpr int64_t kPartBytes = int64_t(2) << 20;
+constexpr int64_t kMinPartBytes = int64_t(256) << 10;
+int64_t parts_for(int64_t bytes) {
+  const int64_t threads = std::min<int64_t>(int64_t(staging_threads()) + 1, bytes / kMinPartBytes);
+  return std::max<int64_t>({int64_t(1), bytes / kPartBytes, threads});
+}
 
 // Streaming (non-temporal) stores: the destination is not read first, which saves a third of the memory traffic of
 // a plain copy; neither side of a staging copy is wanted in the cache afterwards. The fence makes the stores
@@ -226,14 +234,15 @@ void copy_block(void* dst_v, const void* src_v, int64_t rows, int64_t cols, int6
   const int64_t col_bytes = rows * es;
   if (rows == ld || cols == 1) {  // one contiguous run: split it evenly
     const int64_t total = col_bytes * cols;
-    const int64_t pieces = std::max<int64_t>(1, total / kPieceBytes);
+    const int64_t pieces = parts_for(total);
     parallel_for(pieces, [&](int64_t p) {
       const int64_t b = total * p / pieces, e = total * (p + 1) / pieces;
       copy_stream(dst + b, src + b, e - b);
     });
     return;
   }
-  const int64_t cols_per = std::max<int64_t>(1, kPieceBytes / col_bytes);
+  const int64_t parts = parts_for(col_bytes * cols);
+  const int64_t cols_per = std::max<int64_t>(1, std::min(kPartBytes / col_bytes, (cols + parts - 1) / parts));
   const int64_t pieces = (cols + cols_per - 1) / cols_per;
   const int64_t ld_bytes = ld * es;
   parallel_for(pieces, [&](int64_t p) {
