@@ -213,7 +213,7 @@ void Driver::run() {
       }
       // Two H200s, staged dgemm n = 32768: taking others' items behind 5-6 tiles of its own queue, the stealing GPU
       // finished 28-48 ms after the other.
-      wait_backlog(s_.steal_depth);
+      if (s_.blocks.size() > 1) wait_backlog(s_.steal_depth);
       if (err_ || !s_.take_other(index_, &i0, &i1, &j, &block)) break;
     }
     // The B panel: reuse, or upload into the slot not used by the previous item (whole panels: its own slot).
@@ -332,12 +332,7 @@ void Driver::refused(cudaError_t e, const void* p, int64_t rows, int64_t cols, i
 void Driver::wait_backlog(int depth) {
   if (depth < 0) return;
   while (int(unfinished_.size()) > depth && !err_) {
-    for (size_t q = 0; q < d_.ring.size(); ++q) {  // results already back, oldest first
-      Chunk& c = d_.ring[(d_.head + q) % d_.ring.size()];
-      if (c.out_tile < 0) continue;
-      if (cudaEventQuery(c.ev) != cudaSuccess) break;
-      retire(c, false);
-    }
+    retire_arrived();
     const cudaError_t e = cudaEventSynchronize(unfinished_.front());
     if (e) {
       cudaGetLastError();
@@ -375,14 +370,17 @@ cudaEvent_t Driver::timed_end(int stage, cudaEvent_t b) {
   return e;
 }
 
-Chunk& Driver::acquire() {
-  // Results that are already back are unpacked first, oldest first: host work the GPU need not wait for.
+void Driver::retire_arrived() {
   for (size_t q = 0; q < d_.ring.size(); ++q) {
     Chunk& c = d_.ring[(d_.head + q) % d_.ring.size()];
     if (c.out_tile < 0) continue;
     if (cudaEventQuery(c.ev) != cudaSuccess) break;
     retire(c, false);
   }
+}
+
+Chunk& Driver::acquire() {
+  retire_arrived();  // host work the GPU need not wait for
   grow_ring();
   Chunk& c = d_.ring[d_.head];
   d_.head = (d_.head + 1) % int(d_.ring.size());

@@ -196,6 +196,8 @@ class Driver {
   void grow_ring();
   // Waits for the chunk's DMA; a result it holds is written to C if the copy succeeded.
   void retire(Chunk& c, bool wait);
+  // Unpacks the results that are back already, oldest first, up to the first still in flight.
+  void retire_arrived();
 
   // Host block -> device (leading dimension = rows), through ring chunks, or straight from registered memory;
   // `ready` fires when all of it is there.
