@@ -81,15 +81,16 @@ void check_doubles_block(int64_t rows, int64_t cols, int64_t ld) {
   }
 }
 
-// With several threads a copy of a few MiB goes in one part per thread (and the caller), not in 2 MiB parts: the
+// With several threads a copy of 4 MiB or more goes in one part per thread (and the caller), not in 2 MiB parts: the
 // parts' edges fall inside columns of a contiguous run and between columns of a strided block.
 TEST(StagingPool, ManyThreads_CopiesSplitIntoAPartPerThread) {
   set_staging_threads_setting("8");  // before the pool's first use when this test runs alone; else no effect
   if (staging_threads() != 7) GTEST_SKIP() << "the pool was made before this test (run it alone, as CTest does)";
-  check_doubles_block(1000, 400, 1003);    // 3.2 MB strided: 8 parts of 50 columns, not 2 of 262
-  check_doubles_block(393216, 1, 393216);  // 3 MiB contiguous: 8 parts, not 1
-  check_doubles_block(4099, 97, 4099);     // contiguous, parts ending inside columns
-  check_doubles_block(50000, 7, 50001);    // strided, fewer columns than parts
+  check_doubles_block(1000, 1000, 1003);   // 8 MB strided: 8 parts of 125 columns, not 4 of 262
+  check_doubles_block(786432, 1, 786432);  // 6 MiB contiguous: 8 parts, not 3
+  check_doubles_block(4099, 197, 4099);    // contiguous, parts ending inside columns
+  check_doubles_block(100000, 7, 100001);  // strided, fewer columns than parts
+  check_doubles_block(1000, 300, 1003);    // 2.4 MB: one part, the caller's
 }
 
 // The same for doubles (8-byte elements), with columns long enough to take the streaming path and split pieces.

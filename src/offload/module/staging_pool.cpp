@@ -189,15 +189,17 @@ void run_concurrently(const std::function<void()>* tasks, int count) {
 }
 
 namespace {
-// Parts of about 2 MiB: enough to amortise the hand-off, small enough to balance across threads; but at least one for
-// each staging thread and the caller where parts stay at 256 KiB or more. The several-GPU paths' rings pack pieces of
-// 16 MiB: in 2 MiB parts only 8 threads of 16 or 24 worked on each, and each GPU's lane moved 9-16 GB/s where the
-// gemm pipeline's 32 MiB chunks (16 parts) packed at 30.
+// Parts of about 2 MiB: enough to amortise the hand-off, small enough to balance across threads; but from 4 MiB on at
+// least one for each staging thread and the caller where parts stay at 256 KiB or more. The several-GPU paths' rings
+// pack pieces of 16 MiB: in 2 MiB parts only 8 threads of 16 or 24 worked on each, and each GPU's lane moved 9-16 GB/s
+// where the gemm pipeline's 32 MiB chunks (16 parts) packed at 30. Smaller copies keep the caller alone (under 4 MiB:
+// one part) rather than wake the pool for them.
 constexpr int64_t kPartBytes = int64_t(2) << 20;
 constexpr int64_t kMinPartBytes = int64_t(256) << 10;
 int64_t parts_for(int64_t bytes) {
+  if (bytes < 2 * kPartBytes) return 1;
   const int64_t threads = std::min<int64_t>(int64_t(staging_threads()) + 1, bytes / kMinPartBytes);
-  return std::max<int64_t>({int64_t(1), bytes / kPartBytes, threads});
+  return std::max(bytes / kPartBytes, threads);
 }
 
 // Streaming (non-temporal) stores: the destination is not read first, which saves a third of the memory traffic of
