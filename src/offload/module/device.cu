@@ -247,6 +247,26 @@ bool share_between(const std::vector<int>& devs) {
   return devs.size() > 1 && !(v && std::strcmp(v, "off") == 0) && peers_reachable(devs);
 }
 
+cudaError_t copy_between_gpus(char* dst, int dst_dev, int64_t dst_ld, const char* src, int src_dev, int64_t src_ld,
+                              int64_t rows, int64_t cols, int es, cudaStream_t st) {
+  const size_t width = size_t(es) * size_t(rows);
+  if (dst_ld == rows && src_ld == rows) {
+    const size_t bytes = width * size_t(cols);
+    return dst_dev == src_dev ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, st)
+                              : cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, st);
+  }
+  if (dst_dev == src_dev)
+    return cudaMemcpy2DAsync(dst, size_t(es) * size_t(dst_ld), src, size_t(es) * size_t(src_ld), width, size_t(cols),
+                             cudaMemcpyDeviceToDevice, st);
+  cudaMemcpy3DPeerParms p{};
+  p.srcPtr = make_cudaPitchedPtr(const_cast<char*>(src), size_t(es) * size_t(src_ld), width, size_t(cols));
+  p.srcDevice = src_dev;
+  p.dstPtr = make_cudaPitchedPtr(dst, size_t(es) * size_t(dst_ld), width, size_t(cols));
+  p.dstDevice = dst_dev;
+  p.extent = make_cudaExtent(width, size_t(cols), 1);
+  return cudaMemcpy3DPeerAsync(&p, st);
+}
+
 namespace {
 // Growth prices measured by reserve() (ns a byte; a quarter of the way toward each new measurement), for growth_us.
 std::atomic<double> g_pin_ns_per_byte{0.4};

@@ -56,6 +56,11 @@ bool peers_reachable(const std::vector<int>& devs);
 // Whether what several of these GPUs need of a call is staged once and copied between them: two GPUs or more, all
 // peers, and BLASOFFLOAD_TEST_PEER_PANELS not off (the benchmarks' A/B).
 bool share_between(const std::vector<int>& devs);
+// Queues on st a copy of a rows x cols block of es-byte elements from src (on GPU src_dev, leading dimension src_ld) to
+// dst (on dst_dev, dst_ld): peer to peer between two GPUs, device to device within one; one contiguous run where both
+// leading dimensions are the rows.
+cudaError_t copy_between_gpus(char* dst, int dst_dev, int64_t dst_ld, const char* src, int src_dev, int64_t src_ld,
+                              int64_t rows, int64_t cols, int es, cudaStream_t st);
 // Pinned staging memory a slot may hold (BLASOFFLOAD_PINNED_MAX_MB, read at init).
 void set_pinned_max(size_t bytes);
 

@@ -7,6 +7,7 @@
 
 #include "kernels/launch.h"
 #include "kernels/registry.h"
+#include "offload/module/device.h"
 #include "offload/module/gemm_tiles.h"
 #include "offload/module/staging_pool.h"
 #include "offload/one_time_cost.h"
@@ -528,10 +529,7 @@ bool Driver::copy_from(const Driver& o, bool a, int64_t x, char* dst, cudaEvent_
   const char* src = a ? o.a_slot_[size_t(x)] : o.b_slot_[size_t(x)];
   cudaEvent_t src_ready = a ? o.a_ready_[size_t(x)] : o.b_ready_[size_t(x)];
   cudaError_t e = cudaStreamWaitEvent(d_.peer, src_ready, 0);
-  if (!e)
-    e = o.d_.ordinal == d_.ordinal  // two shares of one GPU
-            ? cudaMemcpyAsync(dst, src, size_t(bytes), cudaMemcpyDeviceToDevice, d_.peer)
-            : cudaMemcpyPeerAsync(dst, d_.ordinal, src, o.d_.ordinal, size_t(bytes), d_.peer);
+  if (!e) e = copy_between_gpus(dst, d_.ordinal, bytes, src, o.d_.ordinal, bytes, bytes, 1, 1, d_.peer);
   if (e) {
     cudaGetLastError();  // refused at enqueue, nothing copied: the caller uploads it instead
     return false;

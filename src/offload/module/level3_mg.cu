@@ -80,23 +80,6 @@ class Rendezvous {
   bool ok_ = true;
 };
 
-// A copy of a rows x cols block between two GPUs' memory (or within one GPU's), each side with its own leading
-// dimension.
-cudaError_t copy_block(char* dst, int dst_dev, int64_t dst_ld, const char* src, int src_dev, int64_t src_ld,
-                       int64_t rows, int64_t cols, int es, cudaStream_t st) {
-  const size_t width = size_t(es) * size_t(rows);
-  if (dst_dev == src_dev)
-    return cudaMemcpy2DAsync(dst, size_t(es) * size_t(dst_ld), src, size_t(es) * size_t(src_ld), width, size_t(cols),
-                             cudaMemcpyDeviceToDevice, st);
-  cudaMemcpy3DPeerParms p{};
-  p.srcPtr = make_cudaPitchedPtr(const_cast<char*>(src), size_t(es) * size_t(src_ld), width, size_t(cols));
-  p.srcDevice = src_dev;
-  p.dstPtr = make_cudaPitchedPtr(dst, size_t(es) * size_t(dst_ld), width, size_t(cols));
-  p.dstDevice = dst_dev;
-  p.extent = make_cudaExtent(width, size_t(cols), 1);
-  return cudaMemcpy3DPeerAsync(&p, st);
-}
-
 // Where one lane's operands lie in the program's memory and on its GPU.
 struct Part {
   const void* host;
@@ -213,8 +196,9 @@ cudaError_t Level3Mg<T>::share_a(Lane& l, size_t q, const Ring& ring) {
     if (o == q || !needs(l, o)) continue;
     const Lane& src = lanes_[o];
     const Piece from = own_piece(src, o), to = own_piece(l, o);
-    e = copy_block(l.a + size_t(es_) * size_t(to.dev_offset), l.dev, to.dev_ld,
-                   src.a + size_t(es_) * size_t(from.dev_offset), src.dev, from.dev_ld, to.rows, to.cols, es_, l.st);
+    e = copy_between_gpus(l.a + size_t(es_) * size_t(to.dev_offset), l.dev, to.dev_ld,
+                          src.a + size_t(es_) * size_t(from.dev_offset), src.dev, from.dev_ld, to.rows, to.cols, es_,
+                          l.st);
     if (e) return e;
     copied_ += int64_t(es_) * to.rows * to.cols;
   }
