@@ -8,6 +8,7 @@
 
 #include "offload/module/ring_transfer.h"
 #include "offload/module/staging_pool.h"
+#include "offload/one_time_cost.h"
 
 namespace bom {
 namespace {
@@ -215,6 +216,7 @@ cudaError_t lease_ring(size_t bytes, char** p) {
     }
   }
   void* q = nullptr;
+  bo::one_time::Timer one_time;  // once a process: not what the call costs from now on
   if (cudaError_t e = cudaHostAlloc(&q, bytes, cudaHostAllocPortable)) {
     cudaGetLastError();
     return e;
