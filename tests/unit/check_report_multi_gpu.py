@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """ctest bench.report_multi_gpu: the several-GPU report (bench/common/reports/multi_gpu.py) on made-up points: each
 stack's speedup is over the one-GPU stack of the same variant (gpus2-columns over gpus1-columns, gpus2 over gpus1),
-a variant whose one-GPU stack was not run (gpus2-own-panels) and two shares of one GPU (lanes2) are over gpus1, and the
-dgemm target's verdict follows the default stacks only.
+a variant whose one-GPU stack was not run (gpus2-own-panels) and two shares of one GPU (lanes2) are over gpus1, the
+dgemm target's verdict follows the default stacks only, and dgetrf 131072 on 4 GPUs is judged against OpenBLAS's own
+time at 32768 scaled by n^3 (no speedup over one GPU for the CPU's row).
 
 Usage: check_report_multi_gpu.py BENCH_COMMON_DIR
 """
@@ -53,7 +54,26 @@ def main():
         print("\n".join(lines))
         print("FAIL: gpus2 at 1.60x should miss the 1.8x target (exit %d)" % status)
         return 1
-    print("ok: speedups %s; the target follows gpus2" % got)
+    # dgetrf 131072 on 4 GPUs against OpenBLAS's 32768 x 64: 20 s x 64 = 1280 s; 60 s is 21.3x (met), 70 s 18.3x.
+    def lu(stack, n, seconds):
+        return {"driver": "getrf", "precision": "d", "n": n, "stack": stack, "seconds": seconds, "info": 0,
+                "check": "ok", "check_ratio": 1e-6}
+
+    for gpu_s, want_status, want_word in ((60.0, 0, "21.33x, target >= 20x: MET"),
+                                          (70.0, 1, "18.29x, target >= 20x: MISSED")):
+        lines, status = multi_gpu.render([lu("openblas", 32768, 20.0), lu("gpus4", 131072, gpu_s)], [], Args())
+        cpu_row = [l for l in lines if l.startswith("| dgetrf | 32768 | openblas")]
+        if status != want_status or not any(want_word in l for l in lines) or not cpu_row or "**-**" not in cpu_row[0]:
+            print("\n".join(lines))
+            print("FAIL: dgetrf 131072 in %g s: want exit %d and '%s', the openblas row without a GPU speedup" % (
+                gpu_s, want_status, want_word))
+            return 1
+    lines, status = multi_gpu.render([lu("gpus4", 131072, 60.0)], [], Args())
+    if status != 1 or not any("NO DATA" in l for l in lines):
+        print("\n".join(lines))
+        print("FAIL: without OpenBLAS's time the 131072 target has no data (exit %d)" % status)
+        return 1
+    print("ok: speedups %s; the target follows gpus2; dgetrf 131072 against OpenBLAS scaled" % got)
     return 0
 
 

@@ -4,7 +4,8 @@ library's call on host operands as a program makes it, each round's time, the A/
 over one GPU (median of the rounds over the one-GPU stack's: gpus1, or gpus1-X for a stack gpusN-X) and, where a run
 called the CPU BLAS too, over it.
 Targets (issue 42): dgemm n = 32768 on 2 GPUs >= 1.8x one GPU, on 4 GPUs >= 3.2x; dgetrf and dpotrf n = 65536 on 2
-GPUs >= 1.6x.
+GPUs >= 1.6x; dgetrf n = 131072 on 4 GPUs >= 20x OpenBLAS's own (its time at 32768, the `openblas` stack, scaled by
+n^3: a call of 131072 takes over an hour on the CPU).
 """
 import re
 import statistics
@@ -13,6 +14,12 @@ import report as common
 
 TARGETS = {("dgemm", "gpus2", 32768): 1.8, ("dgemm", "gpus4", 32768): 3.2, ("dgetrf", "gpus2", 65536): 1.6,
            ("dpotrf", "gpus2", 65536): 1.6}
+# Against the CPU: (routine, stack, n) -> (target, the CPU stack, the order it ran at; its time is scaled by n^3).
+CPU_TARGETS = {("dgetrf", "gpus4", 131072): (20.0, "openblas", 32768)}
+
+
+def is_gpu_stack(stack):
+    return bool(re.match(r"^(gpus|lanes)\d+", stack or ""))
 
 
 def normalise(r):
@@ -60,14 +67,15 @@ def render(rows, contexts, args):
     one = {}
     for (routine, n, stack), g in groups.items():
         meds = timed_medians(g)
-        if stack == base(stack) and meds:
+        if stack == base(stack) and is_gpu_stack(stack) and meds:
             one[(routine, n, stack)] = statistics.median(meds)
     body, ok, verdicts = [], True, []
     for (routine, n, stack), g in sorted(groups.items(), key=lambda kv: ("dzcs".find(kv[0][0][:1]), kv[0][1],
                                                                           kv[0][2])):
         meds = timed_medians(g)
         med = statistics.median(meds) if meds else None
-        sp = common.ratio(one.get((routine, n, base(stack)), one.get((routine, n, "gpus1"))), med)
+        sp = common.ratio(one.get((routine, n, base(stack)), one.get((routine, n, "gpus1"))), med) if is_gpu_stack(
+            stack) else None
         checks = ", ".join("%s %s" % (r.get("check"), common.fmt(r.get("check_value"), "%.2g")) for r in g)
         # The CPU BLAS's time where a run of the group called it (its own line: multi_gpu_level3's `cpu` part).
         cpus = [r.get("cpu_median_ms") for r in g if r.get("cpu_reps")]
@@ -82,6 +90,19 @@ def render(rows, contexts, args):
             ok = ok and met
             verdicts.append("- %s n=%d on %s (%s): %s one GPU, target >= %gx: %s" % (
                 routine, n, stack, devices.get(stack, "?"), common.fmt_x(sp), target, "MET" if met else "MISSED"))
+        cpu_target = CPU_TARGETS.get((routine, stack, n))
+        if cpu_target:
+            goal, cpu_stack, cpu_n = cpu_target
+            cpu_meds = timed_medians(groups.get((routine, cpu_n, cpu_stack), []))
+            est = statistics.median(cpu_meds) * (float(n) / cpu_n) ** 3 if cpu_meds else None
+            x = common.ratio(est, med)
+            met = x is not None and x >= goal and all(r.get("check") == "ok" for r in g)
+            ok = ok and met
+            verdicts.append("- %s n=%d on %s (%s): %s ms against %s's own at n=%d, %s ms, scaled by n^3 to %s ms: %s, "
+                            "target >= %gx: %s" % (routine, n, stack, devices.get(stack, "?"), common.fmt(med, "%.0f"),
+                                                   cpu_stack, cpu_n, common.fmt(statistics.median(cpu_meds) if cpu_meds else None, "%.0f"),
+                                                   common.fmt(est, "%.0f"), common.fmt_x(x), goal,
+                                                   "MET" if met else ("NO DATA" if est is None else "MISSED")))
         if any(r.get("check") not in ("ok", "not checked") for r in g):
             ok = False
     out += common.table(["routine", "n", "stack", "devices", "rounds' medians ms", "A/A spread", "GFLOP/s (r1)",
