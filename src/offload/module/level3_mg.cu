@@ -1,7 +1,8 @@
 // trsm and syrk/herk of large host operands shared among the process's GPUs (see level3_mg.h).
 //
 // trsm: B's independent systems (its columns for side L, its rows for side R) are cut into one contiguous range per
-// GPU; each GPU takes A's triangle whole and its range of B. syrk/herk: C's triangle is cut into column ranges of
+// GPU; each GPU takes A's triangle whole and its range of B, which goes up in chunks, each solved on a second stream
+// while the next is staged. syrk/herk: C's triangle is cut into column ranges of
 // about equal area (lane_split.h); each GPU computes its range's diagonal block with syrk/herk and the rest of its
 // columns with one gemm, from the rows of op(A) they need. Each GPU has a host thread of its own that moves its
 // operands through a pinned ring of its own (ring_transfer.h), so that the GPUs' links and the staging threads work
@@ -38,6 +39,9 @@ namespace {
 constexpr int kMaxLanes = 16;
 // Columns (or rows) a GPU takes at the least: narrower shares cost more in fixed costs than they save.
 constexpr int64_t kAlign = 256;
+// trsm: a GPU's range of B goes up in this many chunks (of kAlign systems at the least), each solved once it has
+// arrived while the host stages the next; so B's upload overlaps the solve.
+constexpr int64_t kTrsmChunks = 4;
 
 // One GPU's share: its range, its device images, its stream and ring.
 struct Lane {
@@ -48,8 +52,10 @@ struct Lane {
   char* c = nullptr;  // syrk: the rest of its columns of C (a rectangle)
   char* pinned = nullptr;
   cudaStream_t st = nullptr;
+  cudaStream_t solve = nullptr;  // trsm: the chunks' solves, while st brings the next chunk
   cudaError_t err = cudaSuccess;
-  double a_s = 0, up_s = 0, compute_s = 0;  // host time: A shared, its other operands up, its compute (debug line)
+  double a_s = 0, up_s = 0, compute_s = 0;  // host time: A shared, its other operands up (trsm: and solved), its
+                                            // compute (the debug line)
 };
 
 // Every lane's own part of A has arrived on its GPU (or some lane failed): the lanes then copy each other's.
@@ -145,6 +151,9 @@ class Level3Mg {
   // Stages lane q's own part of A, waits for every lane's, and copies the others' parts it needs from their GPUs.
   cudaError_t share_a(Lane& l, size_t q, const Ring& ring);
   cudaError_t compute(Lane& l) const;
+  // trsm: A (unless it was shared), then the lane's range of B in chunks, each solved on the lane's second stream as
+  // soon as it has arrived; returns once every chunk is solved.
+  cudaError_t trsm_in_chunks(Lane& l, const Ring& ring, bool upload_a) const;
   void cleanup();
   // Runs body(lane) on one host thread per lane (its device current); the first error.
   template <class F>
@@ -234,11 +243,6 @@ cudaError_t Level3Mg<T>::compute(Lane& l) const {
   namespace v = bok::vendor;
   const int64_t w = l.r.width();
   const T alpha = scalar_of<T>(c_.alpha, c_.alpha_i);
-  if (trsm_) {
-    const int64_t rows = side_l_ ? c_.m : w, cols = side_l_ ? w : c_.n;
-    return cudaError_t(v::cublas_trsm(c_.op[0], c_.op[1], c_.op[2], c_.op[3], rows, cols, alpha,
-                                      reinterpret_cast<const T*>(l.a), t_, reinterpret_cast<T*>(l.b), rows, l.st));
-  }
   const int64_t n = c_.n, k = c_.k, s0 = l.r.s0, s1 = l.r.s1;
   const int64_t h = lower_ ? n - s0 : s1, lda = nt_ ? h : k;
   // op(A)'s rows in the lane's image: its diagonal block's, and the rectangle's (lower: after them; upper: first).
@@ -286,12 +290,38 @@ cudaError_t Level3Mg<T>::each(F&& body) {
 }
 
 template <class T>
+cudaError_t Level3Mg<T>::trsm_in_chunks(Lane& l, const Ring& ring, bool upload_a) const {
+  Part p[3];
+  parts(l, p);
+  if (upload_a)
+    if (cudaError_t e = ring_upload(ring, l.a, p[0].host, p[0].o, es_, l.st)) return e;
+  const int64_t w = l.r.width(), s0 = l.r.s0, m = c_.m, n = c_.n, ldc = c_.ldc;
+  const int64_t chunk = std::max<int64_t>(kAlign, (w + kTrsmChunks - 1) / kTrsmChunks);
+  const T alpha = scalar_of<T>(c_.alpha, c_.alpha_i);
+  for (int64_t j0 = 0; j0 < w; j0 += chunk) {
+    const int64_t cw = std::min(chunk, w - j0);
+    // Side L: columns [s0 + j0, + cw) of B, its image at leading dimension m; side R: those rows, at leading dimension
+    // w. Returns once the chunk (and A, queued before it on the same stream) is on the GPU.
+    char* dev = l.b + size_t(es_) * size_t(side_l_ ? j0 * m : j0);
+    const bo_region r = side_l_ ? bo_region{host_at(c_.c, (s0 + j0) * ldc), ldc, dev, m, m, cw}
+                                : bo_region{host_at(c_.c, s0 + j0), ldc, dev, w, cw, n};
+    if (cudaError_t e = ring_copy_regions(ring, &r, 1, es_, true, l.st)) return e;
+    if (int e = bok::vendor::cublas_trsm(c_.op[0], c_.op[1], c_.op[2], c_.op[3], side_l_ ? m : cw, side_l_ ? cw : n,
+                                         alpha, reinterpret_cast<const T*>(l.a), t_, reinterpret_cast<T*>(dev),
+                                         side_l_ ? m : w, l.solve))
+      return cudaError_t(e);
+  }
+  return cudaStreamSynchronize(l.solve);
+}
+
+template <class T>
 void Level3Mg<T>::cleanup() {
   int old = -1;
   cudaGetDevice(&old);
   for (Lane& l : lanes_) {
     cudaSetDevice(l.dev);
     if (l.st) cudaStreamSynchronize(l.st), cudaStreamDestroy(l.st);
+    if (l.solve) cudaStreamSynchronize(l.solve), cudaStreamDestroy(l.solve);
     cudaFree(l.a), cudaFree(l.b), cudaFree(l.c), return_ring(l.pinned);
     l = Lane{l.dev, l.r};
   }
@@ -325,6 +355,7 @@ int Level3Mg<T>::run() {
     if (!e && p[2].o.rows > 0) e = cudaMalloc(&l.c, bytes(p[2].o));
     if (!e) e = lease_ring(size_t(kRingSlots) * piece, &l.pinned);
     if (!e) e = cudaStreamCreateWithFlags(&l.st, cudaStreamNonBlocking);
+    if (!e && trsm_) e = cudaStreamCreateWithFlags(&l.solve, cudaStreamNonBlocking);
     if (e) {
       log_line(BO_LOG_DEBUG, "%s on %zu GPUs: GPU %d cannot hold its share (%s)", name, lanes_.size(), l.dev,
                cudaGetErrorString(e));
@@ -355,6 +386,11 @@ int Level3Mg<T>::run() {
     }
     const Clock::time_point t0 = Clock::now();
     l.a_s = secs(ta, t0);
+    if (trsm_) {
+      const cudaError_t r = trsm_in_chunks(l, ring, !rv_);
+      l.up_s = secs(t0, Clock::now());  // its chunks' uploads and solves, overlapped
+      return r;
+    }
     for (int i = rv_ ? 1 : 0; i < 3; ++i) {
       if (p[i].o.rows == 0 || p[i].o.access == Operand::kOut) continue;  // kOut: beta = 0, C never read
       if (cudaError_t r = ring_upload(ring, dev[i], p[i].host, p[i].o, es_, l.st)) return r;
@@ -406,9 +442,14 @@ int Level3Mg<T>::run() {
       : lanes_.size() > 1 ? ", A staged by each"
                           : "",
       secs(t_up, t_down), secs(t_down, t_end));
-  for (const Lane& l : lanes_)
-    log_line(BO_LOG_DEBUG, "%s: GPU %d: A shared %.3f s, its other operands up %.3f s, then its compute %.3f s", name,
-             l.dev, l.a_s, l.up_s, l.compute_s);
+  for (const Lane& l : lanes_) {
+    if (trsm_)
+      log_line(BO_LOG_DEBUG, "%s: GPU %d: A shared %.3f s, B's range up and solved in chunks %.3f s", name, l.dev,
+               l.a_s, l.up_s);
+    else
+      log_line(BO_LOG_DEBUG, "%s: GPU %d: A shared %.3f s, its other operands up %.3f s, then its compute %.3f s", name,
+               l.dev, l.a_s, l.up_s, l.compute_s);
+  }
   return BO_CUDA_OK;
 }
 
