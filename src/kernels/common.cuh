@@ -1,9 +1,10 @@
 // Helpers shared by the kernels: strided vector indexing, the element-type traits (FMA, 16-byte vectors, the
-// precision letter of derived names) and the beta scalings.
+// precision letter of derived names), the beta scalings and the opt-in to large dynamic shared memory.
 #pragma once
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <atomic>
 #include <string>
 #include <type_traits>
 
@@ -16,6 +17,21 @@ __host__ __device__ inline int64_t vidx(int64_t i, int64_t n, int64_t inc) {
 }
 
 inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Above 48 KB of dynamic shared memory a kernel must opt in, once per device: the attribute belongs to the current
+// device's context, so a kernel that opted in on GPU 0 fails to launch on GPU 1 (cudaErrorInvalidValue) until it opts
+// in there too. `done` is the kernel's own mask of devices that have (one static per kernel instantiation).
+template <class Kernel>
+cudaError_t allow_dynamic_smem(Kernel* kernel, int bytes, std::atomic<uint64_t>& done) {
+  if (bytes <= 48 * 1024) return cudaSuccess;
+  int dev = 0;
+  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  const uint64_t bit = dev >= 0 && dev < 64 ? uint64_t(1) << dev : 0;
+  if (bit != 0 && (done.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
+  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_relaxed);
+  return e;
+}
 
 // Fused multiply-add in the element type (fmaf for float: the single-precision kernels' instructions unchanged).
 __device__ __forceinline__ float bo_fma(float a, float b, float c) { return fmaf(a, b, c); }

@@ -407,21 +407,10 @@ struct GemmWarp {
  private:
   using P = gemm_warp_detail::Traits<T, BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB>;
 
-  // Above 48 KB of dynamic shared memory a kernel must opt in, once per device (the attribute is per device).
+  // Above 48 KB of dynamic shared memory a kernel must opt in, once per device (common.cuh).
   static cudaError_t allow_smem() {
-    if constexpr (P::kSmemBytes <= 48 * 1024) {
-      return cudaSuccess;
-    } else {
-      static std::atomic<uint64_t> done{0};
-      int dev = 0;
-      if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-      const uint64_t bit = dev < 64 ? uint64_t(1) << dev : 0;
-      if (bit != 0 && (done.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
-      const cudaError_t e = cudaFuncSetAttribute(gemm_warp_detail::gemm_warp_kernel<P>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, P::kSmemBytes);
-      if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_relaxed);
-      return e;
-    }
+    static std::atomic<uint64_t> done{0};
+    return allow_dynamic_smem(gemm_warp_detail::gemm_warp_kernel<P>, int(P::kSmemBytes), done);
   }
 };
 

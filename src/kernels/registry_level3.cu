@@ -1,5 +1,7 @@
 // Registry entries of trsm and syrk, s and d (ours and cuBLAS), and what their drivers share (level3_common.cuh):
 // the registry's own choice of gemm/gemv/trsv of the same precision for their inner products.
+#include <algorithm>
+
 #include "kernels/launch.h"
 #include "kernels/level3_common.cuh"
 #include "kernels/registry_build.h"
@@ -88,12 +90,18 @@ bo_call trsv_call(char uplo, char trans, char diag, int64_t n, const T* a, int64
 }
 }  // namespace
 
+// The most any trsv entry needs at order n, not the one selected here: the launch selects with the call's own A, lda
+// and increment, which the query does not have (the wavefront kernels take only vector-aligned columns, and need
+// 8 bytes a row where the substitution kernels need 4 a block). Sizing for this query's choice gave a solve whose lda
+// was aligned where n was not too small a workspace: its memset failed (cudaErrorInvalidValue).
 template <class T>
 size_t level3_trsv_workspace(char uplo, char trans, char diag, int64_t n) {
   const bo_kernel_registry* reg = registry();
   const bo_call v = trsv_call<T>(uplo, trans, diag, n, nullptr, n, nullptr, 1);
-  const int i = reg->select(v.routine, &v);
-  return i < 0 ? 0 : reg->entries[i].workspace_bytes(&v) + 256;
+  size_t most = 0;
+  for (size_t i = 0; i < reg->count; ++i)
+    if (reg->entries[i].routine == v.routine) most = std::max(most, reg->entries[i].workspace_bytes(&v));
+  return most + 256;
 }
 
 template <class T>

@@ -374,13 +374,9 @@ struct TrsvWave {
   static size_t workspace(int64_t n) { return 256 + sizeof(unsigned long long) * size_t(n); }
   template <bool TR, bool REV>
   static cudaError_t go(int64_t n, const T* a, int64_t lda, int unit, T* x, int64_t incx, void* ws, cudaStream_t st) {
-    static bool attr_set = false;  // benign race: every thread sets the same value
-    if (!attr_set) {
-      cudaError_t e = cudaFuncSetAttribute(trsv_wave_kernel<T, NB, THREADS, TR, REV>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes()));
-      if (e != cudaSuccess) return e;
-      attr_set = true;
-    }
+    static std::atomic<uint64_t> smem_allowed{0};  // per device (common.cuh)
+    if (cudaError_t e = allow_dynamic_smem(trsv_wave_kernel<T, NB, THREADS, TR, REV>, int(smem_bytes()), smem_allowed))
+      return e;
     int* ticket = static_cast<int*>(ws);
     auto* pub = reinterpret_cast<unsigned long long*>(static_cast<char*>(ws) + 256);
     trsv_wave_kernel<T, NB, THREADS, TR, REV>

@@ -448,6 +448,56 @@ TYPED_TEST(Level3Trsm, Large16384x16) {
   }
 }
 
+// The one-system entries (?trsm_trsv) solve through whichever trsv entry select() takes for the call's own A, lda and
+// increment, so their workspace must cover every trsv entry at that order, not only the one a query with lda = n picks.
+// Under the built-in defaults (a GPU without a tuned table) a solve of order 33 at lda 36 took the wavefront kernel,
+// which the query (lda 33, unaligned) had not sized for, and failed. Checked on the entries' sizes, whatever the table.
+TYPED_TEST(Level3Trsm, OneSystemWorkspaceCoversEveryTrsv) {
+  using T = TypeParam;
+  GPU_ROUTINE_PREAMBLE(routine_of<T>(BO_KIND_TRSM));
+  if constexpr (is_complex_v<T>) {
+    GTEST_SKIP() << "complex trsm has no own one-system entry";
+  } else {
+    std::vector<const bo_kernel_entry*> one;
+    for (const bo_kernel_entry* e : configs(routine_of<T>(BO_KIND_TRSM))) {
+      const std::string name = e->name;
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, "_trsv") == 0) one.push_back(e);
+    }
+    const std::vector<const bo_kernel_entry*> trsv = configs(routine_of<T>(BO_KIND_TRSV));
+    ASSERT_FALSE(one.empty()) << "no ?trsm_trsv entry";
+    ASSERT_FALSE(trsv.empty()) << "no trsv entry";
+    for (const bo_kernel_entry* e : one)
+      for (int64_t t : {1, 2, 33, 63, 100, 257, 3001})
+        for (char side : {'L', 'R'})
+          for (char uplo : {'U', 'L'})
+            for (char trans : {'N', 'T'}) {
+              const TrsmCase c{side,
+                               uplo,
+                               trans,
+                               'N',
+                               side == 'L' ? t : 1,
+                               side == 'L' ? 1 : t,
+                               sc<T>(1.0, 1.0),
+                               false,
+                               round_up(t + 1, 4),
+                               side == 'L' ? round_up(t + 1, 4) : 4};
+              const bo_call call = trsm_call(routine_of<T>(BO_KIND_TRSM), c);
+              if (!e->can_implement(&call)) continue;
+              const size_t have = e->workspace_bytes(&call);
+              for (const bo_kernel_entry* k : trsv) {
+                bo_call v{};
+                v.routine = routine_of<T>(BO_KIND_TRSV);
+                v.op[0] = uplo;
+                v.op[1] = (side == 'L') == (trans == 'N') ? 'N' : 'T';
+                v.op[2] = 'N';
+                v.n = t;
+                EXPECT_LE(k->workspace_bytes(&v), have)
+                    << e->name << " " << c.str() << ": its workspace does not cover " << k->name;
+              }
+            }
+  }
+}
+
 // Shared among GPU lanes (level3_mg.h), on one GPU: BLASOFFLOAD_DEVICES=0,0 gives two lanes (the several-GPU split,
 // each lane a range of B's systems; BLASOFFLOAD_MULTI_GPU_MIN_N lowered to 64 so that these sizes take it), and
 // BLASOFFLOAD_PINNED_MAX_MB=1 one lane (operands too large for whole-operand staging go through rings). Every uplo,
