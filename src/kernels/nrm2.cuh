@@ -15,6 +15,8 @@
 #pragma once
 #include <cooperative_groups.h>
 
+#include <atomic>
+
 #include "kernels/common.cuh"
 
 namespace bok {
@@ -260,15 +262,19 @@ struct Nrm2OnePass {
     return std::string(prec_letter<T>()) + "nrm2_1p_" + std::to_string(THREADS) + "_" + std::to_string(UNROLL) + "_v" +
            std::to_string(VEC);
   }
-  // Co-resident blocks of this kernel on the current device (a cooperative launch's upper bound), once.
+  // Co-resident blocks of this kernel on the current device (a cooperative launch's upper bound), once per device: GPUs
+  // of one process may differ in their SM count.
   static int resident() {
-    static int r = [] {
-      int dev = 0, sms = 0, per = 0;
-      cudaGetDevice(&dev);
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, nrm2_onepass<T, THREADS, UNROLL, VEC>, THREADS, 0);
-      return sms * per;
-    }();
+    static std::atomic<int> known[64] = {};
+    int dev = 0;
+    cudaGetDevice(&dev);
+    if (dev >= 0 && dev < 64)
+      if (const int r = known[dev].load(std::memory_order_relaxed)) return r;
+    int sms = 0, per = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, nrm2_onepass<T, THREADS, UNROLL, VEC>, THREADS, 0);
+    const int r = sms * per;
+    if (dev >= 0 && dev < 64 && r > 0) known[dev].store(r, std::memory_order_relaxed);
     return r;
   }
   static int blocks(int64_t n) {
