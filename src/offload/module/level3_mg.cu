@@ -151,9 +151,9 @@ class Level3Mg {
   // Stages lane q's own part of A, waits for every lane's, and copies the others' parts it needs from their GPUs.
   cudaError_t share_a(Lane& l, size_t q, const Ring& ring);
   cudaError_t compute(Lane& l) const;
-  // trsm: A (unless it was shared), then the lane's range of B in chunks, each solved on the lane's second stream as
-  // soon as it has arrived; returns once every chunk is solved.
-  cudaError_t trsm_in_chunks(Lane& l, const Ring& ring, bool upload_a) const;
+  // trsm: A (its part `a`, unless it was shared: nullptr), then the lane's range of B in chunks, each solved on the
+  // lane's second stream as soon as it has arrived; returns once every chunk is solved.
+  cudaError_t trsm_in_chunks(Lane& l, const Ring& ring, const Part* a) const;
   void cleanup();
   // Runs body(lane) on one host thread per lane (its device current); the first error.
   template <class F>
@@ -290,11 +290,9 @@ cudaError_t Level3Mg<T>::each(F&& body) {
 }
 
 template <class T>
-cudaError_t Level3Mg<T>::trsm_in_chunks(Lane& l, const Ring& ring, bool upload_a) const {
-  Part p[3];
-  parts(l, p);
-  if (upload_a)
-    if (cudaError_t e = ring_upload(ring, l.a, p[0].host, p[0].o, es_, l.st)) return e;
+cudaError_t Level3Mg<T>::trsm_in_chunks(Lane& l, const Ring& ring, const Part* a) const {
+  if (a)
+    if (cudaError_t e = ring_upload(ring, l.a, a->host, a->o, es_, l.st)) return e;
   const int64_t w = l.r.width(), s0 = l.r.s0, m = c_.m, n = c_.n, ldc = c_.ldc;
   const int64_t chunk = std::max<int64_t>(kAlign, (w + kTrsmChunks - 1) / kTrsmChunks);
   const T alpha = scalar_of<T>(c_.alpha, c_.alpha_i);
@@ -387,7 +385,7 @@ int Level3Mg<T>::run() {
     const Clock::time_point t0 = Clock::now();
     l.a_s = secs(ta, t0);
     if (trsm_) {
-      const cudaError_t r = trsm_in_chunks(l, ring, !rv_);
+      const cudaError_t r = trsm_in_chunks(l, ring, rv_ ? nullptr : &p[0]);
       l.up_s = secs(t0, Clock::now());  // its chunks' uploads and solves, overlapped
       return r;
     }
