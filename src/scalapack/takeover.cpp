@@ -29,7 +29,9 @@ namespace {
 
 struct Counts {
   std::atomic<std::uint64_t> calls{0}, gathered{0}, on_gpu{0}, through_gpu{0}, fell_back{0};
-  std::atomic<std::uint64_t> gather_ns{0}, factor_ns{0}, scatter_ns{0};
+  // setup: from the vote to the gather (the GPUs' start-up where the call waits on it, the copies' memory, an attempt
+  // the GPU declined); gather, factor and scatter: the attempt that finished.
+  std::atomic<std::uint64_t> setup_ns{0}, gather_ns{0}, factor_ns{0}, scatter_ns{0};
 };
 Counts g_counts[kNumKinds];
 
@@ -110,6 +112,14 @@ const char* local_refusal(const Request& q, bool forced, T* g, T* gb, RootCall<T
   return r.gpu ? nullptr : "the policy keeps the factorization on the CPU";
 }
 
+// Another process opens (0,0)'s device copy where its own GPU is up already, or where its part is large enough to pay
+// for starting it: about 256 MiB a process went through shared host memory (gather and scatter) in a GPU's start-up
+// time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process.
+constexpr std::size_t kPartWorthAGpuStart = std::size_t(256) << 20;
+bool attach_pays(std::size_t part_bytes) {
+  return gpu_load_state() == GpuLoad::kReady || part_bytes >= kPartWorthAGpuStart;
+}
+
 // How the copies go: straight to (0,0)'s GPU where it factors there and every process opens that memory
 // (device_copy.h); else through host memory every process maps (dense_copy.h); else by messages through (0,0).
 enum class Transport { kDevice, kShared, kMessages };
@@ -151,12 +161,8 @@ bool open_copies(const Blacs& b, const Layout& L, bool root, bool offer_device, 
   I where[3 + kHandleInts] = {dense.pid(), messages ? -1 : dense.fd(), 0};
   if (root && offer_device && dev.create(bytes, where + 3)) where[2] = 1;
   broadcast_from_root(b, &L.ctxt, root, where, I(3 + kHandleInts));
-  // Another process opens the device copy where its GPU is up already, or where its part is large enough to pay for
-  // starting it: about 256 MiB a process went through shared host memory (gather and scatter) in a GPU's start-up
-  // time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process.
   const std::size_t part_bytes = bytes / std::size_t(L.nprow * L.npcol);
-  if (!root && where[2] && (gpu_load_state() == GpuLoad::kReady || part_bytes >= (std::size_t(256) << 20)))
-    dev.attach(where + 3);
+  if (!root && where[2] && attach_pays(part_bytes)) dev.attach(where + 3);
   if (!root && where[1] >= 0 && dense.attach(where[0], where[1], bytes)) g = static_cast<T*>(dense.data());
   I failed[3] = {where[2] && !dev.data() ? 1 : 0, where[1] < 0 || !g ? 1 : 0, root && !g ? 1 : 0};
   combine_max(b, L, failed, 3);
@@ -240,15 +246,28 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   }
   T* g = static_cast<T*>(dense.data());
   // The vote: every process's own reasons, and one node for all (the GPU that factors is this node's, and the
-  // copies go through its memory). One combine of three integers.
+  // copies go through its memory). One combine of four integers.
   const char* mine = local_refusal<T>(q, forced, g, g ? g + a_elems : nullptr, r);
   const I hash = node_hash();
-  I v[3] = {mine ? 1 : 0, hash, -hash};
-  if (!combine_max(*b, L, v, 3) || v[1] != -v[2]) {
+  // The fourth: whether (0,0) will offer its GPU's memory (its policy chose the GPU), which the others then open.
+  const bool offer_device = root && r.gpu && fits && s.scalapack_copy == ScalapackCopy::kAuto;
+  I v[4] = {mine ? 1 : 0, hash, -hash, offer_device ? 1 : 0};
+  if (!combine_max(*b, L, v, 4) || v[1] != -v[2]) {
     why = mine ? mine : v[0] ? "another process of the grid declined" : "the grid spans several nodes";
     log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (%s)", name, q.m, q.n, why);
     real();
     return;
+  }
+  // Opening (0,0)'s copy needs this process's GPU up. Started now, it starts beside (0,0)'s (which its policy's choice
+  // has just started): started at the open, after (0,0)'s had finished, the two start-ups ran one after the other
+  // (0.9 s each on 4 ranks of a 4-GPU H200 machine, about half of pdgesv n = 32768's 3.6 s).
+  const bool start_gpu = !root && v[3] && gpu_load_state() == GpuLoad::kNotTried &&
+                         bytes / std::size_t(L.nprow * L.npcol) >= kPartWorthAGpuStart;
+  const std::uint64_t ts = now_ns();
+  if (start_gpu) {
+    log_debug("%s m=%" PRId64 " n=%" PRId64 ": starting this process's GPU beside (0,0)'s, to open its copy", name, q.m,
+              q.n);
+    gpu_load_in_background();
   }
   // The copies, the factorization and the copies back: through the GPU's memory where it can, and once more through
   // host memory where the GPU declined its copy.
@@ -262,9 +281,8 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
       g = root ? static_cast<T*>(dense.data()) : nullptr;
     }
     DeviceCopy dev;
-    const bool offer_device = r.gpu && fits && device_ok && s.scalapack_copy == ScalapackCopy::kAuto;
-    if (!open_copies<T>(*b, L, root, offer_device, s.scalapack_copy == ScalapackCopy::kMessages, bytes, dense, dev, g,
-                        how)) {
+    if (!open_copies<T>(*b, L, root, offer_device && device_ok, s.scalapack_copy == ScalapackCopy::kMessages, bytes,
+                        dense, dev, g, how)) {
       log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (no memory for the gathered matrix)", name, q.m, q.n);
       c.fell_back.fetch_add(1, std::memory_order_relaxed);
       dense.release();
@@ -375,14 +393,15 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   c.gathered.fetch_add(1, std::memory_order_relaxed);
   if (status == 2) c.on_gpu.fetch_add(1, std::memory_order_relaxed);
   if (how == Transport::kDevice) c.through_gpu.fetch_add(1, std::memory_order_relaxed);
+  c.setup_ns.fetch_add(t0 - ts, std::memory_order_relaxed);
   c.gather_ns.fetch_add(t1 - t0, std::memory_order_relaxed);
   c.factor_ns.fetch_add(t2 - t1, std::memory_order_relaxed);
   c.scatter_ns.fetch_add(t3 - t2, std::memory_order_relaxed);
   log_call("%s m=%" PRId64 " n=%" PRId64
            ": gathered onto process (0,0) of the %dx%d grid (blocks of %d, %s), factored on its %s: "
-           "gather %.3f s, factor %.3f s, scatter %.3f s",
+           "set-up %.3f s, gather %.3f s, factor %.3f s, scatter %.3f s",
            name, q.m, q.n, int(L.nprow), int(L.npcol), int(L.nb), kTransportName[int(how)], status == 2 ? "GPU" : "CPU",
-           (t1 - t0) * 1e-9, (t2 - t1) * 1e-9, (t3 - t2) * 1e-9);
+           (t0 - ts) * 1e-9, (t1 - t0) * 1e-9, (t2 - t1) * 1e-9, (t3 - t2) * 1e-9);
 }
 
 auto no_query = [] { return std::int64_t(0); };
@@ -399,10 +418,10 @@ std::string summary() {
     std::snprintf(line, sizeof line,
                   "  ScaLAPACK p?%s: %" PRIu64 " calls, %" PRIu64 " gathered onto process (0,0) (%" PRIu64
                   " factored on its GPU, %" PRIu64
-                  " copied through its memory; gather %.3f s, factor %.3f s, "
+                  " copied through its memory; set-up %.3f s, gather %.3f s, factor %.3f s, "
                   "scatter %.3f s), %" PRIu64 " left to ScaLAPACK%s\n",
-                  kKindName[k], calls, gathered, c.on_gpu.load(), c.through_gpu.load(), c.gather_ns.load() * 1e-9,
-                  c.factor_ns.load() * 1e-9, c.scatter_ns.load() * 1e-9, calls - gathered,
+                  kKindName[k], calls, gathered, c.on_gpu.load(), c.through_gpu.load(), c.setup_ns.load() * 1e-9,
+                  c.gather_ns.load() * 1e-9, c.factor_ns.load() * 1e-9, c.scatter_ns.load() * 1e-9, calls - gathered,
                   c.fell_back.load() ? " (some after INFO > 0)" : "");
     out += line;
   }

@@ -46,8 +46,9 @@ expect_gathered() {
     grep -q "^  ScaLAPACK p?$want" "log.$1" || { echo "FAIL: rank $1: no 'p?$want'"; status=1; }
   done
 }
-# The calls log names the way the matrix moved ("... (blocks of 8, shared memory), factored on its CPU: gather").
-moved() { echo "gathered onto process \(0,0\) .*, $1\), factored on its (CPU|GPU): gather"; }
+# The calls log names the way the matrix moved ("... (blocks of 8, shared memory), factored on its CPU: set-up 0.001 s,
+# gather").
+moved() { echo "gathered onto process \(0,0\) .*, $1\), factored on its (CPU|GPU): set-up [0-9.]+ s, gather"; }
 info8="left to ScaLAPACK \(the gathered call returned INFO = 8\)"
 declined="the GPU declined its copy \(INFO > 0, non-finite values or a scaled magnitude\); gathered again"
 for ((r = 0; r < np; ++r)); do
