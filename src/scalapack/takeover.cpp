@@ -29,8 +29,8 @@ namespace {
 
 struct Counts {
   std::atomic<std::uint64_t> calls{0}, gathered{0}, on_gpu{0}, through_gpu{0}, fell_back{0};
-  // setup: from the vote to the gather (the GPUs' start-up where the call waits on it, the copies' memory, an attempt
-  // the GPU declined); gather, factor and scatter: the attempt that finished.
+  // setup: from the shared checks to the gather (the vote, the GPUs' start-up where the call waits on it, the copies'
+  // memory, an attempt the GPU declined); gather, factor and scatter: the attempt that finished.
   std::atomic<std::uint64_t> setup_ns{0}, gather_ns{0}, factor_ns{0}, scatter_ns{0};
 };
 Counts g_counts[kNumKinds];
@@ -238,6 +238,17 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   // has cuSOLVERMg.
   const bool fits = a_elems <= std::size_t(INT32_MAX) && b_elems <= std::size_t(INT32_MAX);
   const std::size_t k = std::size_t(std::min(q.m, q.n));
+  const std::uint64_t ts = now_ns();
+  // Opening (0,0)'s copy of a part this large needs this process's GPU up: it starts now, beside (0,0)'s, which (0,0)'s
+  // policy starts and waits for in its vote below (a call this long waits). Started when the copy was opened, after
+  // the vote, it ran after (0,0)'s (0.9 s each on 4 ranks of a 4-GPU H200 machine, about half of pdgesv n = 32768's
+  // 3.6 s). A part of 256 MiB is a matrix of order 8192 or more, which (0,0)'s policy sends to any GPU.
+  if (!root && fits && !forced && s.scalapack_copy == ScalapackCopy::kAuto &&
+      bytes / std::size_t(L.nprow * L.npcol) >= kPartWorthAGpuStart && gpu_load_state() == GpuLoad::kNotTried) {
+    log_debug("%s m=%" PRId64 " n=%" PRId64 ": starting this process's GPU beside (0,0)'s, to open its copy", name, q.m,
+              q.n);
+    gpu_load_in_background();
+  }
   DenseCopy dense;
   RootCall<T> r;
   if (root && bytes <= mem_available_bytes() / 5 * 4) {
@@ -246,29 +257,17 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   }
   T* g = static_cast<T*>(dense.data());
   // The vote: every process's own reasons, and one node for all (the GPU that factors is this node's, and the
-  // copies go through its memory). One combine of four integers.
+  // copies go through its memory). One combine of three integers.
   const char* mine = local_refusal<T>(q, forced, g, g ? g + a_elems : nullptr, r);
   const I hash = node_hash();
-  // The fourth: whether (0,0) will offer its GPU's memory (its policy chose the GPU), which the others then open.
-  const bool offer_device = root && r.gpu && fits && s.scalapack_copy == ScalapackCopy::kAuto;
-  I v[4] = {mine ? 1 : 0, hash, -hash, offer_device ? 1 : 0};
-  if (!combine_max(*b, L, v, 4) || v[1] != -v[2]) {
+  I v[3] = {mine ? 1 : 0, hash, -hash};
+  if (!combine_max(*b, L, v, 3) || v[1] != -v[2]) {
     why = mine ? mine : v[0] ? "another process of the grid declined" : "the grid spans several nodes";
     log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (%s)", name, q.m, q.n, why);
     real();
     return;
   }
-  // Opening (0,0)'s copy needs this process's GPU up. Started now, it starts beside (0,0)'s (which its policy's choice
-  // has just started): started at the open, after (0,0)'s had finished, the two start-ups ran one after the other
-  // (0.9 s each on 4 ranks of a 4-GPU H200 machine, about half of pdgesv n = 32768's 3.6 s).
-  const bool start_gpu = !root && v[3] && gpu_load_state() == GpuLoad::kNotTried &&
-                         bytes / std::size_t(L.nprow * L.npcol) >= kPartWorthAGpuStart;
-  const std::uint64_t ts = now_ns();
-  if (start_gpu) {
-    log_debug("%s m=%" PRId64 " n=%" PRId64 ": starting this process's GPU beside (0,0)'s, to open its copy", name, q.m,
-              q.n);
-    gpu_load_in_background();
-  }
+  const bool offer_device = root && r.gpu && fits && s.scalapack_copy == ScalapackCopy::kAuto;
   // The copies, the factorization and the copies back: through the GPU's memory where it can, and once more through
   // host memory where the GPU declined its copy.
   const Part part = !is_cholesky(q.kind) ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
