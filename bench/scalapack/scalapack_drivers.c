@@ -306,7 +306,9 @@ int main(int argc, char** argv) {
       failed = 1;
       continue;
     }
-    /* The warm-up: the GPU's start, cuSOLVER's load and the first buffers, on a smaller matrix. */
+    /* The warm-up on a smaller matrix: MPI's connections, the CPU BLAS's threads, the programs' first pages. Under the
+     * library's defaults one below BLASOFFLOAD_SCALAPACK_MIN_N (4096) is ScaLAPACK's own and starts no GPU: the timed
+     * call waits for the GPUs' start-up, as a program's first large solve does. */
     if (warm_n > 0) run_driver(d, &g, warm_n < n ? warm_n : n);
     const Result r = run_driver(d, &g, n);
     failed |= r.status;

@@ -112,14 +112,6 @@ const char* local_refusal(const Request& q, bool forced, T* g, T* gb, RootCall<T
   return r.gpu ? nullptr : "the policy keeps the factorization on the CPU";
 }
 
-// Another process opens (0,0)'s device copy where its own GPU is up already, or where its part is large enough to pay
-// for starting it: about 256 MiB a process went through shared host memory (gather and scatter) in a GPU's start-up
-// time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process.
-constexpr std::size_t kPartWorthAGpuStart = std::size_t(256) << 20;
-bool attach_pays(std::size_t part_bytes) {
-  return gpu_load_state() == GpuLoad::kReady || part_bytes >= kPartWorthAGpuStart;
-}
-
 // How the copies go: straight to (0,0)'s GPU where it factors there and every process opens that memory
 // (device_copy.h); else through host memory every process maps (dense_copy.h); else by messages through (0,0).
 enum class Transport { kDevice, kShared, kMessages };
@@ -161,8 +153,12 @@ bool open_copies(const Blacs& b, const Layout& L, bool root, bool offer_device, 
   I where[3 + kHandleInts] = {dense.pid(), messages ? -1 : dense.fd(), 0};
   if (root && offer_device && dev.create(bytes, where + 3)) where[2] = 1;
   broadcast_from_root(b, &L.ctxt, root, where, I(3 + kHandleInts));
+  // Another process opens the device copy where its GPU is up already, or where its part is large enough to pay for
+  // starting it: about 256 MiB a process went through shared host memory (gather and scatter) in a GPU's start-up
+  // time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process.
   const std::size_t part_bytes = bytes / std::size_t(L.nprow * L.npcol);
-  if (!root && where[2] && attach_pays(part_bytes)) dev.attach(where + 3);
+  if (!root && where[2] && (gpu_load_state() == GpuLoad::kReady || part_bytes >= (std::size_t(256) << 20)))
+    dev.attach(where + 3);
   if (!root && where[1] >= 0 && dense.attach(where[0], where[1], bytes)) g = static_cast<T*>(dense.data());
   I failed[3] = {where[2] && !dev.data() ? 1 : 0, where[1] < 0 || !g ? 1 : 0, root && !g ? 1 : 0};
   combine_max(b, L, failed, 3);
@@ -238,17 +234,11 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   // has cuSOLVERMg.
   const bool fits = a_elems <= std::size_t(INT32_MAX) && b_elems <= std::size_t(INT32_MAX);
   const std::size_t k = std::size_t(std::min(q.m, q.n));
+  // (0,0)'s policy waits in the vote for its GPU's start-up (a call this long waits), and the others start theirs when
+  // they open its copy, after the vote. Starting theirs before the vote, beside (0,0)'s, gained nothing measurable:
+  // CUDA's initialisations in several processes at once each took longer (pdgesv n = 32768 on 2 ranks of two H200s:
+  // 0.38-0.60 s each at once, against 0.23-0.27 s one after the other).
   const std::uint64_t ts = now_ns();
-  // Opening (0,0)'s copy of a part this large needs this process's GPU up: it starts now, beside (0,0)'s, which (0,0)'s
-  // policy starts and waits for in its vote below (a call this long waits). Started when the copy was opened, after
-  // the vote, it ran after (0,0)'s (0.9 s each on 4 ranks of a 4-GPU H200 machine, about half of pdgesv n = 32768's
-  // 3.6 s). A part of 256 MiB is a matrix of order 8192 or more, which (0,0)'s policy sends to any GPU.
-  if (!root && fits && !forced && s.scalapack_copy == ScalapackCopy::kAuto &&
-      bytes / std::size_t(L.nprow * L.npcol) >= kPartWorthAGpuStart && gpu_load_state() == GpuLoad::kNotTried) {
-    log_debug("%s m=%" PRId64 " n=%" PRId64 ": starting this process's GPU beside (0,0)'s, to open its copy", name, q.m,
-              q.n);
-    gpu_load_in_background();
-  }
   DenseCopy dense;
   RootCall<T> r;
   if (root && bytes <= mem_available_bytes() / 5 * 4) {
@@ -267,7 +257,6 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
     real();
     return;
   }
-  const bool offer_device = root && r.gpu && fits && s.scalapack_copy == ScalapackCopy::kAuto;
   // The copies, the factorization and the copies back: through the GPU's memory where it can, and once more through
   // host memory where the GPU declined its copy.
   const Part part = !is_cholesky(q.kind) ? Part::kAll : q.uplo == 'L' ? Part::kLower : Part::kUpper;
@@ -280,8 +269,9 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
       g = root ? static_cast<T*>(dense.data()) : nullptr;
     }
     DeviceCopy dev;
-    if (!open_copies<T>(*b, L, root, offer_device && device_ok, s.scalapack_copy == ScalapackCopy::kMessages, bytes,
-                        dense, dev, g, how)) {
+    const bool offer_device = r.gpu && fits && device_ok && s.scalapack_copy == ScalapackCopy::kAuto;
+    if (!open_copies<T>(*b, L, root, offer_device, s.scalapack_copy == ScalapackCopy::kMessages, bytes, dense, dev, g,
+                        how)) {
       log_call("%s m=%" PRId64 " n=%" PRId64 ": left to ScaLAPACK (no memory for the gathered matrix)", name, q.m, q.n);
       c.fell_back.fetch_add(1, std::memory_order_relaxed);
       dense.release();
