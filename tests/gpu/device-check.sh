@@ -12,6 +12,11 @@
 #                285 s before each case's reference was shared by all entries), limit 540 s
 #   gpu-double   the GPU suite's double-precision tests                          about 250-450 s (estimated: FP64
 #                kernels, twice the bytes, long double references), limit 540 s
+#   gpu-cfloat   the GPU suite's single complex tests                             about 190 s on an H200 under the
+#                built-in defaults (BO_GPU_TEST_TABLE=none), limit 540 s
+#   gpu-cdouble  the GPU suite's double complex tests                             about 340 s (the same), limit 540 s
+#   gpu-rest     the GPU suite's suites of no element type (the start-up's link, the staged uploads' timing, QR over
+#                the int32 range on one lane)                                    about 45 s, limit 540 s
 #   gpu=FILTER   the GPU suite with a gtest filter, e.g. gpu='*/double.*-Level3*' and gpu='Level3*/double.*' (the
 #                double half in two calls, should it not fit one)
 #   suites-s     xblat[123]s, xscblat[123], xlintsts, an xeigtsts subset         about 420 s (8 in parallel)
@@ -21,8 +26,9 @@
 #   bench        bench/kernels, both precisions                                about 210 s, limit 300 s
 #   level3       bench/level3, trsm/syrk in both precisions                    about 250 s, limit 300 s
 #   host-gemm    dgemm n = 8192 on host operands: the library (gpu mode) against the carried OpenBLAS, about 60 s
-# Device calls that fit (each under 600 s; the whole set about 35 minutes of device time):
+# Device calls that fit (each under 600 s; the whole set about 45 minutes of device time):
 #   1. gpu-float suites-d   2. gpu-double suites-s   3. unit sanitizer bench   4. level3 host-gemm
+#   5. gpu-cfloat gpu-rest  6. gpu-cdouble
 # Environment: BO_DEVICE_LIMIT_S (default 580: no part starts, and background suites are stopped, after this many
 # seconds), SKIP_SANITIZER=1 / SKIP_BENCH=1 (leave those parts out of the default list), BO_GPU_TEST_TABLE=none (the
 # GPU suite loads the module from a folder of its own, without the tuned tables beside it: the built-in defaults, which
@@ -39,7 +45,7 @@ start=$SECONDS
 limit=${BO_DEVICE_LIMIT_S:-580}
 parts=("$@")
 if [ ${#parts[@]} = 0 ]; then
-  parts=(suites-s suites-d gpu-float gpu-double unit)
+  parts=(suites-s suites-d gpu-float gpu-double gpu-cfloat gpu-cdouble gpu-rest unit)
   [ "${SKIP_SANITIZER:-0}" = 1 ] || parts+=(sanitizer)
   [ "${SKIP_BENCH:-0}" = 1 ] || parts+=(bench level3 host-gemm)
 fi
@@ -134,6 +140,10 @@ for part in "${parts[@]}"; do
       ;;
     gpu-float) gpu_suite gpu-float '*/float.*:GpuRegistry.*' ;;
     gpu-double) gpu_suite gpu-double '*/double.*' ;;
+    gpu-cfloat) gpu_suite gpu-cfloat '*/cfloat.*' ;;
+    gpu-cdouble) gpu_suite gpu-cdouble '*/cdouble.*' ;;
+    # Every suite without a type but the registry check (in gpu-float): a suite added later runs here by itself.
+    gpu-rest) gpu_suite gpu-rest '-*/float.*:*/double.*:*/cfloat.*:*/cdouble.*:GpuRegistry.*' ;;
     gpu=*)
       tag=gpu-$(tr -c 'A-Za-z0-9\n' _ <<<"${part#gpu=}")
       gpu_suite "$tag" "${part#gpu=}"
@@ -215,6 +225,6 @@ echo "date:   $(date -u +%FT%TZ) ($((SECONDS - start)) s)"
 echo "gpu:    $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
 echo "commit: $(cat "$K/COMMIT" 2>/dev/null || echo unknown)"
 echo "parts:  ${parts[*]}"
-for k in gpu-float gpu-double "${extra_tags[@]}" unit memcheck racecheck suites-s suites-d bench level3 host-gemm; do
+for k in gpu-float gpu-double gpu-cfloat gpu-cdouble gpu-rest "${extra_tags[@]}" unit memcheck racecheck suites-s suites-d bench level3 host-gemm; do
   echo "$k: ${RES[$k]:-not run}"
 done
