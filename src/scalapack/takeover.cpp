@@ -155,7 +155,10 @@ bool open_copies(const Blacs& b, const Layout& L, bool root, bool offer_device, 
   broadcast_from_root(b, &L.ctxt, root, where, I(3 + kHandleInts));
   // Another process opens the device copy where its GPU is up already, or where its part is large enough to pay for
   // starting it: about 256 MiB a process went through shared host memory (gather and scatter) in a GPU's start-up
-  // time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process.
+  // time (0.2-0.4 s) on the H200's 4 ranks; below that, the host copy for every process. A call long enough to wait for
+  // (0,0)'s start-up waited in the vote, so (0,0)'s GPU is up by now. Starting the others' GPUs before the vote,
+  // beside (0,0)'s, gained nothing measurable: CUDA's initialisations in several processes at once each took longer
+  // (pdgesv n = 32768 on 2 ranks of two H200s: 0.38-0.60 s each at once, against 0.23-0.27 s one after the other).
   const std::size_t part_bytes = bytes / std::size_t(L.nprow * L.npcol);
   if (!root && where[2] && (gpu_load_state() == GpuLoad::kReady || part_bytes >= (std::size_t(256) << 20)))
     dev.attach(where + 3);
@@ -234,11 +237,7 @@ void take_over(Request q, T* a, Outputs<T> out, Real&& real, Query&& query_lwmin
   // has cuSOLVERMg.
   const bool fits = a_elems <= std::size_t(INT32_MAX) && b_elems <= std::size_t(INT32_MAX);
   const std::size_t k = std::size_t(std::min(q.m, q.n));
-  // (0,0)'s policy waits in the vote for its GPU's start-up (a call this long waits), and the others start theirs when
-  // they open its copy, after the vote. Starting theirs before the vote, beside (0,0)'s, gained nothing measurable:
-  // CUDA's initialisations in several processes at once each took longer (pdgesv n = 32768 on 2 ranks of two H200s:
-  // 0.38-0.60 s each at once, against 0.23-0.27 s one after the other).
-  const std::uint64_t ts = now_ns();
+  const std::uint64_t ts = now_ns();  // the set-up's start (Counts)
   DenseCopy dense;
   RootCall<T> r;
   if (root && bytes <= mem_available_bytes() / 5 * 4) {

@@ -94,13 +94,14 @@ def render(rows, contexts, args):
         if cpu_target:
             goal, cpu_stack, cpu_n = cpu_target
             cpu_meds = timed_medians(groups.get((routine, cpu_n, cpu_stack), []))
-            est = statistics.median(cpu_meds) * (float(n) / cpu_n) ** 3 if cpu_meds else None
+            cpu_med = statistics.median(cpu_meds) if cpu_meds else None
+            est = cpu_med * (float(n) / cpu_n) ** 3 if cpu_med is not None else None
             x = common.ratio(est, med)
             met = x is not None and x >= goal and all(r.get("check") == "ok" for r in g)
             ok = ok and met
             verdicts.append("- %s n=%d on %s (%s): %s ms against %s's own at n=%d, %s ms, scaled by n^3 to %s ms: %s, "
                             "target >= %gx: %s" % (routine, n, stack, devices.get(stack, "?"), common.fmt(med, "%.0f"),
-                                                   cpu_stack, cpu_n, common.fmt(statistics.median(cpu_meds) if cpu_meds else None, "%.0f"),
+                                                   cpu_stack, cpu_n, common.fmt(cpu_med, "%.0f"),
                                                    common.fmt(est, "%.0f"), common.fmt_x(x), goal,
                                                    "MET" if met else ("NO DATA" if est is None else "MISSED")))
         if any(r.get("check") not in ("ok", "not checked") for r in g):
