@@ -80,7 +80,7 @@ void host_cpu_call(const bo_call* c) {
             static_cast<const float*>(c->b), c->ldb, float(c->beta), static_cast<float*>(c->c), c->ldc);
 }
 
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_call, nullptr};
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_call, nullptr, nullptr};
 
 }  // namespace
 

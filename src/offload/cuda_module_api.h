@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define BO_CUDA_API_VERSION 17u /* 17: bo_gemm_stats.bytes_peer */
+#define BO_CUDA_API_VERSION 18u /* 18: bo_cuda_host_services.exiting */
 
 /* Results of a module call. Anything but BO_CUDA_OK means the output operand was NOT written and the
  * core must run the call on the CPU BLAS. */
@@ -60,6 +60,9 @@ struct bo_cuda_host_services {
   /* Work of the module's own threads beside the program starts (+1) or ends (-1): the core has the CPU BLAS run a
    * thread less meanwhile where its threads fill the CPUs (src/policy/lent_core.h). NULL: nobody to tell. */
   void (*want_core)(int delta);
+  /* Nonzero once the program has begun to exit: init() then leaves to a first call what it would only have done
+   * ahead of one (opening cuBLAS), since the program's exit waits for it. NULL: never. */
+  int (*exiting)(void);
 };
 
 /* What the module's last gemm (either precision) on the calling thread did (blasoffload-calibrate, benchmarks, tests).

@@ -102,6 +102,15 @@ class AtProgramPriority {
 };
 thread_local AtProgramPriority* t_at_program_priority = nullptr;  // the start-up thread's, while it loads
 
+// Set where the program's exit begins to wait for the background start-up (gpu_wait_background): that start-up then
+// does only what the GPU needs to exist, leaving to a first call what it would have done ahead of one (opening cuBLAS
+// and cuSOLVER, measuring the link), and starts no CUDA at all if it has not yet. A start-up begun by a program's last
+// calls was otherwise waited for whole at exit (0.24-0.48 s on the H200, 0.14-0.67 s in the first-run benchmark's
+// programs), for a GPU no call would use. Only the background thread cuts short: a start-up in a caller's thread is
+// for that call (gpu mode, or a call that waits for it), and runs whole.
+std::atomic<bool> g_exiting{false};
+bool exit_cuts_short() { return t_at_program_priority && g_exiting.load(std::memory_order_acquire); }
+
 // The link's measurement at the start-up, once per node, GPU and MPI job (policy/measured_link.h): ranks of one node
 // start their GPUs at the same moment; ranks sharing one measured it side by side, each reading the other's traffic as
 // a slower link, and every rank paid 110-140 ms for what one measurement tells. The others wait up to kNodeLinkWaitMs
@@ -179,7 +188,9 @@ void host_cpu_call(const bo_call* c) {
 }
 // The module's work beside the program (unpinning memory it freed) wants a core of the CPU BLAS's.
 void host_want_core(int delta) { policy::want_core(delta); }
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, host_cpu_call, host_want_core};
+int host_exiting() { return exit_cuts_short() ? 1 : 0; }
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config,    host_log,
+                                     host_cpu_call,       host_want_core, host_exiting};
 
 void load() {
   g_tried.store(true);
@@ -205,6 +216,11 @@ void load() {
     return;
   }
   const double load_ms = ms_since(t0);
+  if (exit_cuts_short()) {
+    *g_unavailable = "not started: the program began to exit during the GPU start-up";
+    log_debug("GPU start-up: module loaded in %.0f ms; the program is exiting: CUDA not started", load_ms);
+    return;
+  }
   g_bg_stage.store("initialising CUDA and the device");
   log_debug("GPU start-up: module loaded; initialising the device");
   const auto t1 = Clock::now();
@@ -222,6 +238,12 @@ void load() {
   // when such a call came before the GPU was up (module API solver()). Running small factorizations here as well, to
   // load cuSOLVER's kernels ahead, took 290-850 ms of start-up on the lent H100 for about 100 ms less on a first
   // dgetrf n = 16384, and every program's exit waits for the start-up: not done.
+  if (exit_cuts_short()) {
+    log_debug("GPU start-up: the program is exiting: cuSOLVER and the link's measurement left out");
+    g_bg_stage.store("done");
+    g_module.store(m, std::memory_order_release);
+    return;
+  }
   double solver_ms = 0;
   if (policy::wants_solver()) {
     g_bg_stage.store("opening cuSOLVER");
@@ -317,6 +339,7 @@ void gpu_load_in_background() {
 }
 
 bool gpu_wait_background(int max_ms) {
+  g_exiting.store(true, std::memory_order_release);  // only the exit waits (module_loader.h): cut the start-up short
   if (!g_bg_started.load() || g_bg_owner != getpid()) return true;
   static std::atomic<bool> waited{false}, joined{false};
   if (waited.exchange(true)) max_ms = 0;  // exit waits once in all (the main thread's guard, then at_exit)

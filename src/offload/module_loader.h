@@ -21,9 +21,10 @@ const bo_cuda_module* gpu_module_if_ready();
 // Starts loading the module in a background thread (once per process); callers go on with the CPU meanwhile.
 void gpu_load_in_background();
 
-// Exit: waits up to max_ms for a background load still under way (the first call only; later ones just look). False
-// when it was left unfinished: the process then ends with that thread inside CUDA's initialisation (the GPU is not
-// shut down; the driver releases it).
+// Exit: waits up to max_ms for a background load still under way (the first call only; later ones just look), which
+// from then on does only what the GPU needs to exist (no CUDA at all if it has not begun initialising it). False when
+// it was left unfinished: the process then ends with that thread inside CUDA's initialisation (the GPU is not shut
+// down; the driver releases it).
 bool gpu_wait_background(int max_ms);
 
 // On the main thread (elsewhere nothing): makes exit() from it wait for a background load under way before any exit

@@ -74,7 +74,7 @@ int load_and_init(const std::string& explicit_path, void (*log)(int, const char*
   if (!out->mod) return -1;
   // One host-services table per process is enough: the benchmarks load one module once.
   static bo_cuda_host_services host{};
-  host = {BO_CUDA_API_VERSION, &env_config, log, nullptr, nullptr};
+  host = {BO_CUDA_API_VERSION, &env_config, log, nullptr, nullptr, nullptr};
   const int st = out->mod->init(&host);
   if (st != BO_CUDA_OK)
     out->error =

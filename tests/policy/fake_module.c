@@ -4,6 +4,9 @@
  * Behaviour is steered by the environment, read directly (not through the host's config, so the core cannot
  * hide it):
  *   FAKE_CUDA_INIT_MS=N       init() sleeps N ms first (makes background initialisation observable)
+ *   FAKE_CUDA_LOAD_MS=N       the module's entry point sleeps N ms (the real one's libraries take a while to load)
+ *   FAKE_CUDA_CUBLAS_MS=N     init() then sleeps N ms more, as the real one opens cuBLAS ("cublas-open" in the trace),
+ *                             unless the host says the program is exiting ("cublas-left")
  *   FAKE_CUDA_NO_DEVICE=1     init() reports BO_CUDA_NO_DEVICE
  *   FAKE_CUDA_FAIL=r[,r...]   those routines (sgemm, dgemm, sgemv, ...) return BO_CUDA_LAUNCH_FAILED
  *   FAKE_CUDA_NO_ESTIMATE=1   kernel_us() returns -1 (no tuned table)
@@ -194,6 +197,18 @@ static int fake_init(const struct bo_cuda_host_services* host) {
     }
   }
   const int no_device = env_flag("FAKE_CUDA_NO_DEVICE");
+  const char* cublas_ms = getenv("FAKE_CUDA_CUBLAS_MS");
+  if (!no_device && cublas_ms && atol(cublas_ms) > 0) {
+    if (host->exiting && host->exiting()) {
+      trace("cublas-left");
+    } else {
+      const long v = atol(cublas_ms);
+      struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
+      while (nanosleep(&ts, &ts) != 0) {
+      }
+      trace("cublas-open");
+    }
+  }
   int expected = kInitRunning;
   /* shutdown() may already have run (a broken core): keep its state so later calls are caught. */
   atomic_compare_exchange_strong(&g_state, &expected, no_device ? kNoDevice : kReady);
@@ -706,7 +721,16 @@ static const struct bo_cuda_module kModule = {
     fake_lapack_in_place,
 };
 
-FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v13(void) { return &kModule; }
+FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v13(void) {
+  const char* ms = getenv("FAKE_CUDA_LOAD_MS");
+  if (ms && atol(ms) > 0) {
+    const long v = atol(ms);
+    struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+  }
+  return &kModule;
+}
 
 __attribute__((constructor)) static void on_load(void) { trace("load"); }
 

@@ -266,7 +266,8 @@ TEST_F(PolicyProcess, ExitFromTheMainThreadWaitsForTheStartUpBeforeAnyExitHandle
   Env env = PolicyEnv(p, "adaptive");
   env["BLASOFFLOAD_STARTUP"] = "eager";
   env["FAKE_CUDA_INIT_MS"] = "1500";
-  const std::vector<std::string> script = Script("sgemm NN 192 192 192");
+  // The pause lets init() begin before the exit (an exit during the module's loading starts no CUDA: below).
+  const std::vector<std::string> script = Script("sgemm NN 192 192 192 sleep 100");
   const Outcome r = RunProbe(env, script);
   ExpectProbePassed(r);
   EXPECT_EQ(r.TraceCount("violation"), 0) << r.Dump();
@@ -289,6 +290,46 @@ TEST_F(PolicyProcess, ExitFromTheMainThreadWaitsForTheStartUpBeforeAnyExitHandle
   EXPECT_EQ(bounded.TraceCount("shutdown"), 0) << "shut down under a running init()\n" << bounded.Dump();
   EXPECT_NE(bounded.log.find("did not finish within 300 ms; ending without it"), std::string::npos) << bounded.Dump();
   EXPECT_NE(bounded.log.find("GPU: still starting (in the background)"), std::string::npos) << bounded.Dump();
+}
+
+// A start-up still under way when the program exits does only what the GPU needs to exist: the exit waits for it, and
+// no call will use it. The fake's init() opens "cuBLAS" for 3 s after its 300 ms "context" unless told the program is
+// exiting; eager start-up at the only call, which runs on the CPU meanwhile. Before, exit waited the whole 3.3 s and
+// measured the link.
+TEST_F(PolicyProcess, ExitCutsAStartUpShortToWhatTheGpuNeedsToExist) {
+  PolicyFile p = Good();
+  p.has_gpu = false;  // no calibration of this GPU: a start-up that completes measures the link
+  Env env = PolicyEnv(p, "adaptive", "debug");
+  env["BLASOFFLOAD_STARTUP"] = "eager";
+  env["FAKE_CUDA_INIT_MS"] = "300";
+  env["FAKE_CUDA_CUBLAS_MS"] = "3000";
+  const Outcome r = RunProbe(env, Script("sgemm NN 192 192 192 sleep 100"));  // exit during the "context"
+  ExpectProbePassed(r);
+  EXPECT_EQ(r.TraceCount("violation"), 0) << r.Dump();
+  ASSERT_EQ(r.TraceCount("init-end ok"), 1) << r.Dump();
+  EXPECT_EQ(r.TraceCount("cublas-left"), 1) << r.Dump();
+  EXPECT_EQ(r.TraceCount("cublas-open"), 0) << r.Dump();
+  EXPECT_EQ(r.TraceCount("measure-link"), 0) << "the link measured for a process that is ending\n" << r.Dump();
+  EXPECT_EQ(r.TraceCount("shutdown"), 1) << r.Dump();
+  EXPECT_LT(r.seconds, 2.5) << "exit waited for the whole start-up\n" << r.Dump();
+  EXPECT_NE(r.log.find("cuSOLVER and the link's measurement left out"), std::string::npos) << r.Dump();
+
+  // An exit while the module's libraries load: CUDA is not started at all, and nothing is shut down.
+  Env loading = env;
+  loading["FAKE_CUDA_LOAD_MS"] = "3000";
+  const Outcome early = RunProbe(loading, Script("sgemm NN 192 192 192"));
+  ExpectProbePassed(early);
+  EXPECT_EQ(early.TraceCount("violation"), 0) << early.Dump();
+  EXPECT_EQ(early.TraceCount("init-begin"), 0) << early.Dump();
+  EXPECT_EQ(early.TraceCount("shutdown"), 0) << early.Dump();
+  EXPECT_NE(early.log.find("the program began to exit during the GPU start-up"), std::string::npos) << early.Dump();
+
+  // A program that goes on after the start-up gets all of it.
+  const Outcome on = RunProbe(env, Script("sgemm NN 192 192 192 sleep 4000 sgemm NN 192 192 192"));
+  ExpectProbePassed(on);
+  EXPECT_EQ(on.TraceCount("cublas-open"), 1) << on.Dump();
+  EXPECT_EQ(on.TraceCount("cublas-left"), 0) << on.Dump();
+  EXPECT_EQ(on.TraceCount("measure-link"), 1) << on.Dump();
 }
 
 // A GPU far slower than predicted (every fake call takes 200 ms more; the model expects well under a millisecond):

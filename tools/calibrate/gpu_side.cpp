@@ -20,7 +20,7 @@ void host_log(int level, const char* message) {
 }
 // No CPU BLAS here: the measurements never need one (an engine failure then reports an error, which is all that
 // calibration needs).
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, nullptr, nullptr};
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, nullptr, nullptr, nullptr};
 
 std::string self_dir() {
   char buf[4096];

@@ -158,7 +158,7 @@ const char* host_config(const char* key) { return config_value(key); }
 void host_log(int level, const char* message) {
   g_module_log.push_back(std::string(level <= 0 ? "warning: " : "") + message);
 }
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, nullptr, nullptr};
+const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, host_config, host_log, nullptr, nullptr, nullptr};
 
 void print_tables(const std::string& module_dir) {
   std::printf("  tuned tables searched (first match by GPU name, then compute capability; else built-in defaults):\n");

@@ -99,6 +99,15 @@ int init(const bo_cuda_host_services* host) {
   // Opening cuBLAS costs a large part of start-up: pay it here, where the policy accounts for it (and where it runs in
   // the background), rather than inside the first call the table gives to cuBLAS.
   // Double-precision routines without tuned keys choose cuBLAS too (registry.cu's built-in choice).
+  // Not once the program is exiting: its exit waits for this start-up, and no call may come to need cuBLAS (60-360 ms
+  // on the H100 and H200 machines; a first call opens it otherwise).
+  if (host->exiting && host->exiting()) {
+    bom::log_line(BO_LOG_SUMMARY,
+                  "GPU start-up: CUDA and the device %.0f ms, tuned table %.0f ms, cuBLAS left to a "
+                  "first call (the program is exiting)",
+                  context_ms, table_ms);
+    return BO_CUDA_OK;
+  }
   bok::vendor::cublas_available();
   // cuSOLVER only when a LAPACK call comes (most BLAS programs never need it); its absence is said once, here.
   bom::log_line(BO_LOG_SUMMARY, "GPU start-up: CUDA and the device %.0f ms, tuned table %.0f ms, cuBLAS %.0f ms",
