@@ -161,14 +161,19 @@ static void fake_runtime_exit(void) {
   if (atomic_load(&g_state) == kInitRunning) violation("the runtime's exit teardown ran while init() was running");
 }
 
+/* Sleeps ms milliseconds, through signals. */
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
 /* FAKE_CUDA_BUSY_MS: the module's own thread busy beside the program (the real one unpins memory the program freed). */
 static void* fake_busy_main(void* arg) {
   const long v = (long)(intptr_t)arg;
   g_host->want_core(+1);
   trace("busy-begin");
-  struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0) {
-  }
+  sleep_ms(v);
   trace("busy-end");
   g_host->want_core(-1);
   return NULL;
@@ -190,22 +195,14 @@ static int fake_init(const struct bo_cuda_host_services* host) {
   atexit(fake_runtime_exit);
   host->log(BO_LOG_DEBUG, "fake-cuda: init begins");
   const char* ms = getenv("FAKE_CUDA_INIT_MS");
-  if (ms && atol(ms) > 0) {
-    const long v = atol(ms);
-    struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-  }
+  if (ms && atol(ms) > 0) sleep_ms(atol(ms));
   const int no_device = env_flag("FAKE_CUDA_NO_DEVICE");
   const char* cublas_ms = getenv("FAKE_CUDA_CUBLAS_MS");
   if (!no_device && cublas_ms && atol(cublas_ms) > 0) {
     if (host->exiting && host->exiting()) {
       trace("cublas-left");
     } else {
-      const long v = atol(cublas_ms);
-      struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
-      while (nanosleep(&ts, &ts) != 0) {
-      }
+      sleep_ms(atol(cublas_ms));
       trace("cublas-open");
     }
   }
@@ -723,12 +720,7 @@ static const struct bo_cuda_module kModule = {
 
 FAKE_EXPORT const struct bo_cuda_module* blasoffload_cuda_module_v13(void) {
   const char* ms = getenv("FAKE_CUDA_LOAD_MS");
-  if (ms && atol(ms) > 0) {
-    const long v = atol(ms);
-    struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-  }
+  if (ms && atol(ms) > 0) sleep_ms(atol(ms));
   return &kModule;
 }
 
