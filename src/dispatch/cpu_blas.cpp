@@ -379,11 +379,15 @@ void* find_foreign_symbol(const char* symbol) {
 
 void resolve_cpu_blas(Family first) {
   open_named_libraries();
+  // Where nothing in the process defines sgemm_ (a pip wheel's: its OpenBLAS renames every name), the other reference
+  // names are not looked for in each loaded object either: those 250 searches over a Python process's objects took
+  // 5-7 ms of NumPy's first call on the H200. A routine left out is looked up again at its first call (resolve_late).
+  const bool std_blas = find_cpu_symbol("sgemm_") != nullptr;
   for (std::size_t r = 0; r < kNumRoutines; ++r) {
     const std::string name = routine_name(Routine(r));
     const bool lapack = bo::routines::is_lapack(int(r));
-    g_cpu.fortran[0][r] = find_cpu_symbol((name + "_").c_str(), lapack);
-    if (!lapack) g_cpu.cblas[0][r] = find_cpu_symbol(("cblas_" + name).c_str());
+    g_cpu.fortran[0][r] = find_cpu_symbol((name + "_").c_str(), lapack, std_blas);
+    if (!lapack) g_cpu.cblas[0][r] = find_cpu_symbol(("cblas_" + name).c_str(), false, std_blas);
   }
   // A process whose first call came through another family (a pip wheel's scipy_dgemm_64_) describes that family's
   // library; the system's BLAS is loaded only where the process holds no library of the first call's family either
