@@ -49,9 +49,13 @@ if [ ${#parts[@]} = 0 ]; then
   [ "${SKIP_SANITIZER:-0}" = 1 ] || parts+=(sanitizer)
   [ "${SKIP_BENCH:-0}" = 1 ] || parts+=(bench level3 host-gemm)
 fi
-# The unit tests were built with /work/main/build as the library's path: point it at the carried build.
-if [ ! -e /work/main/build/libblasoffload.so ]; then mkdir -p /work/main && ln -sfn "$K/lib" /work/main/build; fi
-lib=/work/main/build/libblasoffload.so
+# The unit tests were built with their build folder as the library's path (/work/main/build, or the folder the carry
+# was made from, which their RUNPATH names first): point it at the carried build.
+built=/work/main/build
+runpath=$(readelf -d "$K/unit/blasoffload_unit_tests" 2>/dev/null | sed -n 's/.*R[UN]*PATH.*\[\([^]:]*\).*/\1/p')
+[ -n "$runpath" ] && built=$runpath
+if [ ! -e "$built/libblasoffload.so" ]; then mkdir -p "$(dirname "$built")" && ln -sfn "$K/lib" "$built"; fi
+lib=$built/libblasoffload.so
 export BO_GPU_TEST_MODULE=$K/lib/libblasoffload_cuda.so
 if [ "${BO_GPU_TEST_TABLE:-}" = none ]; then
   bare=$(mktemp -d /tmp/blasoffload-bare.XXXXXX) && cp "$K/lib/libblasoffload_cuda.so" "$bare/" &&
@@ -150,10 +154,12 @@ for part in "${parts[@]}"; do
       extra_tags+=("$tag")
       ;;
     unit)
+      # The CPU-path-only subprocess tests are left out; ComplexSummary's also runs a helper of the build tree
+      # (complex_probe) that the carry does not hold.
       echo "=== unit tests with BLASOFFLOAD_MODE=gpu (CPU-path-only subprocess tests excluded)"
       LD_LIBRARY_PATH=$L/blas:$L/lapack:$L BLASOFFLOAD_MODE=gpu BLASOFFLOAD_TEST_ALLOW_GPU=1 BLASOFFLOAD_LOG=summary \
         BLASOFFLOAD_LOG_FILE=$O/unit-gpu-summary.log timeout "$(budget 300)" "$K/unit/blasoffload_unit_tests" \
-        --gtest_filter='-NoCpuBlas.*:Config.*:Silence.*' >"$O/unit-gpu.log" 2>&1
+        --gtest_filter='-NoCpuBlas.*:Config.*:Silence.*:ComplexSummary.*' >"$O/unit-gpu.log" 2>&1
       RES[unit]=$?
       grep -E "^\[  (PASSED|FAILED) |Failure|^\[       OK" "$O/unit-gpu.log" | head -40
       cat "$O/unit-gpu-summary.log"
