@@ -5,6 +5,9 @@
 //                           linked statically: run with BLASOFFLOAD_DEVICE_OPERANDS=check)
 // Exits 0 when every result matches the host reference, 1 otherwise, 77 without a CUDA device.
 #include <cuda_runtime.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -63,9 +66,25 @@ double device_product(int n) {
   return worst;
 }
 
+// A crash prints its stack (objects and offsets) before the process ends with the signal: the GPU machine has no
+// debugger, and `late` has crashed there now and then (tests/gpu/results/h200-device-operands-late-2026-11-29.md).
+void on_crash(int sig) {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  const char msg[] = "device_operands: crashed; stack:\n";
+  ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+  (void)ignored;
+  backtrace_symbols_fd(frames, n, STDERR_FILENO);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  void* warm[1];
+  backtrace(warm, 1);  // loads libgcc's unwinder now, not inside the handler
+  for (int sig : {SIGSEGV, SIGBUS, SIGABRT}) signal(sig, on_crash);
   const bool late = argc > 1 && std::strcmp(argv[1], "late") == 0;
   if (late) {
     // Host calls long enough for the library to start its GPU (BLASOFFLOAD_STARTUP=eager), for about a second.
