@@ -83,7 +83,8 @@ void host_cpu_call(const bo_call* g) {
   }
 }
 
-const bo_cuda_host_services kHost = {BO_CUDA_API_VERSION, bo_gpu::env_config, host_log, host_cpu_call, nullptr, nullptr};
+const bo_cuda_host_services kHost = {
+    BO_CUDA_API_VERSION, bo_gpu::env_config, host_log, host_cpu_call, nullptr, nullptr};
 }  // namespace
 
 std::atomic<int64_t>& cpu_calls() { return g_cpu_calls; }
