@@ -39,27 +39,49 @@ const void* our_base() {
   return base;
 }
 
+// The loaded objects' segments, to tell which object holds an address without dladdr: dladdr also searches the
+// object's symbol table for the nearest symbol, and over OpenBLAS's (thousands of names) the forwarding table's 2,232
+// lookups took 83 ms of a program's first forwarded call on a 2-core machine, the CPU table's 124 several ms of its
+// first intercepted one. Built again whenever the loader reports objects added or removed since (dlpi_adds,
+// dlpi_subs), so a library closed and another loaded in its place is never taken for the first.
+struct Segment {
+  std::uintptr_t lo, hi;
+  const void* base;  // the object's load address (dlpi_addr)
+  std::string name;  // empty for the program itself
+};
+using LoaderCounts = std::pair<unsigned long long, unsigned long long>;  // dlpi_adds, dlpi_subs
+int loader_counts(struct dl_phdr_info* info, size_t size, void* data) {
+  auto* c = static_cast<LoaderCounts*>(data);
+  if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+    *c = {info->dlpi_adds, info->dlpi_subs};
+  return 1;  // the counters are the loader's, the same in every entry
+}
+int collect_segments(struct dl_phdr_info* info, size_t, void* data) {
+  auto* v = static_cast<std::vector<Segment>*>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    if (info->dlpi_phdr[i].p_type != PT_LOAD) continue;
+    const std::uintptr_t lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+    v->push_back({lo, lo + info->dlpi_phdr[i].p_memsz, reinterpret_cast<const void*>(info->dlpi_addr),
+                  info->dlpi_name ? info->dlpi_name : ""});
+  }
+  return 0;
+}
 // The address range of this library's loaded segments, found once. is_our_address runs for every symbol the CPU
 // table resolves (hundreds at the first call): dladdr there searched each address's symbol table, 7 of the 8 million
 // instructions of the first call's set-up against OpenBLAS (3-10 ms on the first call of every program).
 struct Range {
   std::uintptr_t lo = UINTPTR_MAX, hi = 0;
 };
-int our_range_of(struct dl_phdr_info* info, size_t, void* data) {
-  if (reinterpret_cast<const void*>(info->dlpi_addr) != our_base()) return 0;
-  auto* r = static_cast<Range*>(data);
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    if (info->dlpi_phdr[i].p_type != PT_LOAD) continue;
-    const std::uintptr_t lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-    r->lo = std::min(r->lo, lo);
-    r->hi = std::max(r->hi, std::uintptr_t(lo + info->dlpi_phdr[i].p_memsz));
-  }
-  return 1;
-}
 const Range& our_range() {
   static const Range range = [] {
+    std::vector<Segment> all;
+    dl_iterate_phdr(collect_segments, &all);
     Range r;
-    dl_iterate_phdr(our_range_of, &r);
+    for (const Segment& seg : all)
+      if (seg.base == our_base()) {
+        r.lo = std::min(r.lo, seg.lo);
+        r.hi = std::max(r.hi, seg.hi);
+      }
     return r;
   }();
   return range;
@@ -102,52 +124,29 @@ LibraryTraits read_traits(const Dl_info& info) {
   }
   return t;
 }
-// The loaded objects' segments, to tell which object holds an address without dladdr: dladdr also searches the
-// object's symbol table for the nearest symbol, and over OpenBLAS's (thousands of names) the forwarding table's 2,232
-// lookups took 83 ms of a program's first forwarded call on a 2-core machine, the CPU table's 124 several ms of its
-// first intercepted one. Built again whenever the loader reports objects added or removed since (dlpi_adds,
-// dlpi_subs), so a library closed and another loaded in its place is never taken for the first.
-struct Segment {
-  std::uintptr_t lo, hi;
-  const void* base;  // the object's load address (dlpi_addr)
-  std::string name;  // empty for the program itself
-};
-int loader_counts(struct dl_phdr_info* info, size_t size, void* data) {
-  auto* c = static_cast<std::pair<unsigned long long, unsigned long long>*>(data);
-  if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
-    *c = {info->dlpi_adds, info->dlpi_subs};
-  return 1;  // the counters are the loader's, the same in every entry
-}
-int collect_segments(struct dl_phdr_info* info, size_t, void* data) {
-  auto* v = static_cast<std::vector<Segment>*>(data);
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    if (info->dlpi_phdr[i].p_type != PT_LOAD) continue;
-    const std::uintptr_t lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-    v->push_back({lo, lo + info->dlpi_phdr[i].p_memsz, reinterpret_cast<const void*>(info->dlpi_addr),
-                  info->dlpi_name ? info->dlpi_name : ""});
-  }
-  return 0;
-}
 // The object holding `p`: false when none does; an object without a name is the program. The loader's lock is never
 // taken under ours (a library's constructor, run under the loader's lock, may call BLAS and so come here).
 bool object_at(const void* p, std::string* name, const void** base) {
   // Never destroyed: the summary of a process no call reached asks at unload, after the static destructors.
   static std::mutex& mutex = *new std::mutex;
-  static auto& cached =
-      *new std::pair<std::pair<unsigned long long, unsigned long long>, std::vector<Segment>>({~0ull, ~0ull}, {});
-  std::pair<unsigned long long, unsigned long long> counts{~0ull, ~0ull};
+  struct Snapshot {
+    LoaderCounts counts{~0ull, ~0ull};  // the loader's when the segments were read
+    std::vector<Segment> segments;
+  };
+  static Snapshot& cached = *new Snapshot;
+  LoaderCounts counts{~0ull, ~0ull};
   dl_iterate_phdr(loader_counts, &counts);
-  std::vector<Segment> fresh;
   bool current;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    current = counts.first != ~0ull && counts == cached.first;  // without the counters, read them every time
+    current = counts.first != ~0ull && counts == cached.counts;  // without the counters, read them every time
   }
+  std::vector<Segment> fresh;
   if (!current) dl_iterate_phdr(collect_segments, &fresh);
   std::lock_guard<std::mutex> lock(mutex);
   if (!current) cached = {counts, std::move(fresh)};
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  for (const Segment& s : cached.second)
+  for (const Segment& s : cached.segments)
     if (a >= s.lo && a < s.hi) {
       *name = s.name;
       *base = s.base;

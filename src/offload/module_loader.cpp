@@ -240,32 +240,30 @@ void load() {
   // dgetrf n = 16384, and every program's exit waits for the start-up: not done.
   if (exit_cuts_short()) {
     log_debug("GPU start-up: the program is exiting: cuSOLVER and the link's measurement left out");
-    g_bg_stage.store("done");
-    g_module.store(m, std::memory_order_release);
-    return;
+  } else {
+    double solver_ms = 0;
+    if (policy::wants_solver()) {
+      g_bg_stage.store("opening cuSOLVER");
+      const auto ts = Clock::now();
+      m->solver(1);
+      solver_ms = ms_since(ts);
+    }
+    g_bg_stage.store("measuring the link (no calibration of this GPU)");
+    const auto t2 = Clock::now();
+    g_measured_module = m;
+    static bo_cuda_module node_module;  // the module as the policy's start-up sees it (measure_link_for_node)
+    node_module = *m;
+    if (m->measure_link) node_module.measure_link = &measure_link_for_node;
+    if (t_at_program_priority)
+      t_at_program_priority->run([] { policy::gpu_ready(&node_module); });
+    else
+      policy::gpu_ready(&node_module);
+    log_info(
+        "GPU path ready: %s; start-up %.0f ms (loading the module %.0f, initialising %.0f, opening cuSOLVER %.0f, the "
+        "policy's link %.0f)",
+        m->name, ms_since(t0), load_ms, init_ms, solver_ms, ms_since(t2));
   }
-  double solver_ms = 0;
-  if (policy::wants_solver()) {
-    g_bg_stage.store("opening cuSOLVER");
-    const auto ts = Clock::now();
-    m->solver(1);
-    solver_ms = ms_since(ts);
-  }
-  g_bg_stage.store("measuring the link (no calibration of this GPU)");
-  const auto t2 = Clock::now();
-  g_measured_module = m;
-  static bo_cuda_module node_module;  // the module as the policy's start-up sees it (measure_link_for_node)
-  node_module = *m;
-  if (m->measure_link) node_module.measure_link = &measure_link_for_node;
-  if (t_at_program_priority)
-    t_at_program_priority->run([] { policy::gpu_ready(&node_module); });
-  else
-    policy::gpu_ready(&node_module);
   g_bg_stage.store("done");
-  log_info(
-      "GPU path ready: %s; start-up %.0f ms (loading the module %.0f, initialising %.0f, opening cuSOLVER %.0f, the "
-      "policy's link %.0f)",
-      m->name, ms_since(t0), load_ms, init_ms, solver_ms, ms_since(t2));
   g_module.store(m, std::memory_order_release);
 }
 
