@@ -230,23 +230,39 @@ TYPED_TEST(GpuRuntime, ForkedChildNeverTouchesCuda) {
 }
 
 // The start-up's link measurement (tens of MiB) lands near blasoffload-calibrate's (hundreds): the first run of a
-// program without a calibration decides with it. Both printed, with the start-up's time.
+// program without a calibration decides with it. Three rounds of each, alternating, compared by their medians: a
+// shared host's memory bandwidth moves either measurement by a third from one second to the next (the lent H200:
+// the calibration's staged rate read 21.8 to 30.5 GB/s in one process), which one pair would compare instead of the
+// two methods. Each printed, with the start-up's time.
 TEST(GpuRuntimeLink, TheStartUpsLinkMeasurementAgreesWithTheCalibrations) {
   GPU_TEST_PREAMBLE();
-  bo_cuda_rates quick{}, full{};
-  const auto t0 = std::chrono::steady_clock::now();
-  ASSERT_EQ(module().mod->measure_link(&quick), BO_CUDA_OK);
-  const double quick_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  ASSERT_EQ(module().mod->measure(&full), BO_CUDA_OK);
-  std::printf("measure_link: %.1f / %.1f GB/s pinned, %.1f staged, in %.0f ms; measure: %.1f / %.1f, %.1f\n",
-              quick.h2d_gbs, quick.d2h_gbs, quick.pageable_gbs, quick_ms, full.h2d_gbs, full.d2h_gbs,
-              full.pageable_gbs);
-  EXPECT_STREQ(quick.gpu, full.gpu);
-  EXPECT_NEAR(quick.h2d_gbs, full.h2d_gbs, 0.15 * full.h2d_gbs);
-  EXPECT_NEAR(quick.d2h_gbs, full.d2h_gbs, 0.15 * full.d2h_gbs);
-  EXPECT_NEAR(quick.pageable_gbs, full.pageable_gbs, 0.3 * full.pageable_gbs);
-  EXPECT_EQ(quick.call_overhead_us, 0.0);
-  EXPECT_LT(quick_ms, 1000.0) << "the start-up's measurement must stay small beside the start-up itself";
+  std::vector<double> quick_h2d, quick_d2h, quick_staged, full_h2d, full_d2h, full_staged;
+  for (int round = 0; round < 3; ++round) {
+    bo_cuda_rates quick{}, full{};
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(module().mod->measure_link(&quick), BO_CUDA_OK);
+    const double quick_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_EQ(module().mod->measure(&full), BO_CUDA_OK);
+    std::printf("measure_link: %.1f / %.1f GB/s pinned, %.1f staged, in %.0f ms; measure: %.1f / %.1f, %.1f\n",
+                quick.h2d_gbs, quick.d2h_gbs, quick.pageable_gbs, quick_ms, full.h2d_gbs, full.d2h_gbs,
+                full.pageable_gbs);
+    EXPECT_STREQ(quick.gpu, full.gpu);
+    EXPECT_EQ(quick.call_overhead_us, 0.0);
+    EXPECT_LT(quick_ms, 1000.0) << "the start-up's measurement must stay small beside the start-up itself";
+    quick_h2d.push_back(quick.h2d_gbs);
+    quick_d2h.push_back(quick.d2h_gbs);
+    quick_staged.push_back(quick.pageable_gbs);
+    full_h2d.push_back(full.h2d_gbs);
+    full_d2h.push_back(full.d2h_gbs);
+    full_staged.push_back(full.pageable_gbs);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  EXPECT_NEAR(median(quick_h2d), median(full_h2d), 0.15 * median(full_h2d));
+  EXPECT_NEAR(median(quick_d2h), median(full_d2h), 0.15 * median(full_d2h));
+  EXPECT_NEAR(median(quick_staged), median(full_staged), 0.3 * median(full_staged));
 }
 
 }  // namespace

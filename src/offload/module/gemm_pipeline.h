@@ -31,7 +31,7 @@ int pipeline_gemm(const EngineHost& h, const GemmCall& call, bo_gemm_stats* stat
 
 // The engine's staging rate for blasoffload-calibrate: bytes moved in plus bytes moved out per second when `bytes`
 // of pageable memory go to the first device and back through the staging pipeline (both directions share the
-// staging threads and the host's memory bandwidth).
+// staging threads and the host's memory bandwidth); the median of seven.
 double measure_staged_gbs(const EngineHost& h, int64_t bytes);
 
 // 1: the engine moves [p, p + bytes) by DMA without staging; 2: not yet, but it will register the mapping on its

@@ -25,6 +25,7 @@
 #include "offload/module/executor.h"
 #include "offload/module/gemm_pipeline.h"
 #include "offload/module/lapack_exec.h"
+#include "offload/module/median.h"
 #include "offload/module/resident_copies.h"
 #include "offload/module/ring_transfer.h"
 #include "offload/module/shared_memory.h"
@@ -183,10 +184,12 @@ enum class Staged {
 };
 
 // The link: DMA rates from and to pinned memory over dma_bytes (best of five each way), and what large host operands
-// really move at over staged_bytes of pageable memory (bytes in plus bytes out per second). kPipeline needs hundreds of
-// MiB: its pinned ring grows during the first calls (64 MiB measured 5 GB/s on the lent H100 where 512 MiB measured
-// 28); kRing runs in the DMA's pinned buffer, cut into four pieces. With pack_too, pageable_gbs is first the
-// single-threaded staging copy alone (what pack/unpack cost per byte), kept where the staged measurement fails.
+// really move at over staged_bytes of pageable memory (bytes in plus bytes out per second; the median of several
+// passes, so that no single one decides). kPipeline needs hundreds of MiB and leaves its first passes out: its pinned
+// ring grows during a process's first calls (64 MiB measured 5 GB/s on the lent H100 where 512 MiB measured 28;
+// measure_staged_gbs says more); kRing runs in the DMA's pinned buffer, cut into four pieces. With pack_too,
+// pageable_gbs is first the single-threaded staging copy alone (what pack/unpack cost per byte), kept where the staged
+// measurement fails.
 int measure_link_over(size_t dma_bytes, int64_t staged_bytes, Staged how, bool pack_too, bo_cuda_rates* out) {
   *out = bo_cuda_rates{};
   cudaDeviceProp prop{};
@@ -238,21 +241,21 @@ int measure_link_over(size_t dma_bytes, int64_t staged_bytes, Staged how, bool p
       }
       out->pageable_gbs = double(bytes) / std::max(best_in, best_out) / 1e9;
     }
-    if (how == Staged::kRing) {  // a square float matrix of staged_bytes, up and down, best of three each way
+    if (how == Staged::kRing) {  // a square float matrix of staged_bytes, up and down: the median of five each way
       const int64_t n = int64_t(std::sqrt(double(staged_bytes / 4)));
       const bo::routines::Operand o{0, bo::routines::Operand::kMatrix, bo::routines::Operand::kInOut, n, n, n};
       const bom::Ring ring{pin, bytes / bom::kRingSlots, bom::kRingSlots};
-      double best_up = 1e30, best_down = 1e30;
-      for (int rep = 0; rep < 3 && rc == BO_CUDA_OK; ++rep) {
+      std::vector<double> up, down;
+      for (int rep = 0; rep < 5 && rc == BO_CUDA_OK; ++rep) {
         auto t0 = std::chrono::steady_clock::now();
         bool written = false;
         if (bom::ring_upload(ring, dev, host, o, 4, st) || cudaStreamSynchronize(st)) rc = BO_CUDA_LAUNCH_FAILED;
-        best_up = std::min(best_up, seconds_since(t0));
+        up.push_back(seconds_since(t0));
         t0 = std::chrono::steady_clock::now();
         if (rc == BO_CUDA_OK && bom::ring_download(ring, host, dev, o, 4, st, &written)) rc = BO_CUDA_LAUNCH_FAILED;
-        best_down = std::min(best_down, seconds_since(t0));
+        down.push_back(seconds_since(t0));
       }
-      if (rc == BO_CUDA_OK) out->pageable_gbs = 2.0 * 4.0 * double(n * n) / (best_up + best_down) / 1e9;
+      if (rc == BO_CUDA_OK) out->pageable_gbs = 2.0 * 4.0 * double(n * n) / (bom::median(up) + bom::median(down)) / 1e9;
     }
     if (cudaGetLastError() != cudaSuccess) rc = BO_CUDA_LAUNCH_FAILED;
   }
@@ -293,8 +296,7 @@ int measure(bo_cuda_rates* out) {
       if (fn()) return -1.0;
       if (i >= 20) us.push_back(seconds_since(t0) * 1e6);
     }
-    std::nth_element(us.begin(), us.begin() + us.size() / 2, us.end());
-    return us[us.size() / 2];
+    return bom::median(us);
   };
   float x[4] = {1, 2, 3, 4}, r = 0, a = 1, b = 2, c = 3;
   bo_call nrm2{};

@@ -1,8 +1,10 @@
 // The rates of the program's large staged uploads (see staged_seen.h).
 #include "offload/module/staged_seen.h"
 
-#include <algorithm>
 #include <mutex>
+#include <vector>
+
+#include "offload/module/median.h"
 
 namespace bom {
 namespace {
@@ -29,10 +31,7 @@ double staged_gbs_seen(int64_t* samples) {
   *samples = noted;
   const int n = int(std::min<int64_t>(noted, kKeep));
   if (n == 0) return 0;
-  double r[kKeep];
-  std::copy(rates, rates + n, r);
-  std::sort(r, r + n);
-  return n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
+  return median(std::vector<double>(rates, rates + n));
 }
 
 }  // namespace bom
