@@ -44,7 +44,7 @@ struct Candidate {
   std::string path;
   std::size_t dir_rank = 0;   // position of its directory in the search order
   std::size_t file_rank = 0;  // position in the whole scan, the last tie-break
-  Table table;
+  TableHeader header;         // only the chosen file is read whole (load_table)
 };
 
 // Earlier directories win (the override directory is the user's choice); then, for a compute-capability
@@ -53,15 +53,29 @@ struct Candidate {
 bool better(const Candidate& a, const Candidate& b, const DeviceInfo& dev, bool by_sm_count) {
   if (a.dir_rank != b.dir_rank) return a.dir_rank < b.dir_rank;
   if (by_sm_count) {
-    bool a_sm = a.table.device.sm_count == dev.sm_count, b_sm = b.table.device.sm_count == dev.sm_count;
+    bool a_sm = a.header.device.sm_count == dev.sm_count, b_sm = b.header.device.sm_count == dev.sm_count;
     if (a_sm != b_sm) return a_sm;
   }
-  if (a.table.created != b.table.created) return a.table.created > b.table.created;
+  if (a.header.created != b.header.created) return a.header.created > b.header.created;
   return a.file_rank < b.file_rank;
 }
 
-void keep_better(std::optional<Candidate>* best, Candidate&& c, const DeviceInfo& dev, bool by_sm_count) {
-  if (!*best || better(c, **best, dev, by_sm_count)) *best = std::move(c);
+// The best of `cs` that reads whole, best first; a file whose header read but whose body does not is warned about and
+// the next best tried, so a malformed file is skipped as if it had not been there.
+std::optional<Table> load_best(std::vector<Candidate> cs, const DeviceInfo& dev, bool by_sm_count,
+                               std::vector<std::string>* warnings, std::string* path) {
+  std::sort(cs.begin(), cs.end(),
+            [&](const Candidate& a, const Candidate& b) { return better(a, b, dev, by_sm_count); });
+  for (Candidate& c : cs) {
+    Table t;
+    std::string error;
+    if (load_table(c.path, &t, &error)) {
+      *path = std::move(c.path);
+      return t;
+    }
+    warnings->push_back(kPrefix + std::string("skipping malformed ") + c.path + ": " + error);
+  }
+  return std::nullopt;
 }
 
 Resolution defaults(std::string why, std::vector<std::string> warnings) {
@@ -115,43 +129,47 @@ Resolution resolve_table(const DeviceInfo& dev, const char* override_path,
   }
   dirs.insert(dirs.end(), search_dirs.begin(), search_dirs.end());
 
-  std::optional<Candidate> exact, same_cc;
+  std::vector<Candidate> exact, same_cc;
   std::size_t file_rank = 0;
   for (std::size_t d = 0; d < dirs.size(); ++d) {
     for (const std::string& path : json_files(dirs[d])) {
       Candidate c;
       std::string error;
-      if (!load_table(path, &c.table, &error)) {
-        warnings.push_back(kPrefix + std::string("skipping malformed ") + path + ": " + error);
-        continue;
+      if (!peek_table(path, &c.header, &error)) {
+        // Read whole: the reason as load_table words it, and a table the short read missed is still a table.
+        Table t;
+        if (!load_table(path, &t, &error)) {
+          warnings.push_back(kPrefix + std::string("skipping malformed ") + path + ": " + error);
+          continue;
+        }
+        c.header = {t.device, t.created};
       }
       c.path = path;
       c.dir_rank = d;
       c.file_rank = file_rank++;
-      const DeviceInfo& td = c.table.device;
+      const DeviceInfo& td = c.header.device;
       if (td.name == dev.name) {
-        keep_better(&exact, std::move(c), dev, false);
+        exact.push_back(std::move(c));
       } else if (dev.cc_major > 0 && td.cc_major == dev.cc_major && td.cc_minor == dev.cc_minor) {
-        keep_better(&same_cc, std::move(c), dev, true);
+        same_cc.push_back(std::move(c));
       }
     }
   }
 
   Resolution r;
-  r.warnings = std::move(warnings);
-  if (exact) {
+  if (std::optional<Table> t = load_best(std::move(exact), dev, false, &warnings, &r.path)) {
     r.source = Resolution::Source::kExactName;
-    r.message = kPrefix + exact->path + " (exact match for " + in_quotes(dev.name) + ")";
-    r.path = std::move(exact->path);
-    r.table = std::move(exact->table);
+    r.message = kPrefix + r.path + " (exact match for " + in_quotes(dev.name) + ")";
+    r.warnings = std::move(warnings);
+    r.table = std::move(t);
     return r;
   }
-  if (same_cc) {
+  if (std::optional<Table> t = load_best(std::move(same_cc), dev, true, &warnings, &r.path)) {
     r.source = Resolution::Source::kComputeCapability;
-    r.message = kPrefix + same_cc->path + " (no table for " + in_quotes(dev.name) + "; same compute capability " +
-                cc_string(dev.cc_major, dev.cc_minor) + ", measured on " + in_quotes(same_cc->table.device.name) + ")";
-    r.path = std::move(same_cc->path);
-    r.table = std::move(same_cc->table);
+    r.message = kPrefix + r.path + " (no table for " + in_quotes(dev.name) + "; same compute capability " +
+                cc_string(dev.cc_major, dev.cc_minor) + ", measured on " + in_quotes(t->device.name) + ")";
+    r.warnings = std::move(warnings);
+    r.table = std::move(t);
     return r;
   }
   std::string where;
@@ -159,7 +177,7 @@ Resolution resolve_table(const DeviceInfo& dev, const char* override_path,
   if (where.empty()) where = "no directories";
   return defaults("no table for " + in_quotes(dev.name) + " (compute capability " +
                       cc_string(dev.cc_major, dev.cc_minor) + ") in " + where,
-                  std::move(r.warnings));
+                  std::move(warnings));
 }
 
 }  // namespace bo::tuning

@@ -103,6 +103,13 @@ inline bool operator!=(const Table& a, const Table& b) { return !(a == b); }
 // Unknown fields are ignored (a newer tuner may add some); *out is only written on success, finalized.
 bool parse_table(const std::string& json_text, Table* out, std::string* error);
 bool load_table(const std::string& path, Table* out, std::string* error);
+// What choosing among tables needs: the device and the date, read from the start of the file (the parse stops once
+// it has them), validated as parse_table validates them. A file whose header reads may still fail load_table.
+struct TableHeader {
+  DeviceInfo device;
+  std::string created;
+};
+bool peek_table(const std::string& path, TableHeader* out, std::string* error);
 // Pretty JSON (2-space indent), stable key order, so committed tables diff well.
 std::string to_json(const Table& t);
 // Atomic (temp file + rename; missing parent directories are created). Refuses a table that parse_table would

@@ -1,4 +1,5 @@
-// Reading, validating and writing tuned-parameter tables as JSON (schema blasoffload-tuned-params/1).
+// Reading and validating tuned-parameter tables as JSON (schema blasoffload-tuned-params/1), whole or only their header
+// (table_json_write.cpp writes them).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -6,9 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -304,101 +303,96 @@ bool parse_kernel(const Json& v, const std::string& path, KernelTable* k, std::s
   return true;
 }
 
-bool is_flat_object(const OrderedJson& v) {
-  return v.is_object() && std::none_of(v.begin(), v.end(), [](const OrderedJson& e) { return e.is_structured(); });
-}
-
-// Writes JSON with 2-space indent like dump(2), but arrays of scalars on one line and arrays of flat objects
-// one object per line: a grid, a tile's "at" and a bandwidth point stay readable, and a re-tuned tile
-// changes a handful of lines in a diff.
-void write_json(const OrderedJson& v, int indent, bool one_line, std::string* s) {
-  const bool is_object = v.is_object();
-  if (!is_object && !v.is_array()) {
-    *s += v.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
-    return;
+// The file's text, at most kMaxFileBytes.
+bool read_file(const std::string& path, std::string* text, std::string* error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(error, "", std::string("cannot open: ") + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return fail(error, "", "is a directory");
   }
-  const char* open = is_object ? "{" : "[";
-  const char* close = is_object ? "}" : "]";
-  if (v.empty()) {
-    *s += open;
-    *s += close;
-    return;
-  }
-  const bool scalar_array =
-      !is_object && std::none_of(v.begin(), v.end(), [](const OrderedJson& e) { return e.is_structured(); });
-  const bool flat_objects = !is_object && std::all_of(v.begin(), v.end(), is_flat_object);
-  const bool same_line = one_line || scalar_array;
-  *s += open;
-  for (auto it = v.begin(); it != v.end(); ++it) {
-    if (same_line) {
-      if (it != v.begin()) *s += ", ";
-    } else {
-      *s += it == v.begin() ? "\n" : ",\n";
-      s->append(static_cast<std::size_t>(indent + 2), ' ');
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      return fail(error, "", std::string("cannot read: ") + std::strerror(e));
     }
-    if (is_object) {
-      *s += json_quoted(it.key());
-      *s += ": ";
+    if (n == 0) break;
+    text->append(buf, static_cast<std::size_t>(n));
+    if (text->size() > kMaxFileBytes) {
+      ::close(fd);
+      return fail(error, "", "larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB");
     }
-    write_json(*it, indent + 2, one_line || flat_objects, s);
   }
-  if (!same_line) {
-    *s += "\n";
-    s->append(static_cast<std::size_t>(indent), ' ');
-  }
-  *s += close;
+  ::close(fd);
+  return true;
 }
 
-// Whole byte counts read better as integers ("bytes": 1024, not 1024.0); doubles hold them exactly to 2^53.
-OrderedJson bytes_value(double b) {
-  if (b >= 0 && b <= 9007199254740992.0 && std::floor(b) == b) return OrderedJson(static_cast<int64_t>(b));
-  return OrderedJson(b);
-}
+// Collects the top-level "schema", "device" (a flat object) and "created" of a table and stops the parse once it has
+// all three: choosing among tables needs no more, and the kernels are nearly all of a table's bytes. A value nested
+// inside "device" is kept as an empty object (parse_device then rejects it, as for the whole document).
+struct HeaderSax : nlohmann::json_sax<Json> {
+  Json root = Json::object();
+  std::string syntax_error;
+  int depth = 0;
+  std::string last_key;  // the last key at depth 1 (a member of the document) or 2 (of "device")
+  std::string top_key;   // the member of the document being read
+  int found = 0;         // schema, device and created, as bits
+  bool done() const { return found == 7; }
 
-OrderedJson curve_json(const std::vector<BandwidthPoint>& pts) {
-  OrderedJson arr = OrderedJson::array();
-  for (const BandwidthPoint& p : pts) {
-    OrderedJson o;
-    o["bytes"] = bytes_value(p.bytes);
-    o["gbs"] = p.gbs;
-    arr.push_back(std::move(o));
-  }
-  return arr;
-}
-
-OrderedJson kernel_json(const KernelTable& k) {
-  OrderedJson o;
-  o["unit"] = k.unit;
-  o["axes"] = k.axes;
-  OrderedJson grid = OrderedJson::object();
-  for (std::size_t a = 0; a < k.axes.size(); ++a) {
-    grid[k.axes[a]] = a < k.grid.size() ? OrderedJson(k.grid[a]) : OrderedJson::array();
-  }
-  o["grid"] = std::move(grid);
-  std::vector<const Tile*> sorted;
-  for (const Tile& t : k.tiles) sorted.push_back(&t);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Tile* a, const Tile* b) { return a->at < b->at; });
-  OrderedJson tiles = OrderedJson::array();
-  for (const Tile* t : sorted) {
-    OrderedJson j;
-    j["at"] = t->at;
-    j["config"] = t->config;
-    j["rate"] = t->rate;
-    j["time_us"] = t->time_us;
-    j["own_config"] = t->own_config;
-    j["own_rate"] = t->own_rate;
-    if (t->cublas_rate) j["cublas_rate"] = *t->cublas_rate;
-    if (t->model_rate) j["model_rate"] = *t->model_rate;
-    if (!t->candidates.empty()) {
-      OrderedJson c = OrderedJson::object();
-      for (const auto& [name, rate] : t->candidates) c[name] = rate;
-      j["candidates"] = std::move(c);
+  bool keep(Json v) {
+    if (depth == 1) {
+      if (last_key == "schema" || last_key == "created") {
+        root[last_key] = std::move(v);
+        found |= last_key == "schema" ? 1 : 4;
+      }
+    } else if (depth == 2 && top_key == "device") {
+      root["device"][last_key] = std::move(v);
     }
-    tiles.push_back(std::move(j));
+    return !done();
   }
-  o["tiles"] = std::move(tiles);
-  return o;
-}
+  bool null() override { return keep(nullptr); }
+  bool boolean(bool v) override { return keep(v); }
+  bool number_integer(number_integer_t v) override { return keep(v); }
+  bool number_unsigned(number_unsigned_t v) override { return keep(v); }
+  bool number_float(number_float_t v, const string_t&) override { return keep(v); }
+  bool string(string_t& v) override { return keep(v); }
+  bool binary(binary_t&) override { return keep(nullptr); }
+  bool start_object(std::size_t) override { return open(Json::object()); }
+  bool start_array(std::size_t) override { return open(Json::array()); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    last_key = k;
+    if (depth == 1) top_key = k;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    const std::string what = e.what();
+    const std::size_t tag_end = what.find("] ");
+    syntax_error = tag_end == std::string::npos ? what : what.substr(tag_end + 2);
+    return false;
+  }
+
+ private:
+  bool open(Json empty) {
+    if (depth == 1 && last_key == "device")
+      root["device"] = Json::object();
+    else if (depth >= 1)
+      keep(std::move(empty));  // device's or the document's member: its type is what counts
+    ++depth;
+    return true;
+  }
+  bool close() {
+    --depth;
+    if (depth == 1 && top_key == "device") found |= 2;
+    return !done();
+  }
+};
 
 }  // namespace
 
@@ -447,108 +441,33 @@ bool parse_table(const std::string& json_text, Table* out, std::string* error) {
 }
 
 bool load_table(const std::string& path, Table* out, std::string* error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(error, "", std::string("cannot open: ") + std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return fail(error, "", "is a directory");
-  }
   std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      return fail(error, "", std::string("cannot read: ") + std::strerror(e));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxFileBytes) {
-      ::close(fd);
-      return fail(error, "", "larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB");
-    }
-  }
-  ::close(fd);
-  return parse_table(text, out, error);
+  return read_file(path, &text, error) && parse_table(text, out, error);
 }
 
-std::string to_json(const Table& t) {
-  OrderedJson root;
-  root["schema"] = kSchema;
-  OrderedJson dev;
-  dev["name"] = t.device.name;
-  dev["compute_capability"] = std::to_string(t.device.cc_major) + "." + std::to_string(t.device.cc_minor);
-  dev["sm_count"] = t.device.sm_count;
-  dev["memory_gib"] = t.device.memory_gib;
-  root["device"] = std::move(dev);
-  root["toolkit"] = t.toolkit;
-  root["driver"] = t.driver;
-  root["cublas"] = t.cublas;
-  root["created"] = t.created;
-  root["tuner"] = t.tuner;
-  OrderedJson bw;
-  bw["read"] = curve_json(t.read);
-  bw["write"] = curve_json(t.write);
-  root["bandwidth"] = std::move(bw);
-  OrderedJson kernels = OrderedJson::object();
-  for (const auto& [name, k] : t.kernels) kernels[name] = kernel_json(k);
-  root["kernels"] = std::move(kernels);
-  std::string s;
-  write_json(root, 0, false, &s);
-  s += "\n";
-  return s;
-}
-
-bool save_table(const std::string& path, const Table& t, std::string* error) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty()) {
-    fs::create_directories(parent, ec);
-    if (ec) return fail(error, "", "cannot create " + parent.string() + ": " + ec.message());
+bool peek_table(const std::string& path, TableHeader* out, std::string* error) {
+  std::string text;
+  if (!read_file(path, &text, error)) return false;
+  HeaderSax sax;
+  // A handler that returns false stops the parse: after the header, the rest of the file is not read.
+  const bool whole = Json::sax_parse(text, &sax);
+  if (whole || !sax.done()) {
+    if (!sax.syntax_error.empty()) return fail(error, "", "invalid JSON: " + sax.syntax_error);
+    // The whole document read without its header: parse_table names what is missing.
+    Table ignored;
+    if (parse_table(text, &ignored, error)) return fail(error, "", "no header");  // unreachable for a valid table
+    return false;
   }
-  const std::string text = to_json(t);
-  // A table built by hand (the tuner) may hold what the reader rejects, e.g. a NaN rate (written as null):
-  // better to fail here than to have every later process skip the file.
-  Table check;
-  std::string why;
-  if (!parse_table(text, &check, &why)) return fail(error, "", "not saving an invalid table: " + why);
-  // Temp file next to the target (same file system, so rename is atomic), named per process so that two
-  // tuners writing the same table do not interleave; readers see the old table or the new one.
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(error, "", "cannot create " + tmp + ": " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int e = n < 0 ? errno : EIO;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return fail(error, "", "cannot write " + tmp + ": " + std::strerror(e));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  // Data on disk before the rename, else a crash can leave an empty file under the final name.
-  int rc = ::fsync(fd);
-  int e = errno;
-  if (::close(fd) != 0 && rc == 0) {
-    rc = -1;
-    e = errno;
-  }
-  if (rc != 0) {
-    ::unlink(tmp.c_str());
-    return fail(error, "", "cannot write " + tmp + ": " + std::strerror(e));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    e = errno;
-    ::unlink(tmp.c_str());
-    return fail(error, "", "cannot rename " + tmp + " to " + path + ": " + std::strerror(e));
-  }
+  std::string schema;
+  TableHeader h;
+  if (!expect_object(sax.root, "document", error) || !read_string(sax.root, "schema", "", false, &schema, error))
+    return false;
+  if (schema != kSchema)
+    return fail(error, "schema", "expected " + json_quoted(kSchema) + ", got " + json_quoted(schema));
+  if (!parse_device(sax.root, &h.device, error) || !read_string(sax.root, "created", "", false, &h.created, error))
+    return false;
+  if (!is_iso8601_utc(h.created)) return fail(error, "created", "not ISO 8601 UTC");
+  *out = std::move(h);
   return true;
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,74 @@ TEST(Resolve, MalformedFileInADirectoryIsSkippedWithAWarning) {
   EXPECT_EQ(r.warnings[0].rfind("tuned parameters: skipping malformed " + (dir / "a-bad.json") + ": invalid JSON: ", 0),
             0u)
       << r.warnings[0];
+}
+
+// Choosing reads only each file's header (device, created): a file is read whole only once chosen. So a file of
+// another GPU whose body is broken is not even noticed, and a chosen one that fails whole gives way to the next best.
+TEST(Resolve, OnlyTheChosenFileIsReadWhole) {
+  TempDir dir;
+  const std::string good = to_json(device_table(kH100, 9, 0, 132, "2026-01-01T00:00:00Z"));
+  // A newer table of the same GPU, and one of another, each cut off after its header.
+  std::string newer = to_json(device_table(kH100, 9, 0, 132, "2027-01-01T00:00:00Z"));
+  std::string other = to_json(device_table("NVIDIA A100", 8, 0, 108, "2027-01-01T00:00:00Z"));
+  newer.resize(newer.find("\"tuner\""));
+  other.resize(other.find("\"tuner\""));
+  write_file(dir / "a-newer.json", newer);
+  write_file(dir / "b-good.json", good);
+  write_file(dir / "c-other.json", other);
+  TableHeader h;
+  std::string error;
+  ASSERT_TRUE(peek_table(dir / "a-newer.json", &h, &error)) << error;
+  EXPECT_EQ(h.device, device_table(kH100, 9, 0, 132, "").device);
+  EXPECT_EQ(h.created, "2027-01-01T00:00:00Z");
+  Table t;
+  EXPECT_FALSE(load_table(dir / "a-newer.json", &t, &error));
+
+  Resolution r = resolve_table(device(kH100, 9, 0, 132), nullptr, {dir.path()});
+  EXPECT_EQ(r.source, Source::kExactName);
+  EXPECT_EQ(r.path, dir / "b-good.json");
+  ASSERT_EQ(r.warnings.size(), 1u) << "c-other.json's body is never read";
+  EXPECT_EQ(
+      r.warnings[0].rfind("tuned parameters: skipping malformed " + (dir / "a-newer.json") + ": invalid JSON: ", 0), 0u)
+      << r.warnings[0];
+  // The same with a compute-capability match.
+  r = resolve_table(device("NVIDIA A100-SXM4-40GB", 8, 0, 108), nullptr, {dir.path()});
+  EXPECT_EQ(r.source, Source::kBuiltinDefaults);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].rfind("tuned parameters: skipping malformed " + (dir / "c-other.json"), 0), 0u);
+}
+
+// A table whose header comes after its kernels (written by another tool; unknown order is allowed) is still read, and
+// a header that fails validation reports the same reason as reading the file whole.
+TEST(Resolve, TheHeaderIsFoundAnywhereAndCheckedAsAWholeRead) {
+  TempDir dir;
+  Table sample;
+  std::string error;
+  ASSERT_TRUE(load_table(BO_TUNING_SAMPLE_TABLE, &sample, &error)) << error;
+  const nlohmann::ordered_json in = nlohmann::ordered_json::parse(to_json(sample));
+  nlohmann::ordered_json reordered = nlohmann::ordered_json::object();
+  for (const char* k : {"kernels", "bandwidth", "tuner", "cublas", "driver", "toolkit", "created", "device", "schema"})
+    reordered[k] = in.at(k);
+  write_file(dir / "late-header.json", reordered.dump(1));
+  TableHeader h;
+  ASSERT_TRUE(peek_table(dir / "late-header.json", &h, &error)) << error;
+  EXPECT_EQ(h.device, sample.device);
+  EXPECT_EQ(h.created, sample.created);
+  Resolution r = resolve_table(sample.device, nullptr, {dir.path()});
+  EXPECT_EQ(r.source, Source::kExactName);
+  ASSERT_TRUE(r.table.has_value());
+  EXPECT_TRUE(*r.table == sample);
+
+  nlohmann::ordered_json bad = in;
+  bad["device"]["sm_count"] = "many";
+  write_file(dir / "late-header.json", bad.dump(1));
+  std::string peek_error, load_error;
+  EXPECT_FALSE(peek_table(dir / "late-header.json", &h, &peek_error));
+  EXPECT_FALSE(load_table(dir / "late-header.json", &sample, &load_error));
+  EXPECT_EQ(peek_error, load_error);
+  r = resolve_table(h.device, nullptr, {dir.path()});
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "tuned parameters: skipping malformed " + (dir / "late-header.json") + ": " + load_error);
 }
 
 TEST(Resolve, OnlyRegularJsonFilesAreConsidered) {
