@@ -239,7 +239,8 @@ bool save_calibration(const std::string& path, const Calibration& c, std::string
   return true;
 }
 
-Calibration built_in_defaults() {
+namespace {
+Calibration make_built_in_defaults() {
   Calibration c;
   c.cpu.library = "(built-in defaults)";
   c.tool = "built-in";
@@ -341,6 +342,14 @@ Calibration built_in_defaults() {
   c.call_overhead_us = 30;
   c.copy_latency_us = 5;
   c.init_ms = 500;
+  return c;
+}
+}  // namespace
+
+// Built once: a process start read it two or three times (the policy, the cost model, the file's check), each time
+// building every curve again.
+const Calibration& built_in_defaults() {
+  static const Calibration c = make_built_in_defaults();
   return c;
 }
 

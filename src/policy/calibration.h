@@ -84,6 +84,6 @@ CalibrationChoice choose_calibration(const std::string& path, bool path_explicit
 
 // Conservative defaults for a machine not calibrated yet: a strong CPU (the lent machines' 16-core AVX-512 OpenBLAS and
 // its LAPACK, as measured there) and a GPU behind a slow link that is slow to start, so that only clear wins go to it.
-Calibration built_in_defaults();
+const Calibration& built_in_defaults();
 
 }  // namespace blasoffload::policy

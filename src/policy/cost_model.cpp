@@ -38,7 +38,7 @@ bool CostModel::pipelined(const Call& c) {
 }
 
 CostModel::CostModel(const Calibration& given, double margin) : margin_(margin) {
-  const Calibration defaults = built_in_defaults();
+  const Calibration& defaults = built_in_defaults();
   // A file from before strsm and ssyrk were measured: their curves from its own sgemm curves (calibration.h).
   Calibration derived = given;
   derive_missing_classes(&derived);

@@ -95,7 +95,7 @@ void publish_floors(const Settings& s) {
 
 // Keeps a calibration's CPU side and takes the built-in GPU numbers, with the measured link once there is one.
 void use_default_gpu(Calibration* c) {
-  const Calibration d = built_in_defaults();
+  const Calibration& d = built_in_defaults();
   c->gpu = d.gpu;
   c->h2d_gbs = d.h2d_gbs;
   c->d2h_gbs = d.d2h_gbs;
