@@ -225,11 +225,10 @@ State* load() {
   const auto& all = knobs();
   st->values.reserve(all.size());
   Settings& s = st->settings;
-  auto value_of = [&](const char* name) -> const std::string& {
-    for (const auto& v : st->values)
-      if (v.knob->name == name) return v.value;
+  auto value_of = [&](const std::string& name) -> const std::string& {
     static const std::string empty;
-    return empty;
+    const Knob* k = find_knob(name);  // values are in knobs()'s order
+    return k && std::size_t(k - all.data()) < st->values.size() ? st->values[std::size_t(k - all.data())].value : empty;
   };
   // BLASOFFLOAD_MODE first: the per-routine knobs default to it.
   for (const auto& k : all) {
@@ -240,8 +239,8 @@ State* load() {
   s.log_file = value_of("BLASOFFLOAD_LOG_FILE");
   for (std::size_t i = 0; i < kNumRoutines; ++i) {
     const std::string key = canonical_key(routine_name(static_cast<Routine>(i)));
-    s.routine_mode[i] = to_mode(value_of(key.c_str()), s.mode);
-    const std::string& min = value_of((key + "_MIN").c_str());
+    s.routine_mode[i] = to_mode(value_of(key), s.mode);
+    const std::string& min = value_of(key + "_MIN");
     s.min_size[i] = min.empty() ? -1 : std::strtoll(min.c_str(), nullptr, 10);
   }
   s.frozen = value_of("BLASOFFLOAD_DECISIONS") == "frozen";

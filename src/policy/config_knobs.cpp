@@ -2,6 +2,9 @@
 #include <cctype>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "policy/config.h"
@@ -10,9 +13,9 @@ namespace blasoffload {
 namespace {
 
 Knob words(const char* name, KnobOwner owner, std::vector<std::string> choices, const char* doc) {
-  Knob k{name, KnobKind::kWords, owner, choices.front(), "", doc, choices};
+  Knob k{name, KnobKind::kWords, owner, choices.front(), "", doc, std::move(choices)};
   k.allowed = "one of ";
-  for (std::size_t i = 0; i < choices.size(); ++i) k.allowed += (i ? "|" : "") + choices[i];
+  for (std::size_t i = 0; i < k.choices.size(); ++i) k.allowed += (i ? "|" : "") + k.choices[i];
   return k;
 }
 
@@ -47,6 +50,7 @@ std::vector<Knob> build() {
   using O = KnobOwner;
   using K = KnobKind;
   std::vector<Knob> v;
+  v.reserve(3 * kNumRoutines + 64);  // built at every process's first call: no copies, no regrowth
   // Core: where calls run.
   v.push_back(words("BLASOFFLOAD_MODE", O::kCore, {"auto", "cpu", "gpu"},
                     "where calls run: auto (the cost policy decides per call), cpu (never the GPU), gpu (every call "
@@ -57,11 +61,11 @@ std::vector<Knob> build() {
     Knob k = words(("BLASOFFLOAD_" + upper(r)).c_str(), O::kCore, {"auto", "cpu", "gpu"}, "");
     k.def = "BLASOFFLOAD_MODE";
     k.doc = "BLASOFFLOAD_MODE for " + r + " only (overrides it)";
-    v.push_back(k);
+    v.push_back(std::move(k));
     Knob m = integer(("BLASOFFLOAD_" + upper(r) + "_MIN").c_str(), O::kCore, "unset", 0, kNoMax, "");
     m.doc = "in auto mode, a fixed size threshold for " + r +
             " replacing the model: calls of at least this size go to the GPU (size: docs/settings.md)";
-    v.push_back(m);
+    v.push_back(std::move(m));
   }
   v.push_back(words("BLASOFFLOAD_DECISIONS", O::kCore, {"adaptive", "frozen"},
                     "adaptive: measured times correct the model as the program runs; frozen: the calibrated model "
@@ -104,7 +108,7 @@ std::vector<Knob> build() {
            0,
            1,
            true};
-    v.push_back(k);
+    v.push_back(std::move(k));
   }
   v.push_back(typed("BLASOFFLOAD_POLICY_FILE", K::kPath, O::kCore, "$XDG_CONFIG_HOME/blasoffload/policy.json", "a path",
                     "the calibration the model uses (blasoffload-calibrate writes it); missing: built-in defaults"));
@@ -229,9 +233,15 @@ bool retired_knob(const std::string& name) {
 }
 
 const Knob* find_knob(const std::string& name) {
-  for (const auto& k : knobs())
-    if (k.name == name) return &k;
-  return nullptr;
+  // By name through an index built once: the settings' load asks for each routine's knobs by name, and a scan of the
+  // list for each was a tenth of a millisecond of every process's first call.
+  static const auto* by_name = [] {
+    auto* m = new std::unordered_map<std::string_view, const Knob*>();
+    for (const auto& k : knobs()) m->emplace(k.name, &k);
+    return m;
+  }();
+  const auto it = by_name->find(name);
+  return it == by_name->end() ? nullptr : it->second;
 }
 
 }  // namespace blasoffload

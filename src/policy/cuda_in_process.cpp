@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "offload/module_loader.h"
 
@@ -26,6 +27,18 @@ bool recheck_due() {
 
 namespace {
 
+// Whether any loaded object's file name holds "libcuda" (the driver, libcuda.so.1, and the runtimes, libcudart.so.*):
+// tens of ns a object, where a dlopen of a name not loaded searches the linker's cache and stats files (50-90 us, a
+// sizable part of a process's first call).
+bool any_cuda_named() {
+  return dl_iterate_phdr(
+             [](dl_phdr_info* info, std::size_t, void*) -> int {
+               return info->dlpi_name && std::strstr(info->dlpi_name, "libcuda") ? 1 : 0;
+             },
+             nullptr) != 0;
+}
+
+// By SONAME, as the linker matches; only asked where some object's file name says CUDA.
 bool loaded(const char* soname) {
   void* h = dlopen(soname, RTLD_NOLOAD | RTLD_LAZY);
   if (h) dlclose(h);
@@ -62,6 +75,7 @@ bool program_uses_cuda(const Settings& s) {
   if (state == GpuLoad::kReady && s.check_device_operands) return true;
   const unsigned long long loads = loads_so_far();
   if (looked_at_loads.exchange(loads, std::memory_order_relaxed) == loads) return false;
+  if (!any_cuda_named()) return false;
   if (state == GpuLoad::kNotTried) return loaded("libcuda.so.1");
   return loaded("libcudart.so.13") || loaded("libcudart.so.12") || loaded("libcudart.so.11.0");
 }
