@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dispatch/cpu_library_search.h"
+#include "dispatch/loaded_objects.h"
 #include "dispatch/log.h"
 #include "policy/config.h"
 #include "routines/all.h"
@@ -49,13 +50,6 @@ struct Segment {
   const void* base;  // the object's load address (dlpi_addr)
   std::string name;  // empty for the program itself
 };
-using LoaderCounts = std::pair<unsigned long long, unsigned long long>;  // dlpi_adds, dlpi_subs
-int loader_counts(struct dl_phdr_info* info, size_t size, void* data) {
-  auto* c = static_cast<LoaderCounts*>(data);
-  if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
-    *c = {info->dlpi_adds, info->dlpi_subs};
-  return 1;  // the counters are the loader's, the same in every entry
-}
 int collect_segments(struct dl_phdr_info* info, size_t, void* data) {
   auto* v = static_cast<std::vector<Segment>*>(data);
   for (int i = 0; i < info->dlpi_phnum; ++i) {
@@ -134,8 +128,7 @@ bool object_at(const void* p, std::string* name, const void** base) {
     std::vector<Segment> segments;
   };
   static Snapshot& cached = *new Snapshot;
-  LoaderCounts counts{~0ull, ~0ull};
-  dl_iterate_phdr(loader_counts, &counts);
+  const LoaderCounts counts = loader_counts();
   bool current;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -155,15 +148,21 @@ bool object_at(const void* p, std::string* name, const void** base) {
   return false;
 }
 
+// object_at, with the program's own file named too (the segment list leaves it unnamed): through dladdr, once.
+bool object_file_at(const void* p, std::string* name, const void** base) {
+  if (!p || !object_at(p, name, base)) return false;
+  if (!name->empty()) return true;
+  Dl_info info{};
+  if (!dladdr(p, &info) || !info.dli_fname) return false;
+  *name = info.dli_fname;
+  return true;
+}
+
 LibraryTraits traits_of(const void* p) {
   std::string name;
   const void* base = nullptr;
-  if (!object_at(p, &name, &base)) return {};
+  if (!object_file_at(p, &name, &base)) return {};
   Dl_info info{};
-  if (name.empty()) {  // the program itself: dladdr names its file
-    if (!dladdr(p, &info) || !info.dli_fname) return {};
-    name = info.dli_fname;
-  }
   // Never destroyed: the summary of a process no call reached asks at unload, after the static destructors.
   static std::mutex& mutex = *new std::mutex;
   static std::vector<LibraryTraits>& known = *new std::vector<LibraryTraits>;
@@ -253,14 +252,11 @@ void* find_cpu_symbol(const char* symbol, bool lapack = false, bool loaded_objec
 }
 
 // The file of the object holding `p`, from the segment list (dladdr would search its symbol table too: 20-40 us over
-// OpenBLAS, at every process's first call); the program itself, which the list leaves unnamed, through dladdr.
+// OpenBLAS, at every process's first call).
 std::string object_of(const void* p) {
   std::string name;
   const void* base = nullptr;
-  if (p && object_at(p, &name, &base) && !name.empty()) return name;
-  Dl_info info{};
-  if (p && dladdr(p, &info) && info.dli_fname) return info.dli_fname;
-  return "(not found)";
+  return object_file_at(p, &name, &base) ? name : "(not found)";
 }
 
 // A CPU library blasoffload loads itself where the process holds none: looked for once, at the first need.

@@ -227,8 +227,9 @@ State* load() {
   Settings& s = st->settings;
   auto value_of = [&](const std::string& name) -> const std::string& {
     static const std::string empty;
-    const Knob* k = find_knob(name);  // values are in knobs()'s order
-    return k && std::size_t(k - all.data()) < st->values.size() ? st->values[std::size_t(k - all.data())].value : empty;
+    const Knob* k = find_knob(name);
+    const std::size_t i = k ? std::size_t(k - all.data()) : st->values.size();  // values are in knobs()'s order
+    return i < st->values.size() ? st->values[i].value : empty;
   };
   // BLASOFFLOAD_MODE first: the per-routine knobs default to it.
   for (const auto& k : all) {

@@ -3,14 +3,12 @@
 #include "policy/cuda_in_process.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <time.h>
 
 #include <atomic>
-#include <cstddef>
 #include <cstdint>
-#include <cstring>
 
+#include "dispatch/loaded_objects.h"
 #include "offload/module_loader.h"
 
 namespace blasoffload::policy {
@@ -27,36 +25,11 @@ bool recheck_due() {
 
 namespace {
 
-// Whether any loaded object's file name holds "libcuda" (the driver, libcuda.so.1, and the runtimes, libcudart.so.*):
-// tens of ns a object, where a dlopen of a name not loaded searches the linker's cache and stats files (50-90 us, a
-// sizable part of a process's first call).
-bool any_cuda_named() {
-  return dl_iterate_phdr(
-             [](dl_phdr_info* info, std::size_t, void*) -> int {
-               return info->dlpi_name && std::strstr(info->dlpi_name, "libcuda") ? 1 : 0;
-             },
-             nullptr) != 0;
-}
-
 // By SONAME, as the linker matches; only asked where some object's file name says CUDA.
 bool loaded(const char* soname) {
   void* h = dlopen(soname, RTLD_NOLOAD | RTLD_LAZY);
   if (h) dlclose(h);
   return h != nullptr;
-}
-
-// Objects the dynamic linker has loaded so far, a counter it keeps: the libraries in the process can only have
-// changed when it moved. Takes the linker's short list lock, not the lock a dlopen holds throughout; tens of ns.
-unsigned long long loads_so_far() {
-  unsigned long long adds = 0;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, std::size_t size, void* out) -> int {
-        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
-          *static_cast<unsigned long long*>(out) = info->dlpi_adds;
-        return 1;  // every object carries the counter: the first will do
-      },
-      &adds);
-  return adds;
 }
 
 }  // namespace
@@ -73,9 +46,12 @@ bool program_uses_cuda(const Settings& s) {
   const GpuLoad state = gpu_load_state();
   if (state == GpuLoad::kLoading) return false;
   if (state == GpuLoad::kReady && s.check_device_operands) return true;
-  const unsigned long long loads = loads_so_far();
-  if (looked_at_loads.exchange(loads, std::memory_order_relaxed) == loads) return false;
-  if (!any_cuda_named()) return false;
+  // The objects in the process can only have changed when the linker's count of added ones moved (without the count:
+  // every time). The dlopen is asked only where some loaded object's file name holds libcuda (the driver,
+  // libcuda.so.1, and libcudart.so.*): 50-90 us a process's first call paid for nothing.
+  const unsigned long long loads = loader_counts().first;
+  if (loads != ~0ull && looked_at_loads.exchange(loads, std::memory_order_relaxed) == loads) return false;
+  if (!any_object_named("libcuda")) return false;
   if (state == GpuLoad::kNotTried) return loaded("libcuda.so.1");
   return loaded("libcudart.so.13") || loaded("libcudart.so.12") || loaded("libcudart.so.11.0");
 }
